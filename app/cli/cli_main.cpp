@@ -1,0 +1,81 @@
+#include "cli/command_line.h"
+#include "util/error.h"
+#include "util/log.h"
+
+#include <QCoreApplication>
+
+#include <cstdio>
+#include <exception>
+
+namespace dragoman::cli {
+namespace {
+
+void printError(const std::string& message) {
+    // One line: the contract promises a single "error: " line on stderr.
+    std::string line = message;
+    for (char& c : line)
+        if (c == '\n' || c == '\r') c = ' ';
+    std::fprintf(stderr, "error: %s\n", line.c_str());
+}
+
+QString topLevelHelp() {
+    QString text = QStringLiteral(
+        "Usage: dragoman-cli <command> [options]\n\n"
+        "Dragoman: offline translation from the command line.\n\nCommands:\n");
+    for (const auto& command : commands()) text += QStringLiteral("  %1  %2\n").arg(command.name, -16).arg(command.summary);
+    text += QStringLiteral(
+        "\nOptions:\n  -h, --help     Show this help\n  -v, --version  Show the version\n\n"
+        "Run 'dragoman-cli <command> --help' for the options of a command.\n");
+    return text;
+}
+
+int dispatch(const QStringList& args) {
+    if (args.size() < 2) {
+        std::fputs(topLevelHelp().toUtf8().constData(), stderr);
+        return kExitUsage;
+    }
+    const QString first = args.at(1);
+    if (first == "-h" || first == "--help" || first == "help") {
+        print(topLevelHelp());
+        return kExitOk;
+    }
+    if (first == "-v" || first == "--version") {
+        print(QStringLiteral("dragoman-cli %1\n").arg(QCoreApplication::applicationVersion()));
+        return kExitOk;
+    }
+    if (first.startsWith('-')) throw UsageError("unknown option '" + first.toStdString() + "'");
+    for (const auto& command : commands()) {
+        if (command.name != first) continue;
+        QStringList rest = args.mid(2);
+        rest.prepend(QStringLiteral("dragoman-cli ") + first);
+        return command.run(rest);
+    }
+    throw UsageError("unknown command '" + first.toStdString() + "'; see dragoman-cli --help");
+}
+
+}  // namespace
+
+int runCli(int argc, char** argv) {
+    QCoreApplication app(argc, argv);
+    QCoreApplication::setApplicationName(QStringLiteral("dragoman"));
+    QCoreApplication::setApplicationVersion(QStringLiteral(DRAGOMAN_VERSION));
+    log::init();
+    try {
+        return dispatch(QCoreApplication::arguments());
+    } catch (const UsageError& e) {
+        printError(e.what());
+        return kExitUsage;
+    } catch (const Error& e) {
+        printError(e.what());
+        return kExitFailure;
+    } catch (const std::exception& e) {
+        // libtorch and the standard library report in their own words; still one line, still exit 1.
+        std::string what = e.what();
+        printError(what.substr(0, what.find('\n')));
+        return kExitFailure;
+    }
+}
+
+}  // namespace dragoman::cli
+
+int main(int argc, char** argv) { return dragoman::cli::runCli(argc, argv); }

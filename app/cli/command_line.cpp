@@ -1,0 +1,54 @@
+#include "cli/command_line.h"
+
+#include <cstdio>
+#include <string>
+
+namespace dragoman::cli {
+
+CommandLine::CommandLine(const QString& usageName, const QString& description) : usageName_(usageName) {
+    parser_.setApplicationDescription(description);
+    parser_.addHelpOption();
+    parser_.setSingleDashWordOptionMode(QCommandLineParser::ParseAsLongOptions);
+}
+
+void CommandLine::addPositional(const QString& name, const QString& description, const QString& syntax) {
+    parser_.addPositionalArgument(name, description, syntax);
+}
+
+bool CommandLine::parse(const QStringList& args, int minPositional, int maxPositional) {
+    if (!parser_.parse(args)) throw UsageError(parser_.errorText().toStdString());
+    if (parser_.isSet("help")) {
+        QString help = parser_.helpText();
+        // QCommandLineParser prints the binary name; show the subcommand the user typed.
+        const auto firstLineEnd = help.indexOf(QStringLiteral(" [options]"));
+        if (help.startsWith(QStringLiteral("Usage: ")) && firstLineEnd > 0)
+            help.replace(7, firstLineEnd - 7, usageName_);
+        print(help);
+        return false;
+    }
+    const auto count = parser_.positionalArguments().size();
+    if (count < minPositional) throw UsageError("missing argument; see " + usageName_.toStdString() + " --help");
+    if (count > maxPositional)
+        throw UsageError("unexpected argument '" + parser_.positionalArguments().value(maxPositional).toStdString() +
+                         "'");
+    return true;
+}
+
+long long CommandLine::intValue(const QString& name, long long fallback, long long min, long long max) const {
+    if (!parser_.isSet(name)) return fallback;
+    bool ok = false;
+    const long long value = parser_.value(name).toLongLong(&ok);
+    if (!ok || value < min || value > max)
+        throw UsageError("--" + name.toStdString() + " expects an integer in [" + std::to_string(min) + ", " +
+                         std::to_string(max) + "], got '" + parser_.value(name).toStdString() + "'");
+    return value;
+}
+
+void print(const std::string& text) {
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    std::fflush(stdout);
+}
+
+void print(const QString& text) { print(text.toStdString()); }
+
+}  // namespace dragoman::cli

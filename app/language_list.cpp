@@ -1,0 +1,14 @@
+#include "language_list.h"
+
+#include "text/languages.h"
+
+namespace dragoman {
+
+QList<LanguageEntry> languageList() {
+    QList<LanguageEntry> list;
+    for (const auto& language : allLanguages())
+        list.append({QString::fromStdString(language.code), QString::fromStdString(language.english)});
+    return list;
+}
+
+}  // namespace dragoman

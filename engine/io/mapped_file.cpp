@@ -1,0 +1,54 @@
+#include "io/mapped_file.h"
+
+#include "util/error.h"
+
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace dragoman {
+namespace {
+
+[[noreturn]] void throwErrno(const std::filesystem::path& path, const char* what) {
+    throw Error("io", path.string() + ": " + what + ": " + std::strerror(errno));
+}
+
+struct FdCloser {
+    int fd;
+    ~FdCloser() {
+        if (fd >= 0) ::close(fd);
+    }
+};
+
+}  // namespace
+
+std::shared_ptr<const MappedFile> MappedFile::open(const std::filesystem::path& path) {
+    FdCloser fd{::open(path.c_str(), O_RDONLY | O_CLOEXEC)};
+    if (fd.fd < 0) throwErrno(path, "cannot open");
+    struct stat st {};
+    if (::fstat(fd.fd, &st) != 0) throwErrno(path, "cannot stat");
+    if (!S_ISREG(st.st_mode)) throw Error("io", path.string() + ": not a regular file");
+    const auto size = static_cast<std::uint64_t>(st.st_size);
+    if (size == 0) return std::shared_ptr<const MappedFile>(new MappedFile(path, nullptr, 0));
+    // MAP_PRIVATE + PROT_READ: the pages are the page cache's own; nothing is copied and nothing can be written.
+    void* data = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd.fd, 0);
+    if (data == MAP_FAILED) throwErrno(path, "cannot map");
+    return std::shared_ptr<const MappedFile>(new MappedFile(path, static_cast<const std::byte*>(data), size));
+}
+
+MappedFile::~MappedFile() {
+    if (data_) ::munmap(const_cast<std::byte*>(data_), size_);
+}
+
+void MappedFile::willNeed(std::uint64_t offset, std::uint64_t length) const noexcept {
+    if (!data_ || offset >= size_) return;
+    const auto page = static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
+    const std::uint64_t begin = offset / page * page;
+    const std::uint64_t end = std::min(size_, offset + length);
+    ::madvise(const_cast<std::byte*>(data_) + begin, end - begin, MADV_WILLNEED);
+}
+
+}  // namespace dragoman

@@ -1,0 +1,19 @@
+#pragma once
+// The languages Dragoman knows, from resources/languages.json (compiled in, so the engine needs no files).
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace dragoman {
+
+struct Language {
+    std::string code;     // as in CLI.md: "zh", "zh-Hant", "yue", ...
+    std::string english;  // the name the English prompts use
+    std::string chinese;  // the name the Chinese prompts use
+};
+
+const std::vector<Language>& allLanguages();
+std::optional<Language> findLanguage(std::string_view code);
+
+}  // namespace dragoman

@@ -1,0 +1,40 @@
+#include "util/paths.h"
+
+#include <cstdlib>
+#include <pwd.h>
+#include <unistd.h>
+
+namespace dragoman::paths {
+namespace {
+
+std::filesystem::path envPath(const char* name) {
+    const char* value = std::getenv(name);
+    return (value && *value) ? std::filesystem::path(value) : std::filesystem::path();
+}
+
+std::filesystem::path homeDir() {
+    if (auto home = envPath("HOME"); !home.empty()) return home;
+    if (const passwd* pw = getpwuid(getuid()); pw && pw->pw_dir) return pw->pw_dir;
+    return std::filesystem::temp_directory_path();
+}
+
+}  // namespace
+
+std::filesystem::path userDataDir() {
+    auto base = envPath("XDG_DATA_HOME");
+    if (base.empty()) base = homeDir() / ".local" / "share";
+    return base / "dragoman";
+}
+
+std::filesystem::path modelCacheDir() {
+    if (auto dir = envPath("DRAGOMAN_MODELS"); !dir.empty()) return dir;
+    return userDataDir() / "models";
+}
+
+std::filesystem::path huggingFaceHubDir() {
+    if (auto dir = envPath("HF_HUB_CACHE"); !dir.empty()) return dir;
+    if (auto home = envPath("HF_HOME"); !home.empty()) return home / "hub";
+    return homeDir() / ".cache" / "huggingface" / "hub";
+}
+
+}  // namespace dragoman::paths

@@ -1,0 +1,16 @@
+#pragma once
+// Per-user folders, following the XDG base directory spec (engine code has no Qt to ask).
+#include <filesystem>
+
+namespace dragoman::paths {
+
+// $XDG_DATA_HOME/dragoman, else ~/.local/share/dragoman.
+std::filesystem::path userDataDir();
+
+// Our own model cache: $DRAGOMAN_MODELS, else userDataDir()/models.
+std::filesystem::path modelCacheDir();
+
+// Hugging Face hub cache: $HF_HUB_CACHE, else $HF_HOME/hub, else ~/.cache/huggingface/hub.
+std::filesystem::path huggingFaceHubDir();
+
+}  // namespace dragoman::paths

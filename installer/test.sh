@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# One command: install dependencies, build, and run the whole test suite under CTest.
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+"$root/installer/install-deps.sh"
+"$root/installer/build.sh"
+cd "${DRAGOMAN_BUILD_DIR:-$root/build}"
+ctest --output-on-failure --parallel "$(nproc)" "$@"
