@@ -38,3 +38,14 @@ std::filesystem::path huggingFaceHubDir() {
 }
 
 }  // namespace dragoman::paths
+
+namespace dragoman::paths {
+
+std::filesystem::path installedDataDir() {
+    std::error_code ec;
+    const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+    if (ec) return "/usr/share/dragoman";
+    return exe.parent_path().parent_path() / "share" / "dragoman";
+}
+
+}  // namespace dragoman::paths

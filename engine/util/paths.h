@@ -14,3 +14,8 @@ std::filesystem::path modelCacheDir();
 std::filesystem::path huggingFaceHubDir();
 
 }  // namespace dragoman::paths
+
+namespace dragoman::paths {
+// The read-only data folder of an installed Dragoman (<prefix>/share/dragoman), found next to the executable.
+std::filesystem::path installedDataDir();
+}  // namespace dragoman::paths

@@ -1,0 +1,42 @@
+#pragma once
+// Loads a model the fast way: resolve it in the store, check its manifest with stat only, map its
+// safetensors files, bind every tensor zero-copy, and page the weights in with real byte progress.
+#include "io/checkpoint.h"
+#include "io/tensor_view.h"
+#include "load/load_progress.h"
+#include "store/model_store.h"
+
+#include <nlohmann/json.hpp>
+#include <torch/types.h>
+
+#include <map>
+#include <string>
+
+namespace dragoman {
+
+struct LoadOptions {
+    LoadProgress progress;            // may be empty
+    bool pageIn = true;               // touch every weight page before returning
+    std::uint64_t memoryLimitBytes = 0;  // 0: what /proc/meminfo says is available
+};
+
+struct LoadStats {
+    double resolveSeconds = 0, verifySeconds = 0, mapSeconds = 0, buildSeconds = 0, pageInSeconds = 0;
+    double readySeconds = 0;  // from the start of the load until the model can run
+    std::uint64_t bytes = 0;  // weight file bytes
+    std::uint64_t copies = 0, copiedBytes = 0;
+    bool hashedOnLoad = false;  // first sight: the manifest was created during this load
+};
+
+struct LoadedModel {
+    ModelEntry entry;
+    nlohmann::json config;
+    Checkpoint checkpoint;
+    std::map<std::string, torch::Tensor, std::less<>> weights;  // views into the mapped files
+    LoadStats stats;
+};
+
+// Throws Error (model_not_found, integrity, memory, checkpoint, the safetensors categories, ...) or Cancelled.
+LoadedModel loadModel(const ModelStore& store, const std::string& idOrPath, const LoadOptions& options = {});
+
+}  // namespace dragoman

@@ -1,0 +1,49 @@
+#pragma once
+// The integrity record of one model folder: every file with its size, mtime and SHA-256, written once
+// (at import or first sight). A normal load only compares size and mtime; `verify --full` re-hashes.
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace dragoman {
+
+struct ManifestFile {
+    std::string name;  // relative to the model folder
+    std::uint64_t size = 0;
+    std::int64_t mtimeNs = 0;
+    std::string sha256;
+    std::string hashSource;  // "computed" or "hub-blob" (the Hugging Face cache names blobs by their SHA-256)
+};
+
+struct Manifest {
+    std::string id;
+    std::filesystem::path dir;
+    std::vector<ManifestFile> files;
+    std::uint64_t totalBytes() const;
+};
+
+// (bytesDone, bytesTotal) -> keepGoing
+using HashProgress = std::function<bool(std::uint64_t, std::uint64_t)>;
+
+// The files a model folder consists of: every regular file (or link to one) at its top level.
+std::vector<std::filesystem::path> modelFiles(const std::filesystem::path& dir);
+
+// Hashes every file (skipping those whose Hugging Face blob name already is their SHA-256).
+Manifest buildManifest(const std::string& id, const std::filesystem::path& dir, const HashProgress& progress = {});
+
+Manifest readManifest(const std::filesystem::path& path);
+// Atomic: written to a temporary file, then renamed over the old one.
+void writeManifest(const std::filesystem::path& path, const Manifest& manifest);
+
+// Cheap check for the load path: stat only. Returns one message per file that is missing or changed.
+std::vector<std::string> statMismatches(const Manifest& manifest);
+
+// Re-hashes every file. Returns one message per file whose content no longer matches.
+std::vector<std::string> hashMismatches(const Manifest& manifest, const HashProgress& progress = {});
+
+// SHA-256 named by a Hugging Face cache blob that `path` links to, or "" if it is not such a link.
+std::string hubBlobSha256(const std::filesystem::path& path);
+
+}  // namespace dragoman

@@ -1,0 +1,228 @@
+#include "store/model_store.h"
+
+#include "io/checkpoint.h"
+#include "util/error.h"
+#include "util/log.h"
+#include "util/paths.h"
+#include "util/sha256.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdlib>
+#include <fstream>
+
+namespace dragoman {
+namespace {
+
+std::string readText(const std::filesystem::path& path) {
+    std::ifstream in(path);
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+// A manifest file name for an id: readable, and safe for any id.
+std::string manifestKey(const std::string& id) {
+    std::string key;
+    for (char c : id) key += (std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.') ? c : '~';
+    return key;
+}
+
+}  // namespace
+
+std::string_view sourceName(ModelSource source) {
+    switch (source) {
+        case ModelSource::Bundled: return "bundled";
+        case ModelSource::Cache: return "cache";
+        case ModelSource::Imported: return "imported";
+        case ModelSource::HubCache: return "hf-hub";
+        case ModelSource::Path: return "path";
+    }
+    return "path";
+}
+
+StoreRoots StoreRoots::fromEnvironment() {
+    StoreRoots roots{paths::modelCacheDir(), paths::huggingFaceHubDir(), {}};
+    if (const char* bundled = std::getenv("DRAGOMAN_BUNDLED_MODELS"); bundled && *bundled) roots.bundled.push_back(bundled);
+    roots.bundled.push_back(paths::installedDataDir() / "models");
+#ifdef DRAGOMAN_SOURCE_RESOURCES
+    roots.bundled.push_back(std::filesystem::path(DRAGOMAN_SOURCE_RESOURCES) / "models");
+#endif
+    return roots;
+}
+
+std::optional<ModelEntry> describeModelFolder(const std::filesystem::path& dir, std::string id, ModelSource source) {
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(dir / "config.json", ec)) return std::nullopt;
+    ModelEntry entry{std::move(id), dir, source, {}, {}, {}, 0};
+    try {
+        const auto config = nlohmann::json::parse(readText(dir / "config.json"));
+        entry.modelType = config.value("model_type", "");
+        if (config.contains("architectures") && config["architectures"].is_array() && !config["architectures"].empty())
+            entry.architecture = config["architectures"][0].get<std::string>();
+    } catch (const std::exception&) {
+        // Listed anyway: the load reports what is wrong with the config.
+    }
+    try {
+        for (const auto& file : checkpointFiles(dir)) entry.weightBytes += std::filesystem::file_size(file, ec);
+    } catch (const Error&) {
+    }
+    return entry;
+}
+
+ModelStore::ModelStore(StoreRoots roots) : roots_(std::move(roots)) {}
+
+std::vector<ModelEntry> ModelStore::scanFolder(const std::filesystem::path& root, ModelSource source) const {
+    std::vector<ModelEntry> entries;
+    std::error_code ec;
+    if (!std::filesystem::is_directory(root, ec)) return entries;
+    for (const auto& child : std::filesystem::directory_iterator(root, ec)) {
+        const auto name = child.path().filename().string();
+        if (name.empty() || name[0] == '.' || name == "manifests") continue;
+        if (auto entry = describeModelFolder(child.path(), name, source)) entries.push_back(*entry);
+    }
+    std::sort(entries.begin(), entries.end(), [](const auto& a, const auto& b) { return a.id < b.id; });
+    return entries;
+}
+
+std::vector<ModelEntry> ModelStore::scanImported() const {
+    std::vector<ModelEntry> entries;
+    std::error_code ec;
+    const auto dir = roots_.cache / "manifests" / "imported";
+    if (!std::filesystem::is_directory(dir, ec)) return entries;
+    for (const auto& file : std::filesystem::directory_iterator(dir, ec)) {
+        if (file.path().extension() != ".json") continue;
+        try {
+            const auto manifest = readManifest(file.path());
+            if (auto entry = describeModelFolder(manifest.dir, manifest.id, ModelSource::Imported)) entries.push_back(*entry);
+        } catch (const Error& e) {
+            log::logger().warn("skipping manifest {}: {}", file.path().string(), e.what());
+        }
+    }
+    std::sort(entries.begin(), entries.end(), [](const auto& a, const auto& b) { return a.id < b.id; });
+    return entries;
+}
+
+std::vector<ModelEntry> ModelStore::scanHub() const {
+    std::vector<ModelEntry> entries;
+    std::error_code ec;
+    if (!std::filesystem::is_directory(roots_.hub, ec)) return entries;
+    for (const auto& repo : std::filesystem::directory_iterator(roots_.hub, ec)) {
+        const auto name = repo.path().filename().string();
+        if (name.rfind("models--", 0) != 0) continue;
+        // models--ORG--NAME: the hub escapes '/' as "--".
+        std::string id = name.substr(8);
+        if (auto pos = id.find("--"); pos != std::string::npos) id.replace(pos, 2, "/");
+        // The snapshot "main" points at, else the most recently written one.
+        std::string revision = readText(repo.path() / "refs" / "main");
+        while (!revision.empty() && std::isspace(static_cast<unsigned char>(revision.back()))) revision.pop_back();
+        std::filesystem::path snapshot;
+        if (!revision.empty() && std::filesystem::is_directory(repo.path() / "snapshots" / revision, ec)) {
+            snapshot = repo.path() / "snapshots" / revision;
+        } else {
+            std::filesystem::file_time_type newest{};
+            for (const auto& snap : std::filesystem::directory_iterator(repo.path() / "snapshots", ec)) {
+                const auto time = std::filesystem::last_write_time(snap.path(), ec);
+                if (snapshot.empty() || time > newest) {
+                    snapshot = snap.path();
+                    newest = time;
+                }
+            }
+            revision = snapshot.filename().string();
+        }
+        if (snapshot.empty()) continue;
+        if (auto entry = describeModelFolder(snapshot, id, ModelSource::HubCache)) {
+            entry->revision = revision;
+            entries.push_back(*entry);
+        }
+    }
+    std::sort(entries.begin(), entries.end(), [](const auto& a, const auto& b) { return a.id < b.id; });
+    return entries;
+}
+
+std::vector<ModelEntry> ModelStore::list() const {
+    std::vector<ModelEntry> all;
+    for (const auto& root : roots_.bundled) {
+        auto found = scanFolder(root, ModelSource::Bundled);
+        for (auto& entry : found) {
+            const bool duplicate = std::any_of(all.begin(), all.end(), [&](const auto& e) { return e.id == entry.id; });
+            if (!duplicate) all.push_back(std::move(entry));
+        }
+    }
+    auto imported = scanImported();
+    all.insert(all.end(), imported.begin(), imported.end());
+    auto cached = scanFolder(roots_.cache, ModelSource::Cache);
+    all.insert(all.end(), cached.begin(), cached.end());
+    auto hub = scanHub();
+    all.insert(all.end(), hub.begin(), hub.end());
+    return all;
+}
+
+ModelEntry ModelStore::resolve(const std::string& idOrPath) const {
+    std::error_code ec;
+    if (std::filesystem::is_directory(idOrPath, ec)) {
+        const auto dir = std::filesystem::absolute(idOrPath).lexically_normal();
+        if (auto entry = describeModelFolder(dir, dir.string(), ModelSource::Path)) return *entry;
+        throw Error("model_not_found", idOrPath + " has no config.json: not a model folder in Hugging Face layout");
+    }
+    for (const auto& entry : list())
+        if (entry.id == idOrPath) return entry;
+    throw Error("model_not_found",
+                "no model '" + idOrPath + "' (see 'dragoman-cli models list'; a folder path works too)");
+}
+
+ModelEntry ModelStore::defaultModel() const {
+    for (const auto& root : roots_.bundled) {
+        auto found = scanFolder(root, ModelSource::Bundled);
+        if (!found.empty()) return found.front();
+    }
+    throw Error("model_not_found",
+                "no default model is installed; add one with 'dragoman-cli models import DIR' and pass --model");
+}
+
+std::filesystem::path ModelStore::manifestPath(const ModelEntry& entry) const {
+    const auto base = roots_.cache / "manifests";
+    switch (entry.source) {
+        case ModelSource::Imported: return base / "imported" / (manifestKey(entry.id) + ".json");
+        case ModelSource::HubCache: return base / "hf-hub" / (manifestKey(entry.id) + "@" + manifestKey(entry.revision) + ".json");
+        case ModelSource::Bundled: return base / "bundled" / (manifestKey(entry.id) + ".json");
+        case ModelSource::Cache: return base / "cache" / (manifestKey(entry.id) + ".json");
+        case ModelSource::Path: {
+            // Keyed by the folder's absolute path, so two folders of the same name never share a record.
+            const auto path = entry.dir.string();
+            const auto digest = sha256Hex(std::as_bytes(std::span(path.data(), path.size()))).substr(0, 16);
+            return base / "path" / (manifestKey(entry.dir.filename().string()) + "-" + digest + ".json");
+        }
+    }
+    return base / "path" / (manifestKey(entry.id) + ".json");
+}
+
+Manifest ModelStore::ensureManifest(const ModelEntry& entry, const HashProgress& progress) const {
+    const auto path = manifestPath(entry);
+    std::error_code ec;
+    if (std::filesystem::exists(path, ec)) {
+        auto manifest = readManifest(path);
+        if (std::filesystem::equivalent(manifest.dir, entry.dir, ec)) return manifest;
+    }
+    log::info({entry.id}, "first sight of {}: hashing its files once", entry.dir.string());
+    auto manifest = buildManifest(entry.id, entry.dir, progress);
+    try {
+        writeManifest(path, manifest);
+    } catch (const std::exception& e) {
+        // A read-only cache must not stop the load; the next load hashes again.
+        log::warn({entry.id}, "cannot record manifest {}: {}", path.string(), e.what());
+    }
+    return manifest;
+}
+
+ModelEntry ModelStore::importModel(const std::filesystem::path& dir, std::string id, const HashProgress& progress) const {
+    const auto absolute = std::filesystem::absolute(dir).lexically_normal();
+    if (id.empty()) id = absolute.filename().string();
+    auto entry = describeModelFolder(absolute, id, ModelSource::Imported);
+    if (!entry) throw Error("model_not_found", dir.string() + " has no config.json: not a model folder in Hugging Face layout");
+    checkpointFiles(absolute);  // throws if it has no weights
+    auto manifest = buildManifest(id, absolute, progress);
+    writeManifest(manifestPath(*entry), manifest);
+    log::info({id}, "imported {} ({} files, {} bytes)", absolute.string(), manifest.files.size(), manifest.totalBytes());
+    return *entry;
+}
+
+}  // namespace dragoman
