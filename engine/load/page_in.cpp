@@ -1,5 +1,6 @@
 #include "load/page_in.h"
 
+#include <algorithm>
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -14,31 +15,73 @@ namespace {
 // Chunks small enough that a cold disk finishes one in well under 100 ms (cancel latency), big enough
 // that the syscalls cost nothing.
 constexpr std::uint64_t kChunk = 16ull << 20;
-// How far ahead the kernel is asked to read while the current chunk is being populated.
-constexpr std::uint64_t kReadAhead = 64ull << 20;
+
+std::uint64_t pageSize() { return static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE)); }
+
+// The fraction of the range's pages that are in the page cache.
+double residentFraction(const std::byte* base, std::uint64_t length) {
+    if (length == 0) return 1.0;
+    std::vector<unsigned char> pages((length + pageSize() - 1) / pageSize());
+    if (::mincore(const_cast<std::byte*>(base), length, pages.data()) != 0) return 0.0;
+    return double(std::count_if(pages.begin(), pages.end(), [](unsigned char c) { return c & 1; })) / double(pages.size());
+}
 
 // Maps the chunk's pages into our page table. MADV_POPULATE_READ does it in one call; older kernels get a
 // read of one byte per page.
 void populate(const std::byte* base, std::uint64_t length) {
     if (::madvise(const_cast<std::byte*>(base), length, MADV_POPULATE_READ) == 0) return;
-    const auto page = static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
     volatile std::uint8_t sink = 0;
-    for (std::uint64_t offset = 0; offset < length; offset += page) sink = sink + static_cast<std::uint8_t>(base[offset]);
+    for (std::uint64_t offset = 0; offset < length; offset += pageSize()) sink = sink + static_cast<std::uint8_t>(base[offset]);
+}
+
+// Reads [offset, offset + length) with plain sequential read(), exactly as `cat` does: on a cold disk this
+// streams at full speed, where page faults on the mapping read in small synchronous steps.
+bool readRange(int fd, std::uint64_t offset, std::uint64_t length, std::vector<std::byte>& buffer) {
+    while (length > 0) {
+        const ssize_t n = ::pread(fd, buffer.data(), std::min<std::uint64_t>(length, buffer.size()), static_cast<off_t>(offset));
+        if (n <= 0) return false;
+        offset += static_cast<std::uint64_t>(n);
+        length -= static_cast<std::uint64_t>(n);
+    }
+    return true;
 }
 
 }  // namespace
 
 bool pageIn(const std::vector<std::shared_ptr<const MappedFile>>& files, const PageInProgress& progress) {
+    // Two passes per file, each reporting bytes: bring what is not cached into the page cache with
+    // sequential reads, then map every page into our page table (fast once cached).
+    std::vector<std::byte> buffer(8ull << 20);
+    // A file that is (almost) all cached skips the read pass; the populate faults in the few missing pages.
+    // Otherwise the whole file is read in order: checking residency chunk by chunk between reads was
+    // measured to halve cold throughput.
+    std::vector<bool> needsRead;
     std::uint64_t total = 0;
-    for (const auto& file : files) total += file->size();
+    for (const auto& file : files) {
+        needsRead.push_back(residentFraction(file->data(), file->size()) < 0.99);
+        total += file->size() * (needsRead.back() ? 2 : 1);
+    }
     std::uint64_t done = 0;
     if (progress && !progress(0, total)) return false;
-    for (const auto& file : files) {
-        file->willNeed(0, kReadAhead);
-        for (std::uint64_t offset = 0; offset < file->size(); offset += kChunk) {
-            const std::uint64_t length = std::min(kChunk, file->size() - offset);
-            file->willNeed(offset + kReadAhead, kChunk);  // keep the disk busy ahead of us
-            populate(file->data() + offset, length);
+    for (std::size_t i = 0; i < files.size(); ++i) {
+        const auto& file = *files[i];
+        if (needsRead[i]) {
+            const int fd = ::open(file.path().c_str(), O_RDONLY | O_CLOEXEC);
+            if (fd >= 0) ::posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+            for (std::uint64_t offset = 0; offset < file.size(); offset += kChunk) {
+                const std::uint64_t length = std::min(kChunk, file.size() - offset);
+                if (fd >= 0) readRange(fd, offset, length, buffer);  // on failure the populate faults pages in itself
+                done += length;
+                if (progress && !progress(done, total)) {
+                    if (fd >= 0) ::close(fd);
+                    return false;
+                }
+            }
+            if (fd >= 0) ::close(fd);
+        }
+        for (std::uint64_t offset = 0; offset < file.size(); offset += kChunk) {
+            const std::uint64_t length = std::min(kChunk, file.size() - offset);
+            populate(file.data() + offset, length);
             done += length;
             if (progress && !progress(done, total)) return false;
         }

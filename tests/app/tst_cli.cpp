@@ -1,5 +1,11 @@
 // dragoman-cli as a real process: the exit-code and output contract of CLI.md.
+#include <QDir>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QProcess>
+#include <QTemporaryDir>
 #include <QTest>
 
 class TestCli : public QObject {
@@ -10,6 +16,10 @@ private Q_SLOTS:
     void inspectListsTensors();
     void inspectRejectsMalformed_data();
     void inspectRejectsMalformed();
+    void makeSyntheticWritesRealShapes_data();
+    void makeSyntheticWritesRealShapes();
+    void modelsImportListVerify();
+    void benchLoadReportsContractKeys();
 
 private:
     struct Result {
@@ -17,10 +27,16 @@ private:
         QString out, err;
     };
     Result run(const QStringList& args);
+    QString modelsDir_;
 };
 
 TestCli::Result TestCli::run(const QStringList& args) {
     QProcess process;
+    if (!modelsDir_.isEmpty()) {
+        auto env = QProcessEnvironment::systemEnvironment();
+        env.insert("DRAGOMAN_MODELS", modelsDir_);
+        process.setProcessEnvironment(env);
+    }
     process.start(qEnvironmentVariable("DRAGOMAN_CLI"), args);
     if (!process.waitForFinished(60000)) return {-1, {}, QStringLiteral("timeout")};
     return {process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -2,
@@ -79,6 +95,78 @@ void TestCli::inspectRejectsMalformed() {
     QCOMPARE(result.code, 1);
     QVERIFY2(result.err.startsWith("error: " + category + ": "), qPrintable(result.err));
     QVERIFY(result.out.isEmpty());
+}
+
+void TestCli::makeSyntheticWritesRealShapes_data() {
+    QTest::addColumn<QStringList>("args");
+    QTest::addColumn<QString>("expectedLine");
+    QTest::newRow("marian tiny f32") << QStringList{"--arch", "marian", "--preset", "tiny", "--dtype", "f32"}
+                                     << "model.shared.weight F32 [332,32]";
+    QTest::newRow("hunyuan tiny bf16") << QStringList{"--arch", "hunyuan", "--preset", "tiny", "--dtype", "bf16"}
+                                       << "model.layers.1.self_attn.k_proj.weight BF16 [32,64]";
+}
+
+void TestCli::makeSyntheticWritesRealShapes() {
+    QFETCH(QStringList, args);
+    QFETCH(QString, expectedLine);
+    QTemporaryDir dir;
+    const auto made = run(QStringList{"make-synthetic"} + args + QStringList{"--out", dir.path() + "/m"});
+    QCOMPARE(made.code, 0);
+    QVERIFY(QFile::exists(dir.path() + "/m/config.json"));
+    const auto listing = run({"inspect", dir.path() + "/m/model.safetensors"});
+    QCOMPARE(listing.code, 0);
+    QVERIFY2(listing.out.contains(expectedLine), qPrintable(listing.out));
+    // Same seed, same bytes: the checkpoint is reproducible.
+    run(QStringList{"make-synthetic"} + args + QStringList{"--out", dir.path() + "/again"});
+    QFile a(dir.path() + "/m/model.safetensors"), b(dir.path() + "/again/model.safetensors");
+    QVERIFY(a.open(QIODevice::ReadOnly) && b.open(QIODevice::ReadOnly));
+    QVERIFY(a.readAll() == b.readAll());
+    QCOMPARE(run(QStringList{"make-synthetic", "--arch", "marian", "--preset", "huge", "--dtype", "f32", "--out", dir.path()}).code, 2);
+}
+
+void TestCli::modelsImportListVerify() {
+    QTemporaryDir cache, source;
+    modelsDir_ = cache.path();
+    const QString model = source.path() + "/opus-tiny";
+    QDir().mkpath(model);
+    for (const auto& name : QDir(DRAGOMAN_TEST_FIXTURES "/marian-tiny").entryList(QDir::Files)) {
+        QFile::copy(DRAGOMAN_TEST_FIXTURES "/marian-tiny/" + name, model + "/" + name);
+        QFile::setPermissions(model + "/" + name, QFile::ReadOwner | QFile::WriteOwner);
+    }
+    QCOMPARE(run({"models", "import", model, "--id", "test/opus-tiny"}).code, 0);
+    const auto listed = run({"models", "list", "--json"});
+    QCOMPARE(listed.code, 0);
+    const auto models = QJsonDocument::fromJson(listed.out.toUtf8()).object().value("models").toArray();
+    QCOMPARE(models.size(), 1);
+    QCOMPARE(models[0].toObject().value("id").toString(), QStringLiteral("test/opus-tiny"));
+    QCOMPARE(models[0].toObject().value("architecture").toString(), QStringLiteral("MarianMTModel"));
+    QCOMPARE(run({"models", "verify", "test/opus-tiny", "--full"}).code, 0);
+
+    QFile weights(model + "/model.safetensors");
+    QVERIFY(weights.open(QIODevice::ReadWrite));
+    weights.seek(weights.size() - 4);
+    weights.write("\x01\x02\x03\x04", 4);
+    weights.close();
+    const auto verified = run({"models", "verify", "test/opus-tiny", "--full"});
+    QCOMPARE(verified.code, 1);
+    QVERIFY2(verified.err.startsWith("error: integrity: "), qPrintable(verified.err));
+    QCOMPARE(run({"models", "frobnicate"}).code, 2);
+    modelsDir_.clear();
+}
+
+void TestCli::benchLoadReportsContractKeys() {
+    QTemporaryDir cache;
+    modelsDir_ = cache.path();
+    const auto result = run({"bench", "load", "--model", DRAGOMAN_TEST_FIXTURES "/hunyuan-tiny", "--json", "--baselines"});
+    modelsDir_.clear();
+    QCOMPARE(result.code, 0);
+    const auto json = QJsonDocument::fromJson(result.out.toUtf8()).object();
+    for (const char* key : {"open_s", "build_s", "page_in_s", "ready_s", "bytes", "copies", "peak_rss_bytes",
+                            "raw_read_s", "eager_copy_s"})
+        QVERIFY2(json.contains(key), key);
+    QCOMPARE(json.value("copies").toInt(), 0);
+    QVERIFY(json.value("bytes").toDouble() > 200000);
+    QVERIFY(json.value("ready_s").toDouble() >= json.value("page_in_s").toDouble());
 }
 
 QTEST_GUILESS_MAIN(TestCli)

@@ -1,0 +1,220 @@
+// The loader: phases and real progress, cancellation in every phase, integrity and memory refusals,
+// sharded checkpoints, and zero-copy binding.
+#include "io/safetensors_writer.h"
+#include "load/model_loader.h"
+#include "util/error.h"
+
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <torch/torch.h>
+
+#include <fstream>
+
+using namespace dragoman;
+namespace fs = std::filesystem;
+
+namespace {
+
+fs::path fixture(const char* name) { return fs::path(DRAGOMAN_TEST_FIXTURES) / name; }
+
+void copyFolder(const fs::path& from, const fs::path& to) {
+    fs::create_directories(to);
+    for (const auto& f : fs::directory_iterator(from)) fs::copy_file(f.path(), to / f.path().filename());
+    for (const auto& f : fs::directory_iterator(to)) fs::permissions(f.path(), fs::perms::owner_write, fs::perm_options::add);
+}
+
+// Splits a single-file checkpoint into two shards plus model.safetensors.index.json.
+void shard(const fs::path& dir) {
+    const auto single = SafetensorsFile::open(dir / "model.safetensors");
+    SafetensorsWriter first, second;
+    std::string index = R"({"metadata": {}, "weight_map": {)";
+    std::size_t i = 0;
+    for (const auto& t : single->tensors()) {
+        auto bytes = single->bytes(t);
+        auto& writer = (i++ % 2 == 0) ? first : second;
+        writer.addBytes(t.name, t.dtype, t.shape, std::vector<std::byte>(bytes.begin(), bytes.end()));
+        index += (i > 1 ? ", \"" : "\"") + t.name + "\": \"" +
+                 ((i - 1) % 2 == 0 ? "model-00001-of-00002.safetensors" : "model-00002-of-00002.safetensors") + "\"";
+    }
+    index += "}}";
+    first.write(dir / "model-00001-of-00002.safetensors");
+    second.write(dir / "model-00002-of-00002.safetensors");
+    std::ofstream(dir / "model.safetensors.index.json") << index;
+    fs::remove(dir / "model.safetensors");
+}
+
+}  // namespace
+
+class TestLoader : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void init();
+    void phasesReportInOrder();
+    void weightsAreZeroCopyViews();
+    void cancelStopsEachPhase_data();
+    void cancelStopsEachPhase();
+    void pageInReportsEvery16MiB();
+    void truncatedWeightsAreRefused();
+    void corruptCheckpointIsRefused();
+    void memoryGuardRefuses();
+    void shardedCheckpointLoads();
+    void firstSightHashesOnce();
+
+private:
+    std::unique_ptr<QTemporaryDir> dir_;
+    std::unique_ptr<ModelStore> store_;
+    fs::path root_;
+};
+
+void TestLoader::init() {
+    dir_ = std::make_unique<QTemporaryDir>();
+    root_ = dir_->path().toStdString();
+    store_ = std::make_unique<ModelStore>(StoreRoots{root_ / "cache", root_ / "hub", {}});
+}
+
+void TestLoader::phasesReportInOrder() {
+    std::vector<std::pair<LoadPhase, double>> seen;
+    LoadOptions options;
+    options.progress = [&](LoadPhase phase, double fraction) {
+        seen.emplace_back(phase, fraction);
+        return true;
+    };
+    const auto model = loadModel(*store_, fixture("hunyuan-tiny").string(), options);
+    QVERIFY(!seen.empty());
+    for (std::size_t i = 1; i < seen.size(); ++i) {
+        QVERIFY(seen[i].first >= seen[i - 1].first);  // phases never go back
+        if (seen[i].first == seen[i - 1].first) QVERIFY(seen[i].second >= seen[i - 1].second);
+    }
+    for (auto phase : {LoadPhase::Resolve, LoadPhase::Verify, LoadPhase::Map, LoadPhase::Build, LoadPhase::PageIn}) {
+        const bool finished = std::any_of(seen.begin(), seen.end(), [&](auto& p) { return p.first == phase && p.second == 1.0; });
+        QVERIFY2(finished, std::string(phaseName(phase)).c_str());
+    }
+    QCOMPARE(model.config.at("model_type").get<std::string>(), std::string("hunyuan_v1_dense"));
+    QVERIFY(model.stats.readySeconds > 0);
+}
+
+void TestLoader::weightsAreZeroCopyViews() {
+    const auto model = loadModel(*store_, fixture("hunyuan-tiny").string());
+    QCOMPARE(model.stats.copies, std::uint64_t(0));
+    const auto& embed = model.weights.at("model.embed_tokens.weight");
+    QCOMPARE(embed.scalar_type(), torch::kBFloat16);  // stays bf16: no conversion at load
+    QCOMPARE(embed.sizes().vec(), (std::vector<std::int64_t>{763, 64}));
+    const auto* entry = model.checkpoint.find("model.embed_tokens.weight");
+    QCOMPARE(static_cast<const void*>(embed.data_ptr()), static_cast<const void*>(entry->file->bytes(*entry->info).data()));
+}
+
+void TestLoader::cancelStopsEachPhase_data() {
+    QTest::addColumn<int>("phase");
+    for (auto phase : {LoadPhase::Resolve, LoadPhase::Verify, LoadPhase::Map, LoadPhase::Build, LoadPhase::PageIn})
+        QTest::newRow(std::string(phaseName(phase)).c_str()) << static_cast<int>(phase);
+}
+
+void TestLoader::cancelStopsEachPhase() {
+    QFETCH(int, phase);
+    int callsAfterStop = 0;
+    bool stopped = false;
+    LoadOptions options;
+    options.progress = [&](LoadPhase p, double) {
+        if (stopped) ++callsAfterStop;
+        if (static_cast<int>(p) == phase) stopped = true;
+        return !stopped;
+    };
+    QVERIFY_THROWS_EXCEPTION(Cancelled, loadModel(*store_, fixture("marian-tiny").string(), options));
+    QCOMPARE(callsAfterStop, 0);  // nothing runs after "stop"
+    // Everything was released: the model loads again normally.
+    QCOMPARE(loadModel(*store_, fixture("marian-tiny").string()).stats.copies, std::uint64_t(0));
+}
+
+void TestLoader::pageInReportsEvery16MiB() {
+    // 40 MiB of weights: page-in must report at least 3 times (and so can stop within one 16 MiB chunk).
+    SafetensorsWriter writer;
+    writer.add("big", DType::F32, {10, 1024, 1024}, [](std::span<std::byte> b, std::uint64_t) { std::memset(b.data(), 0, b.size()); });
+    const auto dir = root_ / "big";
+    fs::create_directories(dir);
+    writer.write(dir / "model.safetensors");
+    std::ofstream(dir / "config.json") << R"({"model_type": "test"})";
+    int pageInCalls = 0;
+    LoadOptions options;
+    options.progress = [&](LoadPhase p, double) {
+        pageInCalls += p == LoadPhase::PageIn;
+        return true;
+    };
+    loadModel(*store_, dir.string(), options);
+    QVERIFY2(pageInCalls >= 4, std::to_string(pageInCalls).c_str());
+}
+
+void TestLoader::truncatedWeightsAreRefused() {
+    const auto dir = root_ / "m";
+    copyFolder(fixture("marian-tiny"), dir);
+    loadModel(*store_, dir.string());  // first sight: hashed and recorded
+    fs::resize_file(dir / "model.safetensors", fs::file_size(dir / "model.safetensors") - 7);
+    try {
+        loadModel(*store_, dir.string());
+        QFAIL("loaded a truncated checkpoint");
+    } catch (const Error& e) {
+        QCOMPARE(e.category(), std::string("integrity"));
+        QVERIFY2(e.detail().find("model.safetensors") != std::string::npos, e.what());
+        QVERIFY2(e.detail().find("truncated") != std::string::npos, e.what());
+    }
+}
+
+void TestLoader::corruptCheckpointIsRefused() {
+    const auto dir = root_ / "bad";
+    fs::create_directories(dir);
+    fs::copy_file(fixture("safetensors-bad") / "overlapping_offsets.safetensors", dir / "model.safetensors");
+    std::ofstream(dir / "config.json") << R"({"model_type": "marian"})";
+    try {
+        loadModel(*store_, dir.string());
+        QFAIL("loaded a corrupt checkpoint");
+    } catch (const Error& e) {
+        QCOMPARE(e.category(), std::string("offsets"));
+        QVERIFY(e.detail().find("model.safetensors") != std::string::npos);
+    }
+}
+
+void TestLoader::memoryGuardRefuses() {
+    LoadOptions options;
+    options.memoryLimitBytes = 1000;  // far below the fixture's weights
+    try {
+        loadModel(*store_, fixture("hunyuan-tiny").string(), options);
+        QFAIL("loaded past the memory limit");
+    } catch (const Error& e) {
+        QCOMPARE(e.category(), std::string("memory"));
+        QVERIFY(e.detail().find("GiB") != std::string::npos);
+    }
+}
+
+void TestLoader::shardedCheckpointLoads() {
+    const auto dir = root_ / "sharded";
+    copyFolder(fixture("hunyuan-tiny"), dir);
+    const auto reference = SafetensorsFile::open(fixture("hunyuan-tiny") / "model.safetensors");
+    shard(dir);
+    const auto model = loadModel(*store_, dir.string());
+    QCOMPARE(model.checkpoint.files().size(), std::size_t(2));
+    QCOMPARE(model.weights.size(), reference->tensors().size());
+    for (const auto& t : reference->tensors()) {
+        const auto& w = model.weights.at(t.name);
+        QCOMPARE(std::memcmp(w.data_ptr(), reference->bytes(t).data(), t.nbytes()), 0);
+    }
+    // An index that names a tensor no shard has is refused by name.
+    std::ofstream(dir / "model.safetensors.index.json")
+        << R"({"weight_map": {"ghost.weight": "model-00001-of-00002.safetensors"}})";
+    fs::remove(store_->manifestPath(store_->resolve(dir.string())));
+    try {
+        loadModel(*store_, dir.string());
+        QFAIL("loaded with a wrong index");
+    } catch (const Error& e) {
+        QVERIFY2(e.detail().find("ghost.weight") != std::string::npos || e.detail().find("missing from the index") != std::string::npos, e.what());
+    }
+}
+
+void TestLoader::firstSightHashesOnce() {
+    const auto dir = root_ / "once";
+    copyFolder(fixture("marian-tiny"), dir);
+    QVERIFY(loadModel(*store_, dir.string()).stats.hashedOnLoad);
+    QVERIFY(!loadModel(*store_, dir.string()).stats.hashedOnLoad);
+}
+
+QTEST_GUILESS_MAIN(TestLoader)
+#include "tst_loader.moc"
