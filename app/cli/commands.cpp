@@ -21,8 +21,8 @@ std::function<int(const QStringList&)> notYet(const char* name) {
 const std::vector<Command>& commands() {
     static const std::vector<Command> table{
         {"inspect", "Validate a .safetensors file and list its tensors", runInspect},
-        {"tokenize", "Source-side token ids of a text", notYet("tokenize")},
-        {"detokenize", "Text of a list of token ids", notYet("detokenize")},
+        {"tokenize", "Source-side token ids of a text", runTokenize},
+        {"detokenize", "Text of a list of token ids", runDetokenize},
         {"logits", "Write a model's logits for given ids to a .safetensors file", notYet("logits")},
         {"generate", "Generate token ids (greedy or beam search)", notYet("generate")},
         {"translate", "Translate text or each line of stdin", notYet("translate")},

@@ -5,6 +5,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
+#include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -20,6 +21,7 @@ private Q_SLOTS:
     void makeSyntheticWritesRealShapes();
     void modelsImportListVerify();
     void benchLoadReportsContractKeys();
+    void loadIsLoggedWithModelId();
 
 private:
     struct Result {
@@ -28,15 +30,15 @@ private:
     };
     Result run(const QStringList& args);
     QString modelsDir_;
+    QMap<QString, QString> extraEnv_;
 };
 
 TestCli::Result TestCli::run(const QStringList& args) {
     QProcess process;
-    if (!modelsDir_.isEmpty()) {
-        auto env = QProcessEnvironment::systemEnvironment();
-        env.insert("DRAGOMAN_MODELS", modelsDir_);
-        process.setProcessEnvironment(env);
-    }
+    auto env = QProcessEnvironment::systemEnvironment();
+    if (!modelsDir_.isEmpty()) env.insert("DRAGOMAN_MODELS", modelsDir_);
+    for (auto it = extraEnv_.begin(); it != extraEnv_.end(); ++it) env.insert(it.key(), it.value());
+    process.setProcessEnvironment(env);
     process.start(qEnvironmentVariable("DRAGOMAN_CLI"), args);
     if (!process.waitForFinished(60000)) return {-1, {}, QStringLiteral("timeout")};
     return {process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -2,
@@ -56,6 +58,15 @@ void TestCli::exitCodes_data() {
     QTest::newRow("unknown subcommand option") << QStringList{"inspect", "--bogus", "x"} << 2 << "" << "error: Unknown option";
     QTest::newRow("inspect help") << QStringList{"inspect", "--help"} << 0 << "dragoman-cli inspect" << "";
     QTest::newRow("inspect missing arg") << QStringList{"inspect"} << 2 << "" << "error: missing argument";
+    const QString marian = QStringLiteral(DRAGOMAN_TEST_FIXTURES "/marian-tiny");
+    QTest::newRow("tokenize") << QStringList{"tokenize", "--model", marian, "--text", "The man sees a small house today."}
+                              << 0 << "5,66,32,24,8,57,39,15,15,31,23,25,10,3,0\n" << "";
+    QTest::newRow("detokenize") << QStringList{"detokenize", "--model", marian, "--ids", "120,96,15,15,68,0"} << 0 << "Hallo\n" << "";
+    QTest::newRow("detokenize keep special") << QStringList{"detokenize", "--model", marian, "--ids", "120,96,0", "--keep-special"}
+                                             << 0 << "Ha</s>\n" << "";
+    QTest::newRow("detokenize bad ids") << QStringList{"detokenize", "--model", marian, "--ids", "1,x"} << 2 << "" << "error: --ids";
+    QTest::newRow("tokenize no model") << QStringList{"tokenize", "--model", "/nonexistent", "--text", "x"} << 1 << ""
+                                       << "error: model_not_found: ";
     QTest::newRow("inspect missing file") << QStringList{"inspect", "/nonexistent.safetensors"} << 1 << "" << "error: io: ";
 }
 
@@ -167,6 +178,21 @@ void TestCli::benchLoadReportsContractKeys() {
     QCOMPARE(json.value("copies").toInt(), 0);
     QVERIFY(json.value("bytes").toDouble() > 200000);
     QVERIFY(json.value("ready_s").toDouble() >= json.value("page_in_s").toDouble());
+}
+
+void TestCli::loadIsLoggedWithModelId() {
+    QTemporaryDir data, cache;
+    modelsDir_ = cache.path();
+    extraEnv_ = {{"XDG_DATA_HOME", data.path()}, {"DRAGOMAN_LOG", "info"}};
+    const auto result = run({"bench", "load", "--model", DRAGOMAN_TEST_FIXTURES "/marian-tiny"});
+    extraEnv_.clear();
+    modelsDir_.clear();
+    QCOMPARE(result.code, 0);
+    QFile log(data.path() + "/dragoman/logs/dragoman.log");
+    QVERIFY2(log.open(QIODevice::ReadOnly), "no log file in the user's data folder");
+    const QString text = QString::fromUtf8(log.readAll());
+    QVERIFY2(text.contains(QRegularExpression(R"(\[model=\S*marian-tiny req=\d+\] loaded .* in [0-9.]+ s)")), qPrintable(text));
+    QVERIFY(result.err.contains("loaded"));  // DRAGOMAN_LOG=info also shows it on stderr
 }
 
 QTEST_GUILESS_MAIN(TestCli)

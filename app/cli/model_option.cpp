@@ -1,0 +1,32 @@
+#include "cli/model_option.h"
+
+namespace dragoman::cli {
+
+QCommandLineOption modelOption() {
+    return {QStringLiteral("model"), QStringLiteral("Model folder (Hugging Face layout) or id (default: the bundled model)"),
+            QStringLiteral("M")};
+}
+
+ModelEntry resolveModel(const CommandLine& cmd, const ModelStore& store) {
+    return cmd.isSet("model") ? store.resolve(cmd.value("model").toStdString()) : store.defaultModel();
+}
+
+std::vector<std::int64_t> parseIds(const QString& text, const char* option) {
+    std::vector<std::int64_t> ids;
+    if (text.trimmed().isEmpty()) return ids;
+    for (const auto& part : text.split(',')) {
+        bool ok = false;
+        const auto id = part.trimmed().toLongLong(&ok);
+        if (!ok || id < 0) throw UsageError(std::string("--") + option + " expects comma-separated token ids, got '" + part.toStdString() + "'");
+        ids.push_back(id);
+    }
+    return ids;
+}
+
+std::string joinIds(const std::vector<std::int64_t>& ids) {
+    std::string out;
+    for (std::size_t i = 0; i < ids.size(); ++i) out += (i ? "," : "") + std::to_string(ids[i]);
+    return out;
+}
+
+}  // namespace dragoman::cli

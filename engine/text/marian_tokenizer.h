@@ -1,0 +1,36 @@
+#pragma once
+// MarianTokenizer: source.spm / target.spm pieces mapped through vocab.json (unknown pieces become <unk>),
+// </s> appended; a leading ">>lang<<" code is kept as one token, as transformers does.
+#include "text/sentencepiece.h"
+#include "text/tokenizer.h"
+
+#include <map>
+#include <optional>
+#include <unordered_map>
+
+namespace dragoman {
+
+class MarianTokenizer : public Tokenizer {
+public:
+    explicit MarianTokenizer(const std::filesystem::path& dir);
+
+    std::vector<TokenId> encode(std::string_view text) const override;
+    std::string decode(const std::vector<TokenId>& ids, bool skipSpecial = true) const override;
+    bool isSpecial(TokenId id) const override { return id == eos_ || id == unk_ || id == pad_; }
+    std::size_t vocabSize() const override { return pieces_.size(); }
+
+    TokenId eosId() const { return eos_; }
+    TokenId padId() const { return pad_; }
+    // The target-language tokens of a multilingual model (">>fra<<", ...), in vocabulary order.
+    std::vector<std::string> languageTokens() const;
+    std::optional<TokenId> idOf(const std::string& piece) const;
+
+private:
+    SentencePiece source_;
+    SentencePiece target_;
+    std::unordered_map<std::string, TokenId> ids_;
+    std::vector<std::string> pieces_;  // by id
+    TokenId eos_ = 0, unk_ = 1, pad_ = -1;
+};
+
+}  // namespace dragoman

@@ -1,0 +1,114 @@
+#include "text/sentencepiece.h"
+
+#include "util/error.h"
+
+#include <dlfcn.h>
+
+#include <mutex>
+
+namespace dragoman {
+namespace {
+
+struct ShimApi {
+    void* (*load)(const char*, char*, std::size_t) = nullptr;
+    void (*free)(void*) = nullptr;
+    long (*encode)(void*, const char*, std::size_t, char**, std::size_t*) = nullptr;
+    long (*decodePieces)(void*, const char*, std::size_t, char**, std::size_t*) = nullptr;
+    void (*release)(char*) = nullptr;
+};
+
+std::vector<std::filesystem::path> shimCandidates() {
+    std::vector<std::filesystem::path> candidates;
+    if (const char* env = std::getenv("DRAGOMAN_SPM_SHIM"); env && *env) candidates.emplace_back(env);
+    std::error_code ec;
+    const auto exeDir = std::filesystem::read_symlink("/proc/self/exe", ec).parent_path();
+    if (!ec) {
+        candidates.push_back(exeDir / "libdragoman_spm.so");
+        candidates.push_back(exeDir.parent_path() / "lib" / "dragoman" / "libdragoman_spm.so");
+    }
+#ifdef DRAGOMAN_SPM_SHIM_BUILD_PATH
+    candidates.emplace_back(DRAGOMAN_SPM_SHIM_BUILD_PATH);
+#endif
+    return candidates;
+}
+
+// Opened once per process, never closed (sentencepiece keeps static state).
+const ShimApi& shim() {
+    static ShimApi api;
+    static std::string failure;
+    static std::once_flag once;
+    std::call_once(once, [] {
+        void* library = nullptr;
+        std::string tried;
+        for (const auto& candidate : shimCandidates()) {
+            if (!std::filesystem::exists(candidate)) continue;
+            // DEEPBIND: the shim and libsentencepiece resolve their own (protobuf) symbols first.
+            library = ::dlopen(candidate.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);
+            if (library) break;
+            tried += std::string(" ") + ::dlerror();
+        }
+        if (!library) {
+            failure = "cannot load libdragoman_spm.so (sentencepiece support)" + tried;
+            return;
+        }
+        api.load = reinterpret_cast<decltype(api.load)>(::dlsym(library, "dragoman_spm_load"));
+        api.free = reinterpret_cast<decltype(api.free)>(::dlsym(library, "dragoman_spm_free"));
+        api.encode = reinterpret_cast<decltype(api.encode)>(::dlsym(library, "dragoman_spm_encode"));
+        api.decodePieces = reinterpret_cast<decltype(api.decodePieces)>(::dlsym(library, "dragoman_spm_decode_pieces"));
+        api.release = reinterpret_cast<decltype(api.release)>(::dlsym(library, "dragoman_spm_release"));
+        if (!api.load || !api.free || !api.encode || !api.decodePieces || !api.release) {
+            failure = "libdragoman_spm.so lacks its entry points";
+            api = {};
+        }
+    });
+    if (!api.load) throw Error("tokenizer", failure);
+    return api;
+}
+
+std::vector<std::string> unpack(const char* buffer, std::size_t count) {
+    std::vector<std::string> parts;
+    for (std::size_t i = 0; i < count; ++i) {
+        parts.emplace_back(buffer);
+        buffer += parts.back().size() + 1;
+    }
+    return parts;
+}
+
+}  // namespace
+
+SentencePiece::SentencePiece(const std::filesystem::path& model) : path_(model) {
+    char error[512] = {0};
+    handle_ = shim().load(model.c_str(), error, sizeof error);
+    if (!handle_) throw Error("tokenizer", model.string() + ": cannot load sentencepiece model: " + error);
+}
+
+SentencePiece::~SentencePiece() {
+    if (handle_) shim().free(handle_);
+}
+
+std::vector<std::string> SentencePiece::encodePieces(std::string_view text) const {
+    char* buffer = nullptr;
+    std::size_t length = 0;
+    const long count = shim().encode(handle_, text.data(), text.size(), &buffer, &length);
+    if (count < 0) throw Error("tokenizer", path_.string() + ": sentencepiece failed to encode the text");
+    auto pieces = unpack(buffer, static_cast<std::size_t>(count));
+    shim().release(buffer);
+    return pieces;
+}
+
+std::string SentencePiece::decodePieces(const std::vector<std::string>& pieces) const {
+    std::string joined;
+    for (const auto& p : pieces) {
+        joined += p;
+        joined += '\0';
+    }
+    char* buffer = nullptr;
+    std::size_t length = 0;
+    if (shim().decodePieces(handle_, joined.data(), pieces.size(), &buffer, &length) < 0)
+        throw Error("tokenizer", path_.string() + ": sentencepiece failed to decode");
+    std::string text(buffer, length);
+    shim().release(buffer);
+    return text;
+}
+
+}  // namespace dragoman

@@ -1,0 +1,111 @@
+// MarianTokenizer against the golden fixture (tests/fixtures/marian-tiny/expected.json): source ids exact,
+// and decoded text exact for the references' targets and decodes.
+#include "text/marian_tokenizer.h"
+#include "util/error.h"
+
+#include <QTest>
+
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+
+using namespace dragoman;
+Q_DECLARE_METATYPE(std::vector<dragoman::TokenId>)
+
+namespace {
+
+const std::string kDir = DRAGOMAN_TEST_FIXTURES "/marian-tiny";
+
+nlohmann::json expected() {
+    std::ifstream in(kDir + "/expected.json");
+    auto json = nlohmann::json::parse(in);
+    if (!json.contains("cases") || json["cases"].empty()) qFatal("expected.json has no cases");
+    return json;
+}
+
+}  // namespace
+
+class TestMarianTokenizer : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase();
+    void encodeMatchesReference_data();
+    void encodeMatchesReference();
+    void decodeMatchesReference_data();
+    void decodeMatchesReference();
+    void keepSpecialShowsTokens();
+    void outOfVocabularyIdIsAnError();
+    void missingFilesAreReported();
+
+private:
+    std::unique_ptr<MarianTokenizer> tokenizer_;
+};
+
+void TestMarianTokenizer::initTestCase() { tokenizer_ = std::make_unique<MarianTokenizer>(kDir); }
+
+void TestMarianTokenizer::encodeMatchesReference_data() {
+    QTest::addColumn<QString>("text");
+    QTest::addColumn<QString>("ids");
+    const auto json = expected();  // kept alive: the loop iterates into it
+    for (const auto& c : json.at("cases")) {
+        std::string ids;
+        for (const auto& id : c.at("source_ids")) ids += (ids.empty() ? "" : ",") + std::to_string(id.get<long>());
+        QTest::newRow(c.at("name").get<std::string>().c_str())
+            << QString::fromStdString(c.at("source_text")) << QString::fromStdString(ids);
+    }
+}
+
+void TestMarianTokenizer::encodeMatchesReference() {
+    QFETCH(QString, text);
+    QFETCH(QString, ids);
+    std::string got;
+    for (auto id : tokenizer_->encode(text.toStdString())) got += (got.empty() ? "" : ",") + std::to_string(id);
+    QCOMPARE(QString::fromStdString(got), ids);
+}
+
+void TestMarianTokenizer::decodeMatchesReference_data() {
+    QTest::addColumn<std::vector<TokenId>>("ids");
+    QTest::addColumn<QString>("text");
+    const auto json = expected();  // kept alive: the loop iterates into it
+    for (const auto& c : json.at("cases")) {
+        const auto name = c.at("name").get<std::string>();
+        const auto& tf = c.at("teacher_forcing");
+        const auto labels = tf.at("labels").get<std::vector<TokenId>>();
+        // A target with <unk> pieces cannot decode back to its original text; the decodes below cover <unk>.
+        if (std::find(labels.begin(), labels.end(), 1) == labels.end())
+            QTest::newRow((name + "/target").c_str()) << labels << QString::fromStdString(tf.at("target_text"));
+        for (const char* decode : {"greedy", "greedy_hf_processors", "beam", "beam_hf_processors"}) {
+            const auto& d = c.at(decode);
+            QTest::newRow((name + "/" + decode).c_str())
+                << d.at("generated_ids").get<std::vector<TokenId>>() << QString::fromStdString(d.at("text"));
+        }
+    }
+}
+
+void TestMarianTokenizer::decodeMatchesReference() {
+    QFETCH(std::vector<TokenId>, ids);
+    QFETCH(QString, text);
+    QCOMPARE(QString::fromStdString(tokenizer_->decode(ids)), text);
+}
+
+void TestMarianTokenizer::keepSpecialShowsTokens() {
+    const auto ids = tokenizer_->encode("Hi");
+    QCOMPARE(QString::fromStdString(tokenizer_->decode(ids, false)), QStringLiteral("Hi</s>"));
+}
+
+void TestMarianTokenizer::outOfVocabularyIdIsAnError() {
+    QVERIFY_THROWS_EXCEPTION(Error, tokenizer_->decode({5, 100000}));
+}
+
+void TestMarianTokenizer::missingFilesAreReported() {
+    try {
+        MarianTokenizer tokenizer(DRAGOMAN_TEST_FIXTURES "/hunyuan-tiny");
+        QFAIL("loaded without source.spm");
+    } catch (const Error& e) {
+        QCOMPARE(e.category(), std::string("tokenizer"));
+        QVERIFY(e.detail().find("source.spm") != std::string::npos);
+    }
+}
+
+QTEST_GUILESS_MAIN(TestMarianTokenizer)
+#include "tst_marian_tokenizer.moc"
