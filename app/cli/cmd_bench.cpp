@@ -82,8 +82,7 @@ int benchLoad(const QStringList& args) {
 
 int runBench(const QStringList& args) {
     const QString kind = args.value(1);
-    QStringList rest = args.mid(2);
-    rest.prepend(args.value(0) + " " + kind);
+    const QStringList rest = actionArgs(args);
     if (kind == "load") return benchLoad(rest);
     if (kind == "generate") throw Error("unavailable", "'bench generate' arrives with the model architectures");
     if (kind == "--help" || kind == "-h") {

@@ -79,8 +79,7 @@ int verifyModel(const QStringList& args) {
 
 int runModels(const QStringList& args) {
     const QString action = args.value(1);
-    QStringList rest = args.mid(2);
-    rest.prepend(args.value(0) + " " + action);
+    const QStringList rest = actionArgs(args);
     if (action == "list") return listModels(rest);
     if (action == "import") return importModel(rest);
     if (action == "verify") return verifyModel(rest);

@@ -44,6 +44,12 @@ long long CommandLine::intValue(const QString& name, long long fallback, long lo
     return value;
 }
 
+QStringList actionArgs(const QStringList& args) {
+    QStringList rest = args.mid(2);
+    rest.prepend(args.value(0) + " " + args.value(1));
+    return rest;
+}
+
 void print(const std::string& text) {
     std::fwrite(text.data(), 1, text.size(), stdout);
     std::fflush(stdout);

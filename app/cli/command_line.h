@@ -42,6 +42,10 @@ private:
     QString usageName_;
 };
 
+// For commands with actions ("models list", "bench load"): the action's own argument list, whose first
+// element names it as the user typed it ("dragoman-cli models list").
+QStringList actionArgs(const QStringList& args);
+
 struct Command {
     QString name;
     QString summary;

@@ -2,6 +2,7 @@
 // sharded checkpoints, and zero-copy binding.
 #include "io/safetensors_writer.h"
 #include "load/model_loader.h"
+#include "test_files.h"
 #include "util/error.h"
 
 #include <QTemporaryDir>
@@ -13,16 +14,10 @@
 
 using namespace dragoman;
 namespace fs = std::filesystem;
+using dragoman::test::copyFolder;
+using dragoman::test::fixture;
 
 namespace {
-
-fs::path fixture(const char* name) { return fs::path(DRAGOMAN_TEST_FIXTURES) / name; }
-
-void copyFolder(const fs::path& from, const fs::path& to) {
-    fs::create_directories(to);
-    for (const auto& f : fs::directory_iterator(from)) fs::copy_file(f.path(), to / f.path().filename());
-    for (const auto& f : fs::directory_iterator(to)) fs::permissions(f.path(), fs::perms::owner_write, fs::perm_options::add);
-}
 
 // Splits a single-file checkpoint into two shards plus model.safetensors.index.json.
 void shard(const fs::path& dir) {

@@ -1,6 +1,7 @@
 // The model store: our cache, imported folders, a Hugging Face hub cache layout, and manifests that are
 // hashed once and checked with stat afterwards.
 #include "store/model_store.h"
+#include "test_files.h"
 #include "util/error.h"
 #include "util/sha256.h"
 
@@ -11,17 +12,10 @@
 
 using namespace dragoman;
 namespace fs = std::filesystem;
+using dragoman::test::copyFolder;
+using dragoman::test::fixture;
 
 namespace {
-
-fs::path fixture(const char* name) { return fs::path(DRAGOMAN_TEST_FIXTURES) / name; }
-
-void copyFolder(const fs::path& from, const fs::path& to) {
-    fs::create_directories(to);
-    for (const auto& f : fs::directory_iterator(from))
-        fs::copy_file(f.path(), to / f.path().filename(), fs::copy_options::overwrite_existing);
-    for (const auto& f : fs::directory_iterator(to)) fs::permissions(f.path(), fs::perms::owner_write, fs::perm_options::add);
-}
 
 // models--ORG--NAME/{blobs/<sha256>, snapshots/<rev>/<file> -> ../../blobs/<sha256>, refs/main}
 fs::path makeHubRepo(const fs::path& hub, const std::string& org, const std::string& name, const fs::path& model) {
