@@ -1,0 +1,94 @@
+#include "cli/command_line.h"
+#include "cli/commands.h"
+#include "cli/model_option.h"
+#include "decode/search.h"
+#include "io/safetensors_writer.h"
+#include "runtime/runnable_model.h"
+#include "util/error.h"
+
+#include <torch/torch.h>
+
+#include <cstring>
+
+namespace dragoman::cli {
+namespace {
+
+std::shared_ptr<RunnableModel> openFromOption(const CommandLine& cmd) {
+    const ModelStore store;
+    const auto entry = resolveModel(cmd, store);
+    return openModel(store, entry.source == ModelSource::Path ? entry.dir.string() : entry.id);
+}
+
+std::vector<std::byte> floatBytes(const torch::Tensor& tensor) {
+    const auto contiguous = tensor.to(torch::kFloat32).contiguous();
+    std::vector<std::byte> bytes(contiguous.numel() * sizeof(float));
+    std::memcpy(bytes.data(), contiguous.data_ptr(), bytes.size());
+    return bytes;
+}
+
+}  // namespace
+
+// logits --model M --ids S [--decoder-ids T] --out FILE: teacher-forced decoder logits [T, V] and the encoder output.
+int runLogits(const QStringList& args) {
+    CommandLine cmd(QStringLiteral("dragoman-cli logits"), QStringLiteral("Write a model's logits for given ids to a .safetensors file."));
+    cmd.addOption(modelOption());
+    cmd.addOption({QStringLiteral("ids"), QStringLiteral("Source ids (or a causal model's input ids)"), QStringLiteral("IDS")});
+    cmd.addOption({QStringLiteral("decoder-ids"), QStringLiteral("Decoder input ids of an encoder-decoder model"), QStringLiteral("IDS")});
+    cmd.addOption({QStringLiteral("out"), QStringLiteral("Output .safetensors file"), QStringLiteral("FILE")});
+    if (!cmd.parse(args)) return kExitOk;
+    if (!cmd.isSet("ids") || !cmd.isSet("out")) throw UsageError("--ids and --out are required");
+    const auto ids = parseIds(cmd.value("ids"), "ids");
+    if (ids.empty()) throw UsageError("--ids is empty");
+    const auto model = openFromOption(cmd);
+    c10::InferenceMode guard;
+    SafetensorsWriter writer;
+    if (const auto& m = model->encoderDecoder) {
+        auto decoderIds = cmd.isSet("decoder-ids") ? parseIds(cmd.value("decoder-ids"), "decoder-ids") : std::vector<TokenId>{m->decoderStartId()};
+        if (decoderIds.empty()) throw UsageError("--decoder-ids is empty");
+        for (auto id : decoderIds)
+            if (id < 0 || id >= m->vocabSize()) throw Error("input", "decoder id " + std::to_string(id) + " is outside the vocabulary");
+        const auto encoded = m->encode(ids);
+        EncoderDecoderSession session(*m, encoded, 1, static_cast<std::int64_t>(decoderIds.size()));
+        std::vector<torch::Tensor> rows;
+        for (auto id : decoderIds) rows.push_back(session.next(torch::tensor({id}, torch::kInt64))[0]);
+        const auto logits = torch::stack(rows);
+        writer.addBytes("logits", DType::F32, logits.sizes().vec(), floatBytes(logits));
+        writer.addBytes("encoder_last_hidden_state", DType::F32, encoded.sizes().vec(), floatBytes(encoded));
+    }
+    writer.write(cmd.value("out").toStdString());
+    return kExitOk;
+}
+
+// generate --model M --ids 1,2,3 --max-new-tokens N [--beams K] [--raw]: the generated ids, up to and including EOS.
+int runGenerate(const QStringList& args) {
+    CommandLine cmd(QStringLiteral("dragoman-cli generate"), QStringLiteral("Generate token ids (greedy, or beam search)."));
+    cmd.addOption(modelOption());
+    cmd.addOption({QStringLiteral("ids"), QStringLiteral("Source ids (or a causal model's prompt ids)"), QStringLiteral("IDS")});
+    cmd.addOption({QStringLiteral("max-new-tokens"), QStringLiteral("Most tokens to generate"), QStringLiteral("N")});
+    cmd.addOption({QStringLiteral("beams"), QStringLiteral("Beam search with K beams (default: greedy)"), QStringLiteral("K")});
+    cmd.addOption({QStringLiteral("raw"), QStringLiteral("Apply none of generation_config.json's logits processors")});
+    if (!cmd.parse(args)) return kExitOk;
+    if (!cmd.isSet("ids")) throw UsageError("--ids is required");
+    const auto ids = parseIds(cmd.value("ids"), "ids");
+    if (ids.empty()) throw UsageError("--ids is empty");
+    const auto maxNew = cmd.intValue("max-new-tokens", 64, 1, 100000);
+    const auto beams = cmd.intValue("beams", 1, 1, 64);
+    const auto model = openFromOption(cmd);
+    c10::InferenceMode guard;
+    const auto& m = model->encoderDecoder;
+    const std::vector<TokenId> prefix{model->generation.decoderStartId.value_or(m->decoderStartId())};
+    const LogitsProcessors processors(model->generation, static_cast<std::int64_t>(prefix.size()) + maxNew);
+    SearchOptions options;
+    options.maxNewTokens = maxNew;
+    options.eosIds = model->generation.eosIds.empty() ? std::vector<TokenId>{m->eosId()} : model->generation.eosIds;
+    options.processors = cmd.isSet("raw") ? nullptr : &processors;
+    const auto encoded = m->encode(ids);
+    EncoderDecoderSession session(*m, encoded, beams, static_cast<std::int64_t>(prefix.size()) + maxNew);
+    const auto generated = beams == 1 ? greedySearch(session, prefix, options)
+                                      : beamSearch(session, prefix, options,
+                                                   {beams, model->generation.lengthPenalty, model->generation.earlyStopping});
+    print(joinIds(generated) + "\n");
+    return kExitOk;
+}
+
+}  // namespace dragoman::cli

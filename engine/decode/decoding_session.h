@@ -1,0 +1,29 @@
+#pragma once
+// One request's view of a model while generating: feed a token per hypothesis, get next-token logits.
+#include "models/encoder_decoder.h"
+
+namespace dragoman {
+
+class DecodingSession {
+public:
+    virtual ~DecodingSession() = default;
+    // tokens [B] int64 -> logits [B, V] float32
+    virtual torch::Tensor next(const torch::Tensor& tokens) = 0;
+    // Keep hypotheses `beams` ([B] indices), in that order.
+    virtual void reorder(const torch::Tensor& beams) = 0;
+};
+
+// An encoder-decoder model over one encoded source, with `batch` hypotheses.
+class EncoderDecoderSession : public DecodingSession {
+public:
+    EncoderDecoderSession(const EncoderDecoderModel& model, const torch::Tensor& encoded, std::int64_t batch, std::int64_t maxSteps)
+        : model_(model), state_(model.startDecoding(encoded, batch, maxSteps)) {}
+    torch::Tensor next(const torch::Tensor& tokens) override { return model_.step(*state_, tokens); }
+    void reorder(const torch::Tensor& beams) override { model_.reorder(*state_, beams); }
+
+private:
+    const EncoderDecoderModel& model_;
+    std::unique_ptr<DecoderState> state_;
+};
+
+}  // namespace dragoman

@@ -1,0 +1,69 @@
+#include "decode/generation_config.h"
+
+#include "util/error.h"
+
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+
+namespace dragoman {
+namespace {
+
+nlohmann::json readObject(const std::filesystem::path& path) {
+    std::ifstream in(path);
+    if (!in) return nlohmann::json::object();
+    try {
+        auto json = nlohmann::json::parse(in);
+        if (!json.is_object()) throw Error("config", path.string() + ": not a JSON object");
+        return json;
+    } catch (const nlohmann::json::exception& e) {
+        throw Error("config", path.string() + ": not valid JSON: " + e.what());
+    }
+}
+
+}  // namespace
+
+GenerationConfig GenerationConfig::load(const std::filesystem::path& dir) {
+    const auto model = readObject(dir / "config.json");
+    const auto generation = readObject(dir / "generation_config.json");
+    const bool hasGeneration = std::filesystem::exists(dir / "generation_config.json");
+    const auto& source = hasGeneration ? generation : model;
+    const auto label = (dir / (hasGeneration ? "generation_config.json" : "config.json")).string();
+    GenerationConfig c;
+    auto get = [&](const char* field) -> const nlohmann::json* {
+        if (source.contains(field) && !source.at(field).is_null()) return &source.at(field);
+        return nullptr;
+    };
+    try {
+        if (auto v = get("eos_token_id")) {
+            if (v->is_array()) c.eosIds = v->get<std::vector<TokenId>>();
+            else c.eosIds = {v->get<TokenId>()};
+        }
+        if (auto v = get("decoder_start_token_id")) c.decoderStartId = v->get<TokenId>();
+        if (auto v = get("pad_token_id")) c.padId = v->get<TokenId>();
+        if (auto v = get("bos_token_id")) c.bosId = v->get<TokenId>();
+        if (auto v = get("max_length")) c.maxLength = v->get<std::int64_t>();
+        if (auto v = get("forced_eos_token_id")) c.forcedEosId = v->is_array() ? v->at(0).get<TokenId>() : v->get<TokenId>();
+        if (auto v = get("bad_words_ids")) c.badWordsIds = v->get<std::vector<std::vector<TokenId>>>();
+        if (auto v = get("repetition_penalty")) c.repetitionPenalty = v->get<double>();
+        if (auto v = get("no_repeat_ngram_size")) c.noRepeatNgramSize = v->get<std::int64_t>();
+        if (auto v = get("num_beams")) c.numBeams = v->get<std::int64_t>();
+        if (auto v = get("length_penalty")) c.lengthPenalty = v->get<double>();
+        if (auto v = get("early_stopping")) c.earlyStopping = v->is_boolean() && v->get<bool>();
+        if (auto v = get("do_sample")) c.doSample = v->get<bool>();
+        if (auto v = get("top_k")) c.topK = v->get<std::int64_t>();
+        if (auto v = get("top_p")) c.topP = v->get<double>();
+        if (auto v = get("temperature")) c.temperature = v->get<double>();
+    } catch (const nlohmann::json::exception& e) {
+        throw Error("config", label + ": a generation field has the wrong type: " + e.what());
+    }
+    // Fields generation_config.json leaves out come from config.json, as transformers merges them.
+    if (hasGeneration && c.eosIds.empty() && model.contains("eos_token_id") && model["eos_token_id"].is_number_integer())
+        c.eosIds = {model["eos_token_id"].get<TokenId>()};
+    if (hasGeneration && !c.decoderStartId && model.contains("decoder_start_token_id") && model["decoder_start_token_id"].is_number_integer())
+        c.decoderStartId = model["decoder_start_token_id"].get<TokenId>();
+    if (c.repetitionPenalty <= 0) throw Error("config", label + ": repetition_penalty must be positive");
+    return c;
+}
+
+}  // namespace dragoman

@@ -1,0 +1,133 @@
+#include "decode/search.h"
+
+#include <torch/torch.h>
+
+#include <algorithm>
+#include <cmath>
+
+namespace dragoman {
+namespace {
+
+bool isEos(TokenId id, const std::vector<TokenId>& eos) { return std::find(eos.begin(), eos.end(), id) != eos.end(); }
+
+constexpr float kFinishedOff = -1.0e9f;  // transformers' "not a candidate" score
+
+}  // namespace
+
+std::vector<TokenId> greedySearch(DecodingSession& session, const std::vector<TokenId>& prefix, const SearchOptions& options) {
+    std::vector<std::vector<TokenId>> sequences{prefix};
+    std::vector<TokenId> generated;
+    TokenId last = prefix.back();
+    for (std::int64_t i = 0; i < options.maxNewTokens; ++i) {
+        auto scores = session.next(torch::tensor({last}, torch::kInt64)).contiguous();
+        if (options.processors) options.processors->apply(scores, sequences);
+        last = scores[0].argmax().item<TokenId>();
+        generated.push_back(last);
+        sequences[0].push_back(last);
+        if (options.onToken && !options.onToken(last)) break;
+        if (isEos(last, options.eosIds)) break;
+    }
+    return generated;
+}
+
+std::vector<TokenId> beamSearch(DecodingSession& session, const std::vector<TokenId>& prefix, const SearchOptions& options,
+                                const BeamOptions& beam) {
+    const std::int64_t B = beam.beams;
+    const std::int64_t K = 2 * B;  // max(2, 1 + n_eos) * beams with one EOS
+    const std::int64_t promptLength = static_cast<std::int64_t>(prefix.size());
+    const std::int64_t maxLength = promptLength + options.maxNewTokens;
+    const TokenId eos = options.eosIds.empty() ? -1 : options.eosIds.front();
+
+    std::vector<std::vector<TokenId>> running(B, prefix), finished(B, prefix);
+    auto runningScores = torch::full({B}, kFinishedOff, torch::kFloat32);
+    runningScores[0] = 0.0f;
+    auto finishedScores = torch::full({B}, kFinishedOff, torch::kFloat32);
+    std::vector<bool> isFinished(B, false);
+    bool heuristicUnsatisfied = true;
+    std::int64_t curLength = promptLength;
+    // Every running hypothesis fed its last token; the first step feeds the prefix's last token B times.
+    auto inputs = torch::full({B}, prefix.back(), torch::kInt64);
+
+    for (;;) {
+        auto logits = session.next(inputs);
+        auto logProbs = torch::log_softmax(logits, -1).contiguous();
+        if (options.processors) options.processors->apply(logProbs, running);
+        const auto vocab = logProbs.size(1);
+        auto accumulated = (logProbs + runningScores.unsqueeze(1)).reshape({B * vocab});
+        auto [topValues, topIndices] = torch::topk(accumulated, K);
+        auto sourceBeams = topIndices.div(vocab, "floor");
+        auto tokens = topIndices.remainder(vocab);
+
+        std::vector<std::vector<TokenId>> candidates(K);
+        std::vector<bool> hits(K);
+        const bool atMax = curLength + 1 >= maxLength;
+        for (std::int64_t k = 0; k < K; ++k) {
+            candidates[k] = running[sourceBeams[k].item<std::int64_t>()];
+            const TokenId token = tokens[k].item<TokenId>();
+            candidates[k].push_back(token);
+            hits[k] = token == eos || atMax;
+        }
+        // Running beams for the next step: the best B candidates that did not just finish.
+        auto hitMask = torch::tensor(std::vector<float>(hits.begin(), hits.end()), torch::kFloat32);
+        auto runningCandidates = topValues + hitMask * kFinishedOff;
+        auto nextBeams = std::get<1>(torch::topk(runningCandidates, B));
+        std::vector<std::vector<TokenId>> nextRunning(B);
+        for (std::int64_t b = 0; b < B; ++b) nextRunning[b] = candidates[nextBeams[b].item<std::int64_t>()];
+        runningScores = runningCandidates.index_select(0, nextBeams);
+
+        // Finished hypotheses: candidates that ended here and rank among the top B, merged with those kept.
+        const double generatedLength = static_cast<double>(curLength + 1 - promptLength);
+        auto candidateScores = topValues / static_cast<float>(std::pow(generatedLength, beam.lengthPenalty));
+        const bool allFinished = std::all_of(isFinished.begin(), isFinished.end(), [](bool f) { return f; });
+        std::vector<float> offsets(K);
+        for (std::int64_t k = 0; k < K; ++k) {
+            const bool justFinished = hits[k] && k < B;
+            offsets[k] = ((allFinished && beam.earlyStopping) ? kFinishedOff : 0.0f) + (heuristicUnsatisfied ? 0.0f : kFinishedOff) +
+                         (justFinished ? 0.0f : kFinishedOff);
+        }
+        candidateScores = candidateScores + torch::tensor(offsets, torch::kFloat32);
+        auto mergedScores = torch::cat({finishedScores, candidateScores});
+        auto keep = std::get<1>(torch::topk(mergedScores, B));
+        std::vector<std::vector<TokenId>> nextFinished(B);
+        std::vector<bool> nextIsFinished(B);
+        for (std::int64_t b = 0; b < B; ++b) {
+            const auto index = keep[b].item<std::int64_t>();
+            if (index < B) {
+                nextFinished[b] = finished[index];
+                nextIsFinished[b] = isFinished[index];
+            } else {
+                nextFinished[b] = candidates[index - B];
+                nextIsFinished[b] = hits[index - B] && (index - B) < B;
+            }
+        }
+        finishedScores = mergedScores.index_select(0, keep);
+        finished = std::move(nextFinished);
+        isFinished = std::move(nextIsFinished);
+        curLength += 1;
+
+        // Early-stop heuristic and loop condition, as transformers.
+        const double bestLength = static_cast<double>(curLength - promptLength);
+        const float bestPossible = runningScores[0].item<float>() / static_cast<float>(std::pow(bestLength, beam.lengthPenalty));
+        const bool anyFinished = std::any_of(isFinished.begin(), isFinished.end(), [](bool f) { return f; });
+        const float worstFinished = finishedScores.min().item<float>();
+        bool canImprove = false;
+        for (std::int64_t b = 0; b < B; ++b) canImprove |= bestPossible > (isFinished[b] ? worstFinished : kFinishedOff);
+        (void)anyFinished;
+        heuristicUnsatisfied = heuristicUnsatisfied && canImprove;
+        const bool existsOpen = !(std::all_of(isFinished.begin(), isFinished.end(), [](bool f) { return f; }) && beam.earlyStopping);
+        const bool validContinuation = !std::all_of(hits.begin(), hits.end(), [](bool h) { return h; });
+        if (!(heuristicUnsatisfied && existsOpen && validContinuation)) break;
+
+        // Continue: reorder the cache to the chosen source beams and feed their new tokens.
+        auto chosenSources = sourceBeams.index_select(0, nextBeams);
+        session.reorder(chosenSources);
+        running = std::move(nextRunning);
+        std::vector<TokenId> last(B);
+        for (std::int64_t b = 0; b < B; ++b) last[b] = running[b].back();
+        inputs = torch::tensor(last, torch::kInt64);
+    }
+    const auto& best = finished[0];
+    return std::vector<TokenId>(best.begin() + promptLength, best.end());
+}
+
+}  // namespace dragoman

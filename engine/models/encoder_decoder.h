@@ -1,0 +1,40 @@
+#pragma once
+// What decoding needs from an encoder-decoder model. The model is read-only and shared; everything that
+// changes while generating lives in a DecoderState owned by one request.
+#include "text/tokenizer.h"
+
+#include <torch/types.h>
+
+#include <memory>
+#include <vector>
+
+namespace dragoman {
+
+class DecoderState {
+public:
+    virtual ~DecoderState() = default;
+    virtual std::int64_t length() const = 0;  // tokens fed so far
+};
+
+class EncoderDecoderModel {
+public:
+    virtual ~EncoderDecoderModel() = default;
+
+    // [S, d] for one source sequence.
+    virtual torch::Tensor encode(const std::vector<TokenId>& sourceIds) const = 0;
+    // A fresh KV cache for `batch` hypotheses over `encoded`, with room for `maxSteps` decoder tokens.
+    virtual std::unique_ptr<DecoderState> startDecoding(const torch::Tensor& encoded, std::int64_t batch,
+                                                        std::int64_t maxSteps) const = 0;
+    // Feeds one token per hypothesis ([B] int64) and returns the next-token logits [B, V] (float32).
+    virtual torch::Tensor step(DecoderState& state, const torch::Tensor& tokens) const = 0;
+    // Keeps hypotheses `beams` ([B] int64 indices into the current batch), in that order.
+    virtual void reorder(DecoderState& state, const torch::Tensor& beams) const = 0;
+
+    virtual std::int64_t vocabSize() const = 0;
+    virtual std::int64_t maxPositions() const = 0;
+    virtual TokenId decoderStartId() const = 0;
+    virtual TokenId eosId() const = 0;
+    virtual TokenId padId() const = 0;
+};
+
+}  // namespace dragoman

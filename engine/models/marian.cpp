@@ -1,0 +1,265 @@
+#include "models/marian.h"
+
+#include "models/config_reader.h"
+#include "util/error.h"
+
+#include <torch/torch.h>
+
+#include <cmath>
+
+namespace dragoman {
+namespace F = torch::nn::functional;
+
+namespace {
+
+constexpr double kLayerNormEps = 1e-5;
+
+struct KvCache {
+    torch::Tensor selfK, selfV;    // [B, H, maxSteps, hd], filled up to length
+    torch::Tensor crossK, crossV;  // [1, H, S, hd], shared by every hypothesis
+};
+
+class MarianState : public DecoderState {
+public:
+    std::int64_t length() const override { return length_; }
+    std::vector<KvCache> layers;
+    std::int64_t length_ = 0;
+    std::int64_t maxSteps = 0;
+};
+
+torch::Tensor activation(const std::string& name, const torch::Tensor& x) {
+    if (name == "swish" || name == "silu") return torch::silu(x);
+    if (name == "relu") return torch::relu(x);
+    return torch::gelu(x);  // "gelu": exact erf form, as transformers' ACT2FN["gelu"]
+}
+
+// [T, d] or [B, T, d] -> [B, H, T, hd]
+torch::Tensor splitHeads(const torch::Tensor& x, std::int64_t heads) {
+    const auto batched = x.dim() == 3 ? x : x.unsqueeze(0);
+    const auto b = batched.size(0), t = batched.size(1), d = batched.size(2);
+    return batched.view({b, t, heads, d / heads}).transpose(1, 2);
+}
+
+// [B, H, T, hd] -> [B, T, d]
+torch::Tensor mergeHeads(const torch::Tensor& x) {
+    const auto b = x.size(0), h = x.size(1), t = x.size(2), hd = x.size(3);
+    return x.transpose(1, 2).reshape({b, t, h * hd});
+}
+
+torch::Tensor attend(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v) {
+    const double scale = 1.0 / std::sqrt(static_cast<double>(q.size(-1)));
+    auto scores = torch::matmul(q, k.transpose(-1, -2)) * scale;
+    return torch::matmul(torch::softmax(scores, -1), v);
+}
+
+torch::Tensor feedForward(const std::string& act, const torch::Tensor& x, const torch::Tensor& w1, const torch::Tensor& b1,
+                          const torch::Tensor& w2, const torch::Tensor& b2) {
+    return F::linear(activation(act, F::linear(x, w1, b1)), w2, b2);
+}
+
+}  // namespace
+
+MarianConfig MarianConfig::parse(const nlohmann::json& json, const std::string& label) {
+    const ConfigReader r(json, label);
+    MarianConfig c;
+    c.dModel = r.integer("d_model");
+    c.encoderLayers = r.integer("encoder_layers");
+    c.decoderLayers = r.integer("decoder_layers");
+    c.encoderHeads = r.integer("encoder_attention_heads");
+    c.decoderHeads = r.integer("decoder_attention_heads");
+    c.encoderFfn = r.integer("encoder_ffn_dim");
+    c.decoderFfn = r.integer("decoder_ffn_dim");
+    c.vocabSize = r.integer("vocab_size");
+    c.maxPositions = r.integer("max_position_embeddings");
+    c.decoderStart = r.integer("decoder_start_token_id");
+    c.eos = r.integer("eos_token_id");
+    c.pad = r.integer("pad_token_id", c.decoderStart);
+    c.scaleEmbedding = r.boolean("scale_embedding", false);
+    c.activation = r.text("activation_function", "gelu");
+    if (c.dModel <= 0 || c.dModel % 2 != 0) r.unsupported("d_model", "must be a positive even number");
+    if (c.dModel % c.encoderHeads != 0 || c.dModel % c.decoderHeads != 0)
+        r.unsupported("encoder_attention_heads", "d_model must divide evenly into heads");
+    if (c.activation != "swish" && c.activation != "silu" && c.activation != "relu" && c.activation != "gelu")
+        r.unsupported("activation_function", "'" + c.activation + "' (swish, silu, relu, gelu are supported)");
+    if (r.boolean("normalize_before", false)) r.unsupported("normalize_before", "pre-LN Marian models are not supported");
+    if (r.boolean("normalize_embedding", false) || r.boolean("add_final_layer_norm", false))
+        r.unsupported("normalize_embedding", "embedding/final layer norms are not supported");
+    if (!r.boolean("static_position_embeddings", true)) r.unsupported("static_position_embeddings", "learned positions");
+    if (!r.boolean("share_encoder_decoder_embeddings", true))
+        r.unsupported("share_encoder_decoder_embeddings", "separate source/target vocabularies are not supported yet");
+    if (r.integer("decoder_vocab_size", c.vocabSize) != c.vocabSize) r.unsupported("decoder_vocab_size", "differs from vocab_size");
+    for (auto id : {c.decoderStart, c.eos, c.pad})
+        if (id < 0 || id >= c.vocabSize) r.unsupported("eos_token_id", "special token ids must lie inside the vocabulary");
+    return c;
+}
+
+torch::Tensor marianSinusoidalPositions(std::int64_t positions, std::int64_t dim) {
+    auto table = torch::empty({positions, dim}, torch::kFloat32);
+    auto* out = table.data_ptr<float>();
+    const std::int64_t half = dim / 2;
+    for (std::int64_t p = 0; p < positions; ++p) {
+        for (std::int64_t c = 0; c < half; ++c) {
+            // Columns c (sin of j = 2c) and half + c (cos of j = 2c + 1) share the exponent 2c / dim.
+            const double angle = static_cast<double>(p) / std::pow(10000.0, 2.0 * static_cast<double>(c) / static_cast<double>(dim));
+            out[p * dim + c] = static_cast<float>(std::sin(angle));
+            out[p * dim + half + c] = static_cast<float>(std::cos(angle));
+        }
+    }
+    return table;
+}
+
+void MarianAttention::bind(WeightBinder& w, const std::string& p, std::int64_t d) {
+    qW = w.take(p + "q_proj.weight", {d, d});
+    qB = w.take(p + "q_proj.bias", {d});
+    kW = w.take(p + "k_proj.weight", {d, d});
+    kB = w.take(p + "k_proj.bias", {d});
+    vW = w.take(p + "v_proj.weight", {d, d});
+    vB = w.take(p + "v_proj.bias", {d});
+    oW = w.take(p + "out_proj.weight", {d, d});
+    oB = w.take(p + "out_proj.bias", {d});
+}
+
+void MarianLayerNorm::bind(WeightBinder& w, const std::string& p, std::int64_t d) {
+    weight = w.take(p + "weight", {d});
+    bias = w.take(p + "bias", {d});
+}
+
+torch::Tensor MarianLayerNorm::operator()(const torch::Tensor& x) const {
+    return torch::layer_norm(x, {x.size(-1)}, weight, bias, kLayerNormEps);
+}
+
+MarianModel::MarianModel(const MarianConfig& config, const WeightTable& weights, const std::string& modelId)
+    : config_(config) {
+    const auto d = config.dModel;
+    WeightBinder w(weights);
+    shared_ = w.take("model.shared.weight", {config.vocabSize, d});
+    finalLogitsBias_ = w.take("final_logits_bias", {1, config.vocabSize});
+    positions_ = marianSinusoidalPositions(config.maxPositions, d);
+    // Aliases that real hub files carry: accepted only when they equal what they alias.
+    w.acceptAlias("model.encoder.embed_tokens.weight", shared_);
+    w.acceptAlias("model.decoder.embed_tokens.weight", shared_);
+    w.acceptAlias("lm_head.weight", shared_);
+    w.acceptAlias("model.encoder.embed_positions.weight", positions_);
+    w.acceptAlias("model.decoder.embed_positions.weight", positions_);
+    auto ffn = [&](auto& layer, const std::string& p, std::int64_t f) {
+        layer.fc1W = w.take(p + "fc1.weight", {f, d});
+        layer.fc1B = w.take(p + "fc1.bias", {f});
+        layer.fc2W = w.take(p + "fc2.weight", {d, f});
+        layer.fc2B = w.take(p + "fc2.bias", {d});
+        layer.finalNorm.bind(w, p + "final_layer_norm.", d);
+    };
+    for (std::int64_t i = 0; i < config.encoderLayers; ++i) {
+        const std::string p = "model.encoder.layers." + std::to_string(i) + ".";
+        MarianEncoderLayer layer;
+        layer.selfAttn.bind(w, p + "self_attn.", d);
+        layer.selfAttnNorm.bind(w, p + "self_attn_layer_norm.", d);
+        ffn(layer, p, config.encoderFfn);
+        encoder_.push_back(std::move(layer));
+    }
+    for (std::int64_t i = 0; i < config.decoderLayers; ++i) {
+        const std::string p = "model.decoder.layers." + std::to_string(i) + ".";
+        MarianDecoderLayer layer;
+        layer.selfAttn.bind(w, p + "self_attn.", d);
+        layer.selfAttnNorm.bind(w, p + "self_attn_layer_norm.", d);
+        layer.crossAttn.bind(w, p + "encoder_attn.", d);
+        layer.crossAttnNorm.bind(w, p + "encoder_attn_layer_norm.", d);
+        ffn(layer, p, config.decoderFfn);
+        decoder_.push_back(std::move(layer));
+    }
+    w.finish(modelId);
+}
+
+torch::Tensor MarianModel::embed(const torch::Tensor& ids, std::int64_t firstPosition) const {
+    const double scale = config_.scaleEmbedding ? std::sqrt(static_cast<double>(config_.dModel)) : 1.0;
+    auto x = F::embedding(ids, shared_).to(torch::kFloat32) * scale;
+    const auto count = ids.size(-1);
+    return x + positions_.narrow(0, firstPosition, count);
+}
+
+torch::Tensor MarianModel::encodeLayers(const std::vector<TokenId>& sourceIds, std::vector<torch::Tensor>* all) const {
+    if (sourceIds.empty()) throw Error("input", "empty source sequence");
+    if (static_cast<std::int64_t>(sourceIds.size()) > config_.maxPositions)
+        throw Error("input", "source of " + std::to_string(sourceIds.size()) + " tokens exceeds the model's " +
+                                 std::to_string(config_.maxPositions) + " positions");
+    for (auto id : sourceIds)
+        if (id < 0 || id >= config_.vocabSize) throw Error("input", "token id " + std::to_string(id) + " is outside the vocabulary");
+    auto x = embed(torch::tensor(sourceIds, torch::kInt64), 0);  // [S, d]
+    if (all) all->push_back(x);
+    for (const auto& layer : encoder_) {
+        const auto& a = layer.selfAttn;
+        auto q = splitHeads(F::linear(x, a.qW, a.qB), config_.encoderHeads);
+        auto k = splitHeads(F::linear(x, a.kW, a.kB), config_.encoderHeads);
+        auto v = splitHeads(F::linear(x, a.vW, a.vB), config_.encoderHeads);
+        auto h = F::linear(mergeHeads(attend(q, k, v)).squeeze(0), a.oW, a.oB);
+        x = layer.selfAttnNorm(x + h);
+        x = layer.finalNorm(x + feedForward(config_.activation, x, layer.fc1W, layer.fc1B, layer.fc2W, layer.fc2B));
+        if (all) all->push_back(x);
+    }
+    return x;
+}
+
+torch::Tensor MarianModel::encode(const std::vector<TokenId>& sourceIds) const { return encodeLayers(sourceIds, nullptr); }
+
+torch::Tensor MarianModel::encodeAllLayers(const std::vector<TokenId>& sourceIds) const {
+    std::vector<torch::Tensor> all;
+    encodeLayers(sourceIds, &all);
+    return torch::stack(all);
+}
+
+std::unique_ptr<DecoderState> MarianModel::startDecoding(const torch::Tensor& encoded, std::int64_t batch,
+                                                         std::int64_t maxSteps) const {
+    auto state = std::make_unique<MarianState>();
+    state->maxSteps = std::min(maxSteps, config_.maxPositions);
+    const auto heads = config_.decoderHeads, hd = config_.dModel / heads;
+    for (const auto& layer : decoder_) {
+        KvCache cache;
+        cache.selfK = torch::empty({batch, heads, state->maxSteps, hd}, torch::kFloat32);
+        cache.selfV = torch::empty_like(cache.selfK);
+        // Cross-attention keys and values depend only on the source: computed once per request.
+        cache.crossK = splitHeads(F::linear(encoded, layer.crossAttn.kW, layer.crossAttn.kB), heads);
+        cache.crossV = splitHeads(F::linear(encoded, layer.crossAttn.vW, layer.crossAttn.vB), heads);
+        state->layers.push_back(std::move(cache));
+    }
+    return state;
+}
+
+torch::Tensor MarianModel::step(DecoderState& base, const torch::Tensor& tokens) const {
+    auto& state = static_cast<MarianState&>(base);
+    const auto t = state.length_;
+    if (t >= state.maxSteps)
+        throw Error("input", "output longer than the model's " + std::to_string(state.maxSteps) + " positions");
+    const auto heads = config_.decoderHeads;
+    auto x = embed(tokens.unsqueeze(1), t);  // [B, 1, d]
+    for (std::size_t i = 0; i < decoder_.size(); ++i) {
+        const auto& layer = decoder_[i];
+        auto& cache = state.layers[i];
+        const auto& a = layer.selfAttn;
+        auto q = splitHeads(F::linear(x, a.qW, a.qB), heads);
+        cache.selfK.narrow(2, t, 1).copy_(splitHeads(F::linear(x, a.kW, a.kB), heads));
+        cache.selfV.narrow(2, t, 1).copy_(splitHeads(F::linear(x, a.vW, a.vB), heads));
+        auto h = attend(q, cache.selfK.narrow(2, 0, t + 1), cache.selfV.narrow(2, 0, t + 1));
+        x = layer.selfAttnNorm(x + F::linear(mergeHeads(h), a.oW, a.oB));
+
+        const auto& c = layer.crossAttn;
+        auto q2 = splitHeads(F::linear(x, c.qW, c.qB), heads);
+        x = layer.crossAttnNorm(x + F::linear(mergeHeads(attend(q2, cache.crossK, cache.crossV)), c.oW, c.oB));
+        x = layer.finalNorm(x + feedForward(config_.activation, x, layer.fc1W, layer.fc1B, layer.fc2W, layer.fc2B));
+    }
+    state.length_ = t + 1;
+    return (F::linear(x.squeeze(1), shared_) + finalLogitsBias_).to(torch::kFloat32);
+}
+
+void MarianModel::reorder(DecoderState& base, const torch::Tensor& beams) const {
+    auto& state = static_cast<MarianState&>(base);
+    // Only the filled part of the cache moves; the preallocated tail stays where it is.
+    const auto filled = state.length_;
+    if (filled == 0) return;
+    for (auto& cache : state.layers) {
+        for (auto* tensor : {&cache.selfK, &cache.selfV}) {
+            auto used = tensor->narrow(2, 0, filled);
+            used.copy_(used.index_select(0, beams));
+        }
+    }
+}
+
+}  // namespace dragoman

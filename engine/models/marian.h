@@ -1,0 +1,82 @@
+#pragma once
+// MarianMTModel (Helsinki-NLP OPUS-MT) as transformers defines it: post-LN encoder-decoder, embeddings
+// scaled by sqrt(d_model), static sinusoidal positions (computed, not loaded), a shared embedding tied to
+// the output layer, plus final_logits_bias. Each layer is a small struct built from the checkpoint's
+// tensors under its own key prefix, so names match the file exactly.
+#include "models/encoder_decoder.h"
+#include "models/weights.h"
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+
+namespace dragoman {
+
+struct MarianConfig {
+    std::int64_t dModel = 0, encoderLayers = 0, decoderLayers = 0, encoderHeads = 0, decoderHeads = 0;
+    std::int64_t encoderFfn = 0, decoderFfn = 0, vocabSize = 0, maxPositions = 0;
+    TokenId decoderStart = 0, eos = 0, pad = 0;
+    bool scaleEmbedding = true;
+    std::string activation;
+
+    static MarianConfig parse(const nlohmann::json& json, const std::string& label);
+};
+
+// Sinusoids as MarianSinusoidalPositionalEmbedding: angle p / 10000^(2*(j//2)/d) in double, sin of even j in the
+// first half, cos of odd j in the second, then float32.
+torch::Tensor marianSinusoidalPositions(std::int64_t positions, std::int64_t dim);
+
+struct MarianAttention {
+    torch::Tensor qW, qB, kW, kB, vW, vB, oW, oB;
+    void bind(WeightBinder& w, const std::string& prefix, std::int64_t d);
+};
+
+struct MarianLayerNorm {
+    torch::Tensor weight, bias;
+    void bind(WeightBinder& w, const std::string& prefix, std::int64_t d);
+    torch::Tensor operator()(const torch::Tensor& x) const;
+};
+
+struct MarianEncoderLayer {
+    MarianAttention selfAttn;
+    MarianLayerNorm selfAttnNorm, finalNorm;
+    torch::Tensor fc1W, fc1B, fc2W, fc2B;
+};
+
+struct MarianDecoderLayer {
+    MarianAttention selfAttn, crossAttn;
+    MarianLayerNorm selfAttnNorm, crossAttnNorm, finalNorm;
+    torch::Tensor fc1W, fc1B, fc2W, fc2B;
+};
+
+class MarianModel : public EncoderDecoderModel {
+public:
+    // Binds the weights (zero-copy views) and checks the keys. Throws Error("config"/"checkpoint").
+    MarianModel(const MarianConfig& config, const WeightTable& weights, const std::string& modelId);
+
+    torch::Tensor encode(const std::vector<TokenId>& sourceIds) const override;
+    // All encoder hidden states: embeddings, then each layer's output ([layers + 1, S, d]).
+    torch::Tensor encodeAllLayers(const std::vector<TokenId>& sourceIds) const;
+    std::unique_ptr<DecoderState> startDecoding(const torch::Tensor& encoded, std::int64_t batch,
+                                                std::int64_t maxSteps) const override;
+    torch::Tensor step(DecoderState& state, const torch::Tensor& tokens) const override;
+    void reorder(DecoderState& state, const torch::Tensor& beams) const override;
+
+    std::int64_t vocabSize() const override { return config_.vocabSize; }
+    std::int64_t maxPositions() const override { return config_.maxPositions; }
+    TokenId decoderStartId() const override { return config_.decoderStart; }
+    TokenId eosId() const override { return config_.eos; }
+    TokenId padId() const override { return config_.pad; }
+    const MarianConfig& config() const { return config_; }
+
+private:
+    torch::Tensor embed(const torch::Tensor& ids, std::int64_t firstPosition) const;
+    torch::Tensor encodeLayers(const std::vector<TokenId>& sourceIds, std::vector<torch::Tensor>* all) const;
+
+    MarianConfig config_;
+    torch::Tensor shared_, finalLogitsBias_, positions_;
+    std::vector<MarianEncoderLayer> encoder_;
+    std::vector<MarianDecoderLayer> decoder_;
+};
+
+}  // namespace dragoman

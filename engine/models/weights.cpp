@@ -1,0 +1,52 @@
+#include "models/weights.h"
+
+#include "util/error.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <torch/torch.h>
+
+namespace dragoman {
+
+torch::Tensor WeightBinder::take(const std::string& name, const std::vector<std::int64_t>& shape) {
+    auto it = table_.find(name);
+    if (it == table_.end()) {
+        missing_.push_back(name);
+        return {};
+    }
+    used_.insert(name);
+    if (it->second.sizes().vec() != shape) {
+        misshapen_.push_back(fmt::format("{} is [{}], expected [{}]", name, fmt::join(it->second.sizes(), ","), fmt::join(shape, ",")));
+        return {};
+    }
+    return it->second;
+}
+
+void WeightBinder::acceptAlias(const std::string& name, const torch::Tensor& original) {
+    auto it = table_.find(name);
+    if (it == table_.end()) return;
+    used_.insert(name);
+    if (!original.defined() || it->second.sizes() != original.sizes() || !torch::equal(it->second, original.to(it->second.scalar_type())))
+        misshapen_.push_back(name + " is stored but differs from the tensor it must equal");
+}
+
+void WeightBinder::finish(const std::string& modelId) const {
+    std::vector<std::string> unexpected;
+    for (const auto& [name, tensor] : table_)
+        if (!used_.count(name)) unexpected.push_back(name);
+    if (missing_.empty() && misshapen_.empty() && unexpected.empty()) return;
+    std::string text = modelId + ":";
+    auto list = [](const std::vector<std::string>& names) {
+        const std::size_t shown = std::min<std::size_t>(names.size(), 8);
+        std::string out = fmt::format("{}", fmt::join(names.begin(), names.begin() + shown, ", "));
+        if (names.size() > shown) out += fmt::format(" and {} more", names.size() - shown);
+        return out;
+    };
+    if (!missing_.empty()) text += " missing keys: " + list(missing_) + ";";
+    if (!misshapen_.empty()) text += " wrong tensors: " + list(misshapen_) + ";";
+    if (!unexpected.empty()) text += " unexpected keys: " + list(unexpected) + ";";
+    text.pop_back();
+    throw Error("checkpoint", text);
+}
+
+}  // namespace dragoman

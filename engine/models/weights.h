@@ -1,0 +1,32 @@
+#pragma once
+// Named weights as the checkpoint stores them, and the checks an architecture runs when it binds them:
+// every expected tensor present with its exact shape, nothing unexpected left over.
+#include <torch/types.h>
+
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace dragoman {
+
+using WeightTable = std::map<std::string, torch::Tensor, std::less<>>;
+
+class WeightBinder {
+public:
+    explicit WeightBinder(const WeightTable& table) : table_(table) {}
+
+    // The tensor `name` with exactly `shape`; records a problem (reported by finish()) when absent or misshapen.
+    torch::Tensor take(const std::string& name, const std::vector<std::int64_t>& shape);
+    // Accepts an optional alias key (e.g. lm_head.weight) only if it equals `original` exactly.
+    void acceptAlias(const std::string& name, const torch::Tensor& original);
+    // Throws Error("checkpoint") naming every missing, misshapen and unexpected key.
+    void finish(const std::string& modelId) const;
+
+private:
+    const WeightTable& table_;
+    std::set<std::string, std::less<>> used_;
+    std::vector<std::string> missing_, misshapen_;
+};
+
+}  // namespace dragoman

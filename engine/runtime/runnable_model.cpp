@@ -1,0 +1,27 @@
+#include "runtime/runnable_model.h"
+
+#include "models/marian.h"
+#include "util/error.h"
+#include "util/log.h"
+
+namespace dragoman {
+
+std::shared_ptr<RunnableModel> openModel(const ModelStore& store, const std::string& idOrPath, const LoadOptions& options) {
+    auto model = std::make_shared<RunnableModel>();
+    model->loaded = loadModel(store, idOrPath, options);
+    const auto& entry = model->loaded.entry;
+    const auto label = (entry.dir / "config.json").string();
+    model->architecture = model->loaded.config.value("model_type", "");
+    if (model->architecture == "marian") {
+        model->encoderDecoder = std::make_shared<MarianModel>(MarianConfig::parse(model->loaded.config, label),
+                                                              model->loaded.weights, entry.id);
+    } else {
+        throw Error("config", label + ": unsupported model_type '" + model->architecture + "' (supported: marian)");
+    }
+    model->tokenizer = loadTokenizer(entry.dir, model->architecture);
+    model->generation = GenerationConfig::load(entry.dir);
+    log::info({entry.id}, "ready: {} ({} weights)", model->architecture, model->loaded.weights.size());
+    return model;
+}
+
+}  // namespace dragoman

@@ -1,0 +1,26 @@
+#pragma once
+// A loaded model ready to run: weights, architecture, tokenizer and generation settings together.
+// Built by the architecture named in config.json ("model_type"); read-only and shareable across requests.
+#include "decode/generation_config.h"
+#include "load/model_loader.h"
+#include "models/encoder_decoder.h"
+#include "text/tokenizer.h"
+
+#include <memory>
+
+namespace dragoman {
+
+struct RunnableModel {
+    LoadedModel loaded;
+    std::string architecture;                      // model_type
+    std::shared_ptr<EncoderDecoderModel> encoderDecoder;  // set for encoder-decoder architectures
+    std::unique_ptr<Tokenizer> tokenizer;
+    GenerationConfig generation;
+
+    const std::string& id() const { return loaded.entry.id; }
+};
+
+// Loads (see loadModel) and builds the architecture. Throws Error("config") for an unsupported model_type.
+std::shared_ptr<RunnableModel> openModel(const ModelStore& store, const std::string& idOrPath, const LoadOptions& options = {});
+
+}  // namespace dragoman
