@@ -1,0 +1,214 @@
+// MarianMTModel parity with the golden reference (tests/fixtures/marian-tiny): sinusoids, encoder layers and
+// teacher-forced logits within 1e-4; generated ids exact for greedy, beam, with and without HF processors.
+#include "decode/search.h"
+#include "io/tensor_view.h"
+#include "models/marian.h"
+#include "runtime/runnable_model.h"
+#include "test_files.h"
+#include "util/error.h"
+
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <torch/torch.h>
+
+#include <fstream>
+
+using namespace dragoman;
+
+namespace {
+
+const std::filesystem::path kDir = test::fixture("marian-tiny");
+
+nlohmann::json expectedJson() {
+    std::ifstream in(kDir / "expected.json");
+    return nlohmann::json::parse(in);
+}
+
+}  // namespace
+
+class TestMarian : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase();
+    void sinusoidsMatch();
+    void encoderMatches_data();
+    void encoderMatches();
+    void teacherForcedLogitsMatch();
+    void decodesMatch_data();
+    void decodesMatch();
+    void greedyIsDeterministic();
+    void streamingCallbackCanStop();
+    void missingKeyIsNamed();
+    void unexpectedKeyIsNamed();
+    void unsupportedConfigIsNamed();
+
+private:
+    torch::Tensor expectedTensor(const std::string& name) const;
+    std::vector<TokenId> sourceIds(int caseIndex) const;
+
+    QTemporaryDir cache_;
+    std::unique_ptr<ModelStore> store_;
+    std::shared_ptr<RunnableModel> model_;
+    std::shared_ptr<const SafetensorsFile> expected_;
+    nlohmann::json json_;
+};
+
+void TestMarian::initTestCase() {
+    store_ = std::make_unique<ModelStore>(StoreRoots{cache_.path().toStdString(), "/nonexistent", {}});
+    model_ = openModel(*store_, kDir.string());
+    expected_ = SafetensorsFile::open(kDir / "expected.safetensors");
+    json_ = expectedJson();
+}
+
+torch::Tensor TestMarian::expectedTensor(const std::string& name) const {
+    const auto* info = expected_->find(name);
+    if (!info) qFatal("no expected tensor %s", name.c_str());
+    return mappedTensor(expected_, *info);
+}
+
+std::vector<TokenId> TestMarian::sourceIds(int caseIndex) const {
+    return json_.at("cases").at(caseIndex).at("source_ids").get<std::vector<TokenId>>();
+}
+
+void TestMarian::sinusoidsMatch() {
+    const auto expected = expectedTensor("sinusoidal_positions");
+    const auto got = marianSinusoidalPositions(expected.size(0), expected.size(1));
+    QVERIFY((got - expected).abs().max().item<float>() <= 1e-6f);
+}
+
+void TestMarian::encoderMatches_data() {
+    QTest::addColumn<int>("caseIndex");
+    const auto json = expectedJson();
+    for (int i = 0; i < static_cast<int>(json.at("cases").size()); ++i)
+        QTest::newRow(json["cases"][i]["name"].get<std::string>().c_str()) << i;
+}
+
+void TestMarian::encoderMatches() {
+    QFETCH(int, caseIndex);
+    c10::InferenceMode guard;
+    const auto& marian = static_cast<const MarianModel&>(*model_->encoderDecoder);
+    const auto prefix = "case" + std::to_string(caseIndex) + ".";
+    const auto layers = marian.encodeAllLayers(sourceIds(caseIndex));
+    const auto expectedLayers = expectedTensor(prefix + "encoder_layer_outputs");
+    QCOMPARE(layers.sizes().vec(), expectedLayers.sizes().vec());
+    QVERIFY2((layers - expectedLayers).abs().max().item<float>() <= 1e-4f, "encoder layer outputs differ");
+    const auto last = marian.encode(sourceIds(caseIndex));
+    QVERIFY((last - expectedTensor(prefix + "encoder_last_hidden_state")).abs().max().item<float>() <= 1e-4f);
+}
+
+void TestMarian::teacherForcedLogitsMatch() {
+    c10::InferenceMode guard;
+    const auto& m = *model_->encoderDecoder;
+    for (int c = 0; c < static_cast<int>(json_["cases"].size()); ++c) {
+        const auto decoderIds = json_["cases"][c]["teacher_forcing"]["decoder_input_ids"].get<std::vector<TokenId>>();
+        EncoderDecoderSession session(m, m.encode(sourceIds(c)), 1, static_cast<std::int64_t>(decoderIds.size()));
+        std::vector<torch::Tensor> rows;
+        for (auto id : decoderIds) rows.push_back(session.next(torch::tensor({id}, torch::kInt64))[0]);
+        const auto expected = expectedTensor("case" + std::to_string(c) + ".teacher_forcing_logits");
+        const float diff = (torch::stack(rows) - expected).abs().max().item<float>();
+        QVERIFY2(diff <= 1e-4f, ("case " + std::to_string(c) + ": max diff " + std::to_string(diff)).c_str());
+    }
+}
+
+void TestMarian::decodesMatch_data() {
+    QTest::addColumn<int>("caseIndex");
+    QTest::addColumn<QString>("mode");
+    const auto json = expectedJson();
+    for (int i = 0; i < static_cast<int>(json.at("cases").size()); ++i)
+        for (const char* mode : {"greedy", "greedy_hf_processors", "beam", "beam_hf_processors"})
+            QTest::newRow((json["cases"][i]["name"].get<std::string>() + "/" + mode).c_str()) << i << QString(mode);
+}
+
+void TestMarian::decodesMatch() {
+    QFETCH(int, caseIndex);
+    QFETCH(QString, mode);
+    c10::InferenceMode guard;
+    const auto& m = *model_->encoderDecoder;
+    const auto& expected = json_["cases"][caseIndex][mode.toStdString()];
+    const std::int64_t maxNew = json_.at("max_new_tokens");
+    const std::vector<TokenId> prefix{m.decoderStartId()};
+    const LogitsProcessors processors(model_->generation, 1 + maxNew);
+    SearchOptions options{maxNew, {m.eosId()}, mode.endsWith("hf_processors") ? &processors : nullptr, {}};
+    const bool beam = mode.startsWith("beam");
+    const std::int64_t beams = beam ? expected.at("num_beams").get<std::int64_t>() : 1;
+    EncoderDecoderSession session(m, m.encode(sourceIds(caseIndex)), beams, 1 + maxNew);
+    const auto got = beam ? beamSearch(session, prefix, options, {beams, expected.at("length_penalty"), false})
+                          : greedySearch(session, prefix, options);
+    QCOMPARE(got, expected.at("generated_ids").get<std::vector<TokenId>>());
+    QCOMPARE(model_->tokenizer->decode(got), expected.at("text").get<std::string>());
+}
+
+void TestMarian::greedyIsDeterministic() {
+    c10::InferenceMode guard;
+    const auto& m = *model_->encoderDecoder;
+    std::vector<TokenId> first;
+    for (int run = 0; run < 10; ++run) {
+        EncoderDecoderSession session(m, m.encode(sourceIds(4)), 1, 40);
+        const auto ids = greedySearch(session, {m.decoderStartId()}, {39, {m.eosId()}, nullptr, {}});
+        if (run == 0) first = ids;
+        QCOMPARE(ids, first);
+    }
+}
+
+void TestMarian::streamingCallbackCanStop() {
+    c10::InferenceMode guard;
+    const auto& m = *model_->encoderDecoder;
+    std::vector<TokenId> streamed;
+    EncoderDecoderSession session(m, m.encode(sourceIds(0)), 1, 13);
+    const auto ids = greedySearch(session, {m.decoderStartId()}, {12, {m.eosId()}, nullptr, [&](TokenId id) {
+                                                                      streamed.push_back(id);
+                                                                      return streamed.size() < 3;
+                                                                  }});
+    QCOMPARE(ids.size(), std::size_t(3));
+    QCOMPARE(ids, streamed);
+}
+
+void TestMarian::missingKeyIsNamed() {
+    auto weights = model_->loaded.weights;
+    weights.erase("model.decoder.layers.1.fc2.bias");
+    try {
+        MarianModel broken(MarianConfig::parse(model_->loaded.config, "config.json"), weights, "broken");
+        QFAIL("built without a weight");
+    } catch (const Error& e) {
+        QCOMPARE(e.category(), std::string("checkpoint"));
+        QVERIFY2(e.detail().find("missing keys: model.decoder.layers.1.fc2.bias") != std::string::npos, e.what());
+    }
+}
+
+void TestMarian::unexpectedKeyIsNamed() {
+    auto weights = model_->loaded.weights;
+    weights["model.encoder.layers.9.fc1.weight"] = torch::zeros({2});
+    // An alias that differs from what it aliases is refused too.
+    weights["lm_head.weight"] = torch::zeros_like(weights.at("model.shared.weight"));
+    try {
+        MarianModel broken(MarianConfig::parse(model_->loaded.config, "config.json"), weights, "broken");
+        QFAIL("built with an unexpected weight");
+    } catch (const Error& e) {
+        QVERIFY2(e.detail().find("unexpected keys: model.encoder.layers.9.fc1.weight") != std::string::npos, e.what());
+        QVERIFY2(e.detail().find("lm_head.weight") != std::string::npos, e.what());
+    }
+    // The real aliases, equal to what they alias, are accepted.
+    auto aliased = model_->loaded.weights;
+    aliased["lm_head.weight"] = aliased.at("model.shared.weight");
+    aliased["model.encoder.embed_positions.weight"] = marianSinusoidalPositions(64, 32);
+    MarianModel fine(MarianConfig::parse(model_->loaded.config, "config.json"), aliased, "aliased");
+    QCOMPARE(fine.vocabSize(), std::int64_t(332));
+}
+
+void TestMarian::unsupportedConfigIsNamed() {
+    auto config = model_->loaded.config;
+    config.erase("d_model");
+    QVERIFY_THROWS_EXCEPTION(Error, MarianConfig::parse(config, "config.json"));
+    config = model_->loaded.config;
+    config["normalize_before"] = true;
+    try {
+        MarianConfig::parse(config, "config.json");
+        QFAIL("accepted a pre-LN config");
+    } catch (const Error& e) {
+        QVERIFY(e.detail().find("normalize_before") != std::string::npos);
+    }
+}
+
+QTEST_GUILESS_MAIN(TestMarian)
+#include "tst_marian.moc"
