@@ -25,7 +25,7 @@ const std::vector<Command>& commands() {
         {"detokenize", "Text of a list of token ids", runDetokenize},
         {"logits", "Write a model's logits for given ids to a .safetensors file", runLogits},
         {"generate", "Generate token ids (greedy or beam search)", runGenerate},
-        {"translate", "Translate text or each line of stdin", notYet("translate")},
+        {"translate", "Translate text or each line of stdin", runTranslate},
         {"translate-file", "Translate a document, keeping its structure", notYet("translate-file")},
         {"models", "List, import and verify models (list | import | verify)", runModels},
         {"bench", "Benchmarks (load | generate)", runBench},

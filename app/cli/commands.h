@@ -9,6 +9,7 @@ int runTokenize(const QStringList& args);
 int runDetokenize(const QStringList& args);
 int runLogits(const QStringList& args);
 int runGenerate(const QStringList& args);
+int runTranslate(const QStringList& args);
 int runModels(const QStringList& args);
 int runBench(const QStringList& args);
 int runMakeSynthetic(const QStringList& args);
