@@ -13,12 +13,6 @@
 namespace dragoman::cli {
 namespace {
 
-std::shared_ptr<RunnableModel> openFromOption(const CommandLine& cmd) {
-    const ModelStore store;
-    const auto entry = resolveModel(cmd, store);
-    return openModel(store, entry.source == ModelSource::Path ? entry.dir.string() : entry.id);
-}
-
 std::vector<std::byte> floatBytes(const torch::Tensor& tensor) {
     const auto contiguous = tensor.to(torch::kFloat32).contiguous();
     std::vector<std::byte> bytes(contiguous.numel() * sizeof(float));
@@ -39,7 +33,7 @@ int runLogits(const QStringList& args) {
     if (!cmd.isSet("ids") || !cmd.isSet("out")) throw UsageError("--ids and --out are required");
     const auto ids = parseIds(cmd.value("ids"), "ids");
     if (ids.empty()) throw UsageError("--ids is empty");
-    const auto model = openFromOption(cmd);
+    const auto model = openModelOption(cmd);
     c10::InferenceMode guard;
     SafetensorsWriter writer;
     if (const auto& m = model->encoderDecoder) {
@@ -73,7 +67,7 @@ int runGenerate(const QStringList& args) {
     if (ids.empty()) throw UsageError("--ids is empty");
     const auto maxNew = cmd.intValue("max-new-tokens", 64, 1, 100000);
     const auto beams = cmd.intValue("beams", 1, 1, 64);
-    const auto model = openFromOption(cmd);
+    const auto model = openModelOption(cmd);
     c10::InferenceMode guard;
     const auto& m = model->encoderDecoder;
     const std::vector<TokenId> prefix{model->generation.decoderStartId.value_or(m->decoderStartId())};

@@ -35,9 +35,7 @@ int runTranslate(const QStringList& args) {
     checkLanguage(cmd.value("to"), "to");
     if (cmd.isSet("from")) checkLanguage(cmd.value("from"), "from");
     const auto beams = cmd.intValue("beams", 1, 1, 16);
-    const ModelStore store;
-    const auto entry = resolveModel(cmd, store);
-    const auto model = openModel(store, entry.source == ModelSource::Path ? entry.dir.string() : entry.id);
+    const auto model = openModelOption(cmd);
     for (const char* option : {"sample", "glossary", "context"})
         if (cmd.isSet(option))
             throw Error("unsupported", std::string("--") + option + " needs a model with prompts (HY-MT); " + model->id() + " is " +

@@ -1,5 +1,7 @@
 #include "cli/model_option.h"
 
+#include "runtime/threads.h"
+
 namespace dragoman::cli {
 
 QCommandLineOption modelOption() {
@@ -9,6 +11,13 @@ QCommandLineOption modelOption() {
 
 ModelEntry resolveModel(const CommandLine& cmd, const ModelStore& store) {
     return cmd.isSet("model") ? store.resolve(cmd.value("model").toStdString()) : store.defaultModel();
+}
+
+std::shared_ptr<RunnableModel> openModelOption(const CommandLine& cmd) {
+    configureThreads();
+    const ModelStore store;
+    const auto entry = resolveModel(cmd, store);
+    return openModel(store, entry.source == ModelSource::Path ? entry.dir.string() : entry.id);
 }
 
 std::vector<std::int64_t> parseIds(const QString& text, const char* option) {

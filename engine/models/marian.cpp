@@ -1,6 +1,7 @@
 #include "models/marian.h"
 
 #include "models/config_reader.h"
+#include "models/ops.h"
 #include "util/error.h"
 
 #include <torch/torch.h>
@@ -54,7 +55,7 @@ torch::Tensor attend(const torch::Tensor& q, const torch::Tensor& k, const torch
 
 torch::Tensor feedForward(const std::string& act, const torch::Tensor& x, const torch::Tensor& w1, const torch::Tensor& b1,
                           const torch::Tensor& w2, const torch::Tensor& b2) {
-    return F::linear(activation(act, F::linear(x, w1, b1)), w2, b2);
+    return ops::linear(activation(act, ops::linear(x, w1, b1)), w2, b2);
 }
 
 }  // namespace
@@ -187,10 +188,10 @@ torch::Tensor MarianModel::encodeLayers(const std::vector<TokenId>& sourceIds, s
     if (all) all->push_back(x);
     for (const auto& layer : encoder_) {
         const auto& a = layer.selfAttn;
-        auto q = splitHeads(F::linear(x, a.qW, a.qB), config_.encoderHeads);
-        auto k = splitHeads(F::linear(x, a.kW, a.kB), config_.encoderHeads);
-        auto v = splitHeads(F::linear(x, a.vW, a.vB), config_.encoderHeads);
-        auto h = F::linear(mergeHeads(attend(q, k, v)).squeeze(0), a.oW, a.oB);
+        auto q = splitHeads(ops::linear(x, a.qW, a.qB), config_.encoderHeads);
+        auto k = splitHeads(ops::linear(x, a.kW, a.kB), config_.encoderHeads);
+        auto v = splitHeads(ops::linear(x, a.vW, a.vB), config_.encoderHeads);
+        auto h = ops::linear(mergeHeads(attend(q, k, v)).squeeze(0), a.oW, a.oB);
         x = layer.selfAttnNorm(x + h);
         x = layer.finalNorm(x + feedForward(config_.activation, x, layer.fc1W, layer.fc1B, layer.fc2W, layer.fc2B));
         if (all) all->push_back(x);
@@ -216,8 +217,8 @@ std::unique_ptr<DecoderState> MarianModel::startDecoding(const torch::Tensor& en
         cache.selfK = torch::empty({batch, heads, state->maxSteps, hd}, torch::kFloat32);
         cache.selfV = torch::empty_like(cache.selfK);
         // Cross-attention keys and values depend only on the source: computed once per request.
-        cache.crossK = splitHeads(F::linear(encoded, layer.crossAttn.kW, layer.crossAttn.kB), heads);
-        cache.crossV = splitHeads(F::linear(encoded, layer.crossAttn.vW, layer.crossAttn.vB), heads);
+        cache.crossK = splitHeads(ops::linear(encoded, layer.crossAttn.kW, layer.crossAttn.kB), heads);
+        cache.crossV = splitHeads(ops::linear(encoded, layer.crossAttn.vW, layer.crossAttn.vB), heads);
         state->layers.push_back(std::move(cache));
     }
     return state;
@@ -234,19 +235,19 @@ torch::Tensor MarianModel::step(DecoderState& base, const torch::Tensor& tokens)
         const auto& layer = decoder_[i];
         auto& cache = state.layers[i];
         const auto& a = layer.selfAttn;
-        auto q = splitHeads(F::linear(x, a.qW, a.qB), heads);
-        cache.selfK.narrow(2, t, 1).copy_(splitHeads(F::linear(x, a.kW, a.kB), heads));
-        cache.selfV.narrow(2, t, 1).copy_(splitHeads(F::linear(x, a.vW, a.vB), heads));
+        auto q = splitHeads(ops::linear(x, a.qW, a.qB), heads);
+        cache.selfK.narrow(2, t, 1).copy_(splitHeads(ops::linear(x, a.kW, a.kB), heads));
+        cache.selfV.narrow(2, t, 1).copy_(splitHeads(ops::linear(x, a.vW, a.vB), heads));
         auto h = attend(q, cache.selfK.narrow(2, 0, t + 1), cache.selfV.narrow(2, 0, t + 1));
-        x = layer.selfAttnNorm(x + F::linear(mergeHeads(h), a.oW, a.oB));
+        x = layer.selfAttnNorm(x + ops::linear(mergeHeads(h), a.oW, a.oB));
 
         const auto& c = layer.crossAttn;
-        auto q2 = splitHeads(F::linear(x, c.qW, c.qB), heads);
-        x = layer.crossAttnNorm(x + F::linear(mergeHeads(attend(q2, cache.crossK, cache.crossV)), c.oW, c.oB));
+        auto q2 = splitHeads(ops::linear(x, c.qW, c.qB), heads);
+        x = layer.crossAttnNorm(x + ops::linear(mergeHeads(attend(q2, cache.crossK, cache.crossV)), c.oW, c.oB));
         x = layer.finalNorm(x + feedForward(config_.activation, x, layer.fc1W, layer.fc1B, layer.fc2W, layer.fc2B));
     }
     state.length_ = t + 1;
-    return (F::linear(x.squeeze(1), shared_) + finalLogitsBias_).to(torch::kFloat32);
+    return (ops::linear(x.squeeze(1), shared_) + finalLogitsBias_).to(torch::kFloat32);
 }
 
 void MarianModel::reorder(DecoderState& base, const torch::Tensor& beams) const {

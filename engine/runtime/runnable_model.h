@@ -14,10 +14,12 @@ struct RunnableModel {
     LoadedModel loaded;
     std::string architecture;                      // model_type
     std::shared_ptr<EncoderDecoderModel> encoderDecoder;  // set for encoder-decoder architectures
-    std::unique_ptr<Tokenizer> tokenizer;
+    std::unique_ptr<Tokenizer> tokenizer;  // null for checkpoints without tokenizer files
     GenerationConfig generation;
 
     const std::string& id() const { return loaded.entry.id; }
+    // Throws Error("tokenizer") when the folder has none.
+    const Tokenizer& requireTokenizer() const;
 };
 
 // Loads (see loadModel) and builds the architecture. Throws Error("config") for an unsupported model_type.

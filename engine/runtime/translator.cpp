@@ -67,7 +67,7 @@ Translator::Translator(std::shared_ptr<const RunnableModel> model) : model_(std:
 
 std::string Translator::translateSentence(const std::string& sentence, const std::string& languageToken, Job& job) const {
     const auto& m = *model_->encoderDecoder;
-    const auto& tokenizer = *model_->tokenizer;
+    const auto& tokenizer = model_->requireTokenizer();
     auto ids = tokenizer.encode(languageToken.empty() ? sentence : languageToken + " " + sentence);
     // A sentence longer than the model's positions is translated in consecutive pieces.
     const auto limit = m.maxPositions() - (languageToken.empty() ? 1 : 2);
@@ -127,6 +127,7 @@ std::string Translator::translate(const TranslationRequest& request, Translation
     if (!simdjson::validate_utf8(request.text.data(), request.text.size()))
         throw Error("input", "the text is not valid UTF-8");
     if (!model_->encoderDecoder) throw Error("config", model_->id() + ": this model cannot translate yet");
+    model_->requireTokenizer();
     std::string languageToken;
     if (!modelLanguageTokens_.empty()) {
         auto token = languageTokenFor(request.to, modelLanguageTokens_);

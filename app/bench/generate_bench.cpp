@@ -1,0 +1,110 @@
+#include "bench/generate_bench.h"
+
+#include "decode/search.h"
+
+#include <torch/torch.h>
+
+#include <chrono>
+
+namespace dragoman::bench {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
+
+// Bytes of weights one decoder step reads: every decoder weight (cross-attention K/V projections are applied
+// once per sequence, not per step) plus the output projection (the shared embedding).
+std::uint64_t decoderBytesPerStep(const RunnableModel& model) {
+    std::uint64_t bytes = 0;
+    for (const auto& [name, tensor] : model.loaded.weights) {
+        const bool decoder = name.rfind("model.decoder.", 0) == 0;
+        const bool crossKv = name.find("encoder_attn.k_proj") != std::string::npos || name.find("encoder_attn.v_proj") != std::string::npos;
+        if ((decoder && !crossKv) || name == "model.shared.weight" || name == "final_logits_bias")
+            bytes += static_cast<std::uint64_t>(tensor.numel() * tensor.element_size());
+    }
+    return bytes;
+}
+
+}  // namespace
+
+std::vector<std::vector<TokenId>> benchmarkSources(std::int64_t count, std::int64_t vocab, TokenId eos) {
+    std::vector<std::vector<TokenId>> sources;
+    for (std::int64_t i = 0; i < count; ++i) {
+        const std::int64_t length = 8 + (i * 7) % 25;
+        std::vector<TokenId> ids;
+        for (std::int64_t j = 0; j < length; ++j) ids.push_back(2 + ((i * 131 + j * 31) % (vocab - 3)));
+        ids.push_back(eos);
+        sources.push_back(std::move(ids));
+    }
+    return sources;
+}
+
+double measureMemoryBandwidth() {
+    c10::InferenceMode guard;
+    // 256 MiB of float32, far beyond any cache: each product streams the whole matrix once.
+    const auto matrix = torch::rand({8192, 8192}, torch::kFloat32);
+    const auto vector = torch::rand({8192}, torch::kFloat32);
+    torch::mv(matrix, vector);  // warm-up, and first touch of every page
+    double best = 0;
+    for (int i = 0; i < 5; ++i) {
+        const auto start = Clock::now();
+        auto out = torch::mv(matrix, vector);
+        best = std::max(best, static_cast<double>(matrix.numel() * 4) / seconds(start));
+    }
+    return best;
+}
+
+nlohmann::ordered_json benchEncoderDecoder(const RunnableModel& model, const GenerateBenchOptions& options) {
+    c10::InferenceMode guard;
+    const auto& m = *model.encoderDecoder;
+    const auto sources = benchmarkSources(options.sequences, m.vocabSize(), m.eosId());
+    GenerationConfig banPad;
+    banPad.badWordsIds = {{m.padId()}};
+    const LogitsProcessors processors(banPad, 1 + options.newTokens);
+    SearchOptions search;
+    search.maxNewTokens = options.newTokens;
+    search.eosIds = {m.eosId()};
+    search.processors = &processors;
+    const std::vector<TokenId> prefix{m.decoderStartId()};
+
+    auto runOne = [&](const std::vector<TokenId>& source, double* firstToken) {
+        const auto start = Clock::now();
+        SearchOptions local = search;
+        if (firstToken)
+            local.onToken = [&](TokenId) {
+                if (*firstToken < 0) *firstToken = seconds(start);
+                return true;
+            };
+        EncoderDecoderSession session(m, m.encode(source), options.beams, 1 + options.newTokens);
+        return options.beams == 1 ? greedySearch(session, prefix, local) : beamSearch(session, prefix, local, {options.beams, 1.0, false});
+    };
+    runOne(sources.front(), nullptr);  // warm-up
+
+    double ttft = -1;
+    std::int64_t tokens = 0;
+    const auto start = Clock::now();
+    for (std::size_t i = 0; i < sources.size(); ++i) tokens += static_cast<std::int64_t>(runOne(sources[i], i == 0 ? &ttft : nullptr).size());
+    const double elapsed = seconds(start);
+    const double bandwidth = measureMemoryBandwidth();
+    const auto bytesPerToken = decoderBytesPerStep(model);
+    const double tokensPerSecond = tokens / elapsed;
+    nlohmann::ordered_json out{{"model", model.id()},
+                               {"architecture", model.architecture},
+                               {"sequences", options.sequences},
+                               {"beams", options.beams},
+                               {"target_tokens", tokens},
+                               {"seconds", elapsed},
+                               {"target_tokens_per_s", tokensPerSecond},
+                               {"ttft_s", ttft},
+                               {"decode_tokens_per_s", tokensPerSecond},
+                               {"weight_bytes_per_token", bytesPerToken},
+                               {"memory_bandwidth_bytes_per_s", bandwidth},
+                               {"threads", torch::get_num_threads()}};
+    // Greedy decoding reads every decoder weight once per token: tokens/s x bytes/token is the bandwidth it
+    // uses, and its share of the measured limit is how close to the memory bound the decoder runs.
+    if (options.beams == 1) out["efficiency"] = tokensPerSecond * static_cast<double>(bytesPerToken) / bandwidth;
+    return out;
+}
+
+}  // namespace dragoman::bench

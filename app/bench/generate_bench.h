@@ -1,0 +1,24 @@
+#pragma once
+// `bench generate`: decoding speed on a model, with the memory bandwidth measured in the same run.
+#include "runtime/runnable_model.h"
+
+#include <nlohmann/json.hpp>
+
+namespace dragoman::bench {
+
+struct GenerateBenchOptions {
+    std::int64_t sequences = 100;   // encoder-decoder workload size
+    std::int64_t newTokens = 64;    // most new tokens per sequence
+    std::int64_t beams = 1;
+};
+
+// The fixed source workload shared with tools/baselines/marian_eager.py: sequence i has 8 + (i*7) % 25 ids
+// 2 + ((i*131 + j*31) % (vocab - 3)), then EOS.
+std::vector<std::vector<TokenId>> benchmarkSources(std::int64_t count, std::int64_t vocab, TokenId eos);
+
+// Bytes per second of a large float32 matrix-vector product: the practical memory-bandwidth limit.
+double measureMemoryBandwidth();
+
+nlohmann::ordered_json benchEncoderDecoder(const RunnableModel& model, const GenerateBenchOptions& options);
+
+}  // namespace dragoman::bench
