@@ -22,6 +22,10 @@ private Q_SLOTS:
     void modelsImportListVerify();
     void benchLoadReportsContractKeys();
     void loadIsLoggedWithModelId();
+    void generateMatchesReference_data();
+    void generateMatchesReference();
+    void logitsWritesTensors();
+    void translateKeepsLines();
 
 private:
     struct Result {
@@ -193,6 +197,67 @@ void TestCli::loadIsLoggedWithModelId() {
     const QString text = QString::fromUtf8(log.readAll());
     QVERIFY2(text.contains(QRegularExpression(R"(\[model=\S*marian-tiny req=\d+\] loaded .* in [0-9.]+ s)")), qPrintable(text));
     QVERIFY(result.err.contains("loaded"));  // DRAGOMAN_LOG=info also shows it on stderr
+}
+
+void TestCli::generateMatchesReference_data() {
+    QTest::addColumn<QString>("ids");
+    QTest::addColumn<QStringList>("options");
+    QTest::addColumn<QString>("expected");
+    QFile file(DRAGOMAN_TEST_FIXTURES "/marian-tiny/expected.json");
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    const auto cases = QJsonDocument::fromJson(file.readAll()).object().value("cases").toArray();
+    auto join = [](const QJsonArray& ids) {
+        QStringList parts;
+        for (const auto& id : ids) parts << QString::number(id.toInt());
+        return parts.join(',');
+    };
+    for (const auto& value : cases) {
+        const auto c = value.toObject();
+        const auto name = c.value("name").toString();
+        const QList<QPair<QString, QStringList>> modes{{"greedy", {"--raw"}},
+                                                       {"greedy_hf_processors", {}},
+                                                       {"beam", {"--raw", "--beams", "3"}},
+                                                       {"beam_hf_processors", {"--beams", "3"}}};
+        for (const auto& [mode, options] : modes)
+            QTest::newRow(qPrintable(name + "/" + mode)) << join(c.value("source_ids").toArray()) << options
+                                                         << join(c.value(mode).toObject().value("generated_ids").toArray());
+    }
+}
+
+void TestCli::generateMatchesReference() {
+    QFETCH(QString, ids);
+    QFETCH(QStringList, options);
+    QFETCH(QString, expected);
+    const auto result = run(QStringList{"generate", "--model", DRAGOMAN_TEST_FIXTURES "/marian-tiny", "--ids", ids,
+                                        "--max-new-tokens", "12"} + options);
+    QCOMPARE(result.code, 0);
+    QCOMPARE(result.out, expected + "\n");
+}
+
+void TestCli::logitsWritesTensors() {
+    QTemporaryDir dir;
+    const QString out = dir.path() + "/logits.safetensors";
+    const auto result = run({"logits", "--model", DRAGOMAN_TEST_FIXTURES "/marian-tiny", "--ids", "120,119,0", "--decoder-ids",
+                             "331,120,96,15,15,68", "--out", out});
+    QCOMPARE(result.code, 0);
+    const auto listing = run({"inspect", out});
+    QVERIFY2(listing.out.contains("logits F32 [6,332] "), qPrintable(listing.out));
+    QVERIFY2(listing.out.contains("encoder_last_hidden_state F32 [3,32] "), qPrintable(listing.out));
+}
+
+void TestCli::translateKeepsLines() {
+    QProcess process;
+    process.start(qEnvironmentVariable("DRAGOMAN_CLI"),
+                  {"translate", "--model", DRAGOMAN_TEST_FIXTURES "/marian-tiny", "--from", "en", "--to", "de", "--stream"});
+    process.write("The man sees a small house today.\n\nMy brother lives in Berlin.\n");
+    process.closeWriteChannel();
+    QVERIFY(process.waitForFinished(60000));
+    QCOMPARE(process.exitCode(), 0);
+    const auto lines = QString::fromUtf8(process.readAllStandardOutput()).split('\n');
+    QCOMPARE(lines.size(), 4);  // three input lines, each answered by one line
+    QVERIFY(!lines[0].isEmpty());
+    QVERIFY(lines[1].isEmpty());
+    QCOMPARE(run({"translate", "--model", DRAGOMAN_TEST_FIXTURES "/marian-tiny", "--to", "xx", "--text", "a"}).code, 2);
 }
 
 QTEST_GUILESS_MAIN(TestCli)
