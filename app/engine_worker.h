@@ -1,0 +1,81 @@
+#pragma once
+// The engine thread. One EngineWorker owns the loaded model and runs every load and translation on its own
+// QThread; the GUI talks to it through thread-safe request methods and hears back through queued signals.
+// Translations use a latest-request-wins mailbox: a newer request supersedes the running one, which stops
+// at its next token, and tokens of superseded requests are never delivered.
+#include <QObject>
+#include <QString>
+#include <QStringList>
+#include <QThread>
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <optional>
+
+namespace dragoman {
+
+struct RunnableModel;
+class Translator;
+
+struct ModelInfo {
+    QString id, architecture, device;
+    QStringList targetLanguages;  // empty: a fixed pair
+    QString fixedFrom, fixedTo;
+};
+
+struct LoadInfo {
+    double readySeconds = 0;
+    quint64 bytes = 0, copies = 0;
+};
+
+struct TranslationInfo {
+    QString text;
+    qint64 sourceTokens = 0, generatedTokens = 0;
+    double firstTokenSeconds = -1, totalSeconds = 0;
+    bool stopped = false;
+};
+
+class EngineWorker : public QObject {
+    Q_OBJECT
+public:
+    EngineWorker();
+    ~EngineWorker() override;
+
+    // All thread-safe; they return at once.
+    void requestLoad(const QString& modelIdOrPath);
+    void cancelLoad();
+    quint64 requestTranslation(const QString& text, const QString& from, const QString& to);
+    void cancel(quint64 requestId);
+
+Q_SIGNALS:
+    void loadProgress(const QString& phase, double fraction);
+    void loaded(const dragoman::ModelInfo& info, const dragoman::LoadInfo& stats);
+    void loadFailed(const QString& message);
+    void tokenReady(quint64 requestId, const QString& delta);
+    void finished(quint64 requestId, const dragoman::TranslationInfo& stats);
+    void failed(quint64 requestId, const QString& message);
+
+private:
+    struct Pending {
+        quint64 id;
+        QString text, from, to;
+    };
+    void runLoad(const QString& modelIdOrPath);
+    void runNextTranslation();
+
+    QThread thread_;
+    std::mutex mutex_;
+    std::optional<Pending> mailbox_;          // the latest request not started yet
+    std::atomic<quint64> latest_{0};          // newest request id; older ones stop
+    std::atomic<quint64> cancelled_{0};       // a request id the user stopped
+    std::atomic<bool> cancelLoad_{false};
+    std::shared_ptr<const RunnableModel> model_;       // engine thread only
+    std::shared_ptr<const Translator> translator_;     // engine thread only
+};
+
+}  // namespace dragoman
+
+Q_DECLARE_METATYPE(dragoman::ModelInfo)
+Q_DECLARE_METATYPE(dragoman::LoadInfo)
+Q_DECLARE_METATYPE(dragoman::TranslationInfo)

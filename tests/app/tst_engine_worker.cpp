@@ -1,0 +1,128 @@
+// The engine thread, through its queued signals only: load progress, streamed tokens that add up to the
+// result, cancelling mid-stream, latest-request-wins, and a failed load that keeps the previous model.
+#include "engine_worker.h"
+
+#include <QSignalSpy>
+#include <QTest>
+
+using dragoman::EngineWorker;
+using dragoman::TranslationInfo;
+
+namespace {
+
+const QString kModel = QStringLiteral(DRAGOMAN_TEST_FIXTURES "/marian-tiny");
+// Many sentences: the fixture model repeats itself, so this streams for a while.
+QString longText() {
+    QString text;
+    for (int i = 0; i < 30; ++i) text += QStringLiteral("My brother lives in Berlin and reads a newspaper every morning. ");
+    return text;
+}
+
+}  // namespace
+
+class TestEngineWorker : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void init();
+    void loadReportsProgress();
+    void tokensAddUpToTheResult();
+    void cancelStopsMidStream();
+    void onlyTheLatestOfThreeIsDelivered();
+    void failedLoadKeepsPreviousModel();
+    void translateWithoutModelFails();
+
+private:
+    void loadFixture();
+    std::unique_ptr<EngineWorker> worker_;
+};
+
+void TestEngineWorker::init() { worker_ = std::make_unique<EngineWorker>(); }
+
+void TestEngineWorker::loadFixture() {
+    QSignalSpy loaded(worker_.get(), &EngineWorker::loaded);
+    worker_->requestLoad(kModel);
+    QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 30000);
+}
+
+void TestEngineWorker::loadReportsProgress() {
+    QSignalSpy progress(worker_.get(), &EngineWorker::loadProgress);
+    QSignalSpy loaded(worker_.get(), &EngineWorker::loaded);
+    worker_->requestLoad(kModel);
+    QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 30000);
+    QVERIFY(progress.count() >= 5);
+    QCOMPARE(progress.last().at(0).toString(), QStringLiteral("page-in"));
+    QCOMPARE(progress.last().at(1).toDouble(), 1.0);
+    const auto info = loaded.first().at(0).value<dragoman::ModelInfo>();
+    QCOMPARE(info.architecture, QStringLiteral("marian"));
+    QCOMPARE(info.fixedFrom, QStringLiteral("en"));
+    QCOMPARE(info.fixedTo, QStringLiteral("de"));
+}
+
+void TestEngineWorker::tokensAddUpToTheResult() {
+    loadFixture();
+    QSignalSpy tokens(worker_.get(), &EngineWorker::tokenReady);
+    QSignalSpy finished(worker_.get(), &EngineWorker::finished);
+    const auto id = worker_->requestTranslation(QStringLiteral("The man sees a small house today.\n\nMy brother lives in Berlin."),
+                                                "en", "de");
+    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 30000);
+    QVERIFY(tokens.count() >= 3);
+    QString streamed;
+    for (const auto& signal : tokens) {
+        QCOMPARE(signal.at(0).toULongLong(), id);
+        streamed += signal.at(1).toString();
+    }
+    const auto result = finished.first().at(1).value<TranslationInfo>();
+    QCOMPARE(streamed, result.text);
+    QCOMPARE(result.text.count('\n'), 2);  // paragraphs stay aligned
+    QVERIFY(!result.stopped);
+}
+
+void TestEngineWorker::cancelStopsMidStream() {
+    loadFixture();
+    QSignalSpy tokens(worker_.get(), &EngineWorker::tokenReady);
+    QSignalSpy finished(worker_.get(), &EngineWorker::finished);
+    const auto id = worker_->requestTranslation(longText(), "en", "de");
+    QTRY_VERIFY_WITH_TIMEOUT(tokens.count() >= 1, 30000);
+    worker_->cancel(id);
+    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 30000);
+    const auto result = finished.first().at(1).value<TranslationInfo>();
+    QVERIFY(result.stopped);
+    const int afterStop = tokens.count();
+    QTest::qWait(200);
+    QCOMPARE(tokens.count(), afterStop);  // nothing arrives after the end
+}
+
+void TestEngineWorker::onlyTheLatestOfThreeIsDelivered() {
+    loadFixture();
+    QSignalSpy tokens(worker_.get(), &EngineWorker::tokenReady);
+    QSignalSpy finished(worker_.get(), &EngineWorker::finished);
+    worker_->requestTranslation(longText(), "en", "de");
+    worker_->requestTranslation(longText(), "en", "de");
+    const auto last = worker_->requestTranslation(QStringLiteral("The man sees a small house today."), "en", "de");
+    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 30000);
+    QTest::qWait(200);
+    QCOMPARE(finished.count(), 1);
+    QCOMPARE(finished.first().at(0).toULongLong(), last);
+    for (const auto& signal : tokens) QCOMPARE(signal.at(0).toULongLong(), last);
+}
+
+void TestEngineWorker::failedLoadKeepsPreviousModel() {
+    loadFixture();
+    QSignalSpy failedLoad(worker_.get(), &EngineWorker::loadFailed);
+    worker_->requestLoad(QStringLiteral("/nonexistent/model"));
+    QTRY_COMPARE_WITH_TIMEOUT(failedLoad.count(), 1, 30000);
+    QVERIFY(failedLoad.first().at(0).toString().contains("model_not_found"));
+    QSignalSpy finished(worker_.get(), &EngineWorker::finished);
+    worker_->requestTranslation(QStringLiteral("The man sees a house."), "en", "de");
+    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 30000);
+}
+
+void TestEngineWorker::translateWithoutModelFails() {
+    QSignalSpy failed(worker_.get(), &EngineWorker::failed);
+    const auto id = worker_->requestTranslation(QStringLiteral("hello"), "en", "de");
+    QTRY_COMPARE_WITH_TIMEOUT(failed.count(), 1, 10000);
+    QCOMPARE(failed.first().at(0).toULongLong(), id);
+}
+
+QTEST_GUILESS_MAIN(TestEngineWorker)
+#include "tst_engine_worker.moc"
