@@ -1,4 +1,6 @@
+#include "engine_worker.h"
 #include "main_window.h"
+#include "model_library.h"
 #include "util/log.h"
 
 #include <QApplication>
@@ -13,7 +15,15 @@ int main(int argc, char** argv) {
     dragoman::log::init();
     dragoman::log::logger().info("Dragoman {} starting", DRAGOMAN_VERSION);
 
-    dragoman::MainWindow window;
+    // dragoman [MODEL]: a model folder or id; otherwise the default model, if one is installed.
+    dragoman::EngineWorker engine;
+    dragoman::MainWindow window(&engine);
     window.show();
+    const auto args = QApplication::arguments();
+    if (args.size() > 1) {
+        window.loadModel(args.at(1));
+    } else if (const auto id = dragoman::defaultModelId(); !id.isEmpty()) {
+        window.loadModel(id);  // with no model installed, the window says so and how to add one
+    }
     return QApplication::exec();
 }

@@ -1,7 +1,12 @@
 #include "main_window.h"
 
+#include "engine_worker.h"
 #include "language_list.h"
 
+#include <QKeySequence>
+#include <QProgressBar>
+#include <QShortcut>
+#include <QTextCursor>
 #include <QComboBox>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -25,12 +30,73 @@ QComboBox* makeLanguagePicker(const QString& accessibleName, const QString& init
 
 }  // namespace
 
-MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
+MainWindow::MainWindow(EngineWorker* engine, QWidget* parent) : QMainWindow(parent), engine_(engine) {
     setWindowTitle(QStringLiteral("Dragoman"));
     setWindowIcon(QIcon(QStringLiteral(":/dragoman/icons/dragoman.svg")));
     buildUi();
     showNoModel();
+    connectEngine();
     resize(1000, 640);
+}
+
+void MainWindow::connectEngine() {
+    connect(translate_, &QPushButton::clicked, this, &MainWindow::translateNow);
+    auto* shortcut = new QShortcut(QKeySequence(Qt::CTRL | Qt::Key_Return), this);
+    connect(shortcut, &QShortcut::activated, this, &MainWindow::translateNow);
+    if (!engine_) return;
+    connect(engine_, &EngineWorker::loadProgress, this, [this](const QString& phase, double fraction) {
+        loadBar_->setVisible(true);
+        loadBar_->setValue(static_cast<int>(fraction * 100));
+        loadBar_->setFormat(tr("Loading: %1 %p%").arg(phase));
+    });
+    connect(engine_, &EngineWorker::loaded, this, &MainWindow::onLoaded);
+    connect(engine_, &EngineWorker::loadFailed, this, [this](const QString& message) {
+        loadBar_->setVisible(false);
+        modelStatus_->setText(tr("Could not load the model: %1").arg(message));
+    });
+    connect(engine_, &EngineWorker::tokenReady, this, [this](quint64 id, const QString& delta) {
+        if (id != currentRequest_) return;  // a superseded request
+        // Append at the end without re-rendering the whole pane.
+        QTextCursor cursor(output_->document());
+        cursor.movePosition(QTextCursor::End);
+        cursor.insertText(delta);
+    });
+    connect(engine_, &EngineWorker::finished, this, &MainWindow::onFinished);
+    connect(engine_, &EngineWorker::failed, this, [this](quint64 id, const QString& message) {
+        if (id == currentRequest_) statusBar()->showMessage(tr("Translation failed: %1").arg(message));
+    });
+}
+
+void MainWindow::loadModel(const QString& modelIdOrPath) {
+    if (!engine_) return;
+    loadBar_->setValue(0);
+    loadBar_->setVisible(true);
+    engine_->requestLoad(modelIdOrPath);
+}
+
+void MainWindow::onLoaded(const ModelInfo& info, const LoadInfo& stats) {
+    loadBar_->setVisible(false);
+    translate_->setEnabled(true);
+    if (!info.fixedFrom.isEmpty()) {
+        from_->setCurrentIndex(std::max(0, from_->findData(info.fixedFrom)));
+        to_->setCurrentIndex(std::max(0, to_->findData(info.fixedTo)));
+    }
+    modelStatus_->setText(tr("Model %1 (%2) on %3, loaded in %4 s")
+                              .arg(info.id, info.architecture, info.device)
+                              .arg(stats.readySeconds, 0, 'f', 2));
+}
+
+void MainWindow::translateNow() {
+    if (!engine_ || !translate_->isEnabled()) return;
+    output_->clear();
+    currentRequest_ = engine_->requestTranslation(source_->toPlainText(), from_->currentData().toString(),
+                                                  to_->currentData().toString());
+}
+
+void MainWindow::onFinished(quint64 id, const TranslationInfo& stats) {
+    if (id != currentRequest_) return;
+    const double rate = stats.totalSeconds > 0 ? stats.generatedTokens / stats.totalSeconds : 0;
+    statusBar()->showMessage(tr("First token %1 s, %2 tokens/s").arg(stats.firstTokenSeconds, 0, 'f', 3).arg(rate, 0, 'f', 1));
 }
 
 void MainWindow::buildUi() {
@@ -74,6 +140,11 @@ void MainWindow::buildUi() {
     modelStatus_->setAccessibleName(tr("Model status"));
     modelStatus_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     statusBar()->addWidget(modelStatus_, 1);
+    loadBar_ = new QProgressBar;
+    loadBar_->setAccessibleName(tr("Model loading progress"));
+    loadBar_->setRange(0, 100);
+    loadBar_->setVisible(false);
+    statusBar()->addPermanentWidget(loadBar_);
 }
 
 void MainWindow::showNoModel() {

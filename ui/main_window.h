@@ -4,6 +4,7 @@
 #include <QMainWindow>
 
 class QComboBox;
+class QProgressBar;
 class QLabel;
 class QPlainTextEdit;
 class QPushButton;
@@ -11,10 +12,21 @@ class QToolButton;
 
 namespace dragoman {
 
+class EngineWorker;
+struct ModelInfo;
+struct LoadInfo;
+struct TranslationInfo;
+
 class MainWindow : public QMainWindow {
     Q_OBJECT
 public:
-    explicit MainWindow(QWidget* parent = nullptr);
+    // `engine` may be null (no translation possible); it must outlive the window.
+    explicit MainWindow(EngineWorker* engine = nullptr, QWidget* parent = nullptr);
+
+    // Loads a model in the background, with the progress bar in the status bar.
+    void loadModel(const QString& modelIdOrPath);
+    QPushButton* translateButton() const { return translate_; }
+    QProgressBar* loadBar() const { return loadBar_; }
 
     QPlainTextEdit* sourcePane() const { return source_; }
     QPlainTextEdit* outputPane() const { return output_; }
@@ -24,10 +36,18 @@ public:
 
 public Q_SLOTS:
     void swapLanguages();
+    void translateNow();
 
 private:
     void buildUi();
     void showNoModel();
+    void connectEngine();
+    void onLoaded(const ModelInfo& info, const LoadInfo& stats);
+    void onFinished(quint64 id, const TranslationInfo& stats);
+
+    EngineWorker* engine_ = nullptr;
+    quint64 currentRequest_ = 0;
+    QProgressBar* loadBar_ = nullptr;
 
     QPlainTextEdit* source_ = nullptr;
     QPlainTextEdit* output_ = nullptr;

@@ -1,10 +1,14 @@
 // The main window opens offscreen with empty panes, both language pickers and a status bar.
+#include "engine_worker.h"
 #include "main_window.h"
 
 #include <QApplication>
 #include <QComboBox>
 #include <QLabel>
 #include <QPlainTextEdit>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QStatusBar>
 #include <QTest>
 
 using dragoman::MainWindow;
@@ -16,6 +20,7 @@ private Q_SLOTS:
     void pickersListAllLanguages();
     void swapExchangesLanguages();
     void statusSaysNoModel();
+    void translatesWithALoadedModel();
 };
 
 void TestMainWindow::opensWithEmptyPanes() {
@@ -49,6 +54,24 @@ void TestMainWindow::swapExchangesLanguages() {
 void TestMainWindow::statusSaysNoModel() {
     MainWindow window;
     QVERIFY(window.modelStatus()->text().contains("models import"));
+}
+
+void TestMainWindow::translatesWithALoadedModel() {
+    dragoman::EngineWorker engine;
+    MainWindow window(&engine);
+    window.show();
+    QVERIFY(!window.translateButton()->isEnabled());
+    window.loadModel(QStringLiteral(DRAGOMAN_TEST_FIXTURES "/marian-tiny"));
+    QTRY_VERIFY_WITH_TIMEOUT(window.translateButton()->isEnabled(), 30000);
+    QVERIFY(!window.loadBar()->isVisible());
+    QCOMPARE(window.toPicker()->currentData().toString(), QStringLiteral("de"));  // the model's fixed pair
+    QVERIFY(window.modelStatus()->text().contains("marian"));
+    window.sourcePane()->setPlainText(QStringLiteral("The man sees a small house today.\n\nMy brother lives in Berlin."));
+    QTest::mouseClick(window.translateButton(), Qt::LeftButton);
+    QTRY_VERIFY_WITH_TIMEOUT(window.statusBar()->currentMessage().contains("tokens/s"), 30000);
+    const auto output = window.outputPane()->toPlainText();
+    QCOMPARE(output.count('\n'), 2);  // paragraphs stay aligned
+    QVERIFY(!output.trimmed().isEmpty());
 }
 
 QTEST_MAIN(TestMainWindow)
