@@ -1,31 +1,16 @@
 #include "decode/generation_config.h"
 
 #include "util/error.h"
+#include "util/json_file.h"
 
 #include <nlohmann/json.hpp>
 
 #include <fstream>
 
 namespace dragoman {
-namespace {
-
-nlohmann::json readObject(const std::filesystem::path& path) {
-    std::ifstream in(path);
-    if (!in) return nlohmann::json::object();
-    try {
-        auto json = nlohmann::json::parse(in);
-        if (!json.is_object()) throw Error("config", path.string() + ": not a JSON object");
-        return json;
-    } catch (const nlohmann::json::exception& e) {
-        throw Error("config", path.string() + ": not valid JSON: " + e.what());
-    }
-}
-
-}  // namespace
-
 GenerationConfig GenerationConfig::load(const std::filesystem::path& dir) {
-    const auto model = readObject(dir / "config.json");
-    const auto generation = readObject(dir / "generation_config.json");
+    const auto model = readJsonObject(dir / "config.json", "config", true);
+    const auto generation = readJsonObject(dir / "generation_config.json", "config", true);
     const bool hasGeneration = std::filesystem::exists(dir / "generation_config.json");
     const auto& source = hasGeneration ? generation : model;
     const auto label = (dir / (hasGeneration ? "generation_config.json" : "config.json")).string();

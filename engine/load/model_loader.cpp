@@ -3,6 +3,7 @@
 #include "load/memory_guard.h"
 #include "load/page_in.h"
 #include "util/error.h"
+#include "util/json_file.h"
 #include "util/log.h"
 
 #include <chrono>
@@ -27,19 +28,6 @@ public:
 private:
     const LoadProgress& progress_;
 };
-
-nlohmann::json readConfig(const ModelEntry& entry) {
-    const auto path = entry.dir / "config.json";
-    std::ifstream in(path);
-    if (!in) throw Error("config", path.string() + ": cannot open");
-    try {
-        auto config = nlohmann::json::parse(in);
-        if (!config.is_object()) throw Error("config", path.string() + ": not a JSON object");
-        return config;
-    } catch (const nlohmann::json::exception& e) {
-        throw Error("config", path.string() + ": not valid JSON: " + e.what());
-    }
-}
 
 }  // namespace
 
@@ -83,7 +71,7 @@ LoadedModel loadModel(const ModelStore& store, const std::string& idOrPath, cons
     stats.verifySeconds = secondsSince(phaseStart);
     report(LoadPhase::Verify, 1.0);
 
-    LoadedModel model{entry, readConfig(entry), {}, {}, {}};
+    LoadedModel model{entry, readJsonObject(entry.dir / "config.json", "config"), {}, {}, {}};
     stats.bytes = entry.weightBytes;
     checkFitsInMemory(entry.id, entry.weightBytes, options.memoryLimitBytes);
 

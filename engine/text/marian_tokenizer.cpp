@@ -1,6 +1,7 @@
 #include "text/marian_tokenizer.h"
 
 #include "util/error.h"
+#include "util/json_file.h"
 
 #include <nlohmann/json.hpp>
 
@@ -9,22 +10,12 @@
 namespace dragoman {
 namespace {
 
-nlohmann::json readJson(const std::filesystem::path& path) {
-    std::ifstream in(path);
-    if (!in) throw Error("tokenizer", path.string() + ": missing");
-    try {
-        return nlohmann::json::parse(in);
-    } catch (const nlohmann::json::exception& e) {
-        throw Error("tokenizer", path.string() + ": not valid JSON: " + e.what());
-    }
-}
-
 constexpr std::string_view kUnderline = "\xe2\x96\x81";  // U+2581, sentencepiece's word boundary
 
 }  // namespace
 
 MarianTokenizer::MarianTokenizer(const std::filesystem::path& dir) : source_(dir / "source.spm"), target_(dir / "target.spm") {
-    const auto vocab = readJson(dir / "vocab.json");
+    const auto vocab = readJsonObject(dir / "vocab.json", "tokenizer");
     if (!vocab.is_object()) throw Error("tokenizer", (dir / "vocab.json").string() + ": not an object of piece -> id");
     for (const auto& [piece, id] : vocab.items()) {
         if (!id.is_number_integer() || id.get<TokenId>() < 0)
