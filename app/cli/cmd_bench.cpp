@@ -48,7 +48,7 @@ int benchLoad(const QStringList& args) {
     }
     if (cold) evictAll(files);
 
-    const auto model = loadModel(store, entry.source == ModelSource::Path ? entry.dir.string() : entry.id, {});
+    const auto model = loadModel(store, entry.id, {});
     const auto& s = model.stats;
     out["open_s"] = s.resolveSeconds + s.verifySeconds + s.mapSeconds;
     out["build_s"] = s.buildSeconds;

@@ -17,7 +17,7 @@ std::shared_ptr<RunnableModel> openModelOption(const CommandLine& cmd) {
     configureThreads();
     const ModelStore store;
     const auto entry = resolveModel(cmd, store);
-    return openModel(store, entry.source == ModelSource::Path ? entry.dir.string() : entry.id);
+    return openModel(store, entry.id);
 }
 
 std::vector<std::int64_t> parseIds(const QString& text, const char* option) {

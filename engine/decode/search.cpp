@@ -108,11 +108,9 @@ std::vector<TokenId> beamSearch(DecodingSession& session, const std::vector<Toke
         // Early-stop heuristic and loop condition, as transformers.
         const double bestLength = static_cast<double>(curLength - promptLength);
         const float bestPossible = runningScores[0].item<float>() / static_cast<float>(std::pow(bestLength, beam.lengthPenalty));
-        const bool anyFinished = std::any_of(isFinished.begin(), isFinished.end(), [](bool f) { return f; });
         const float worstFinished = finishedScores.min().item<float>();
         bool canImprove = false;
         for (std::int64_t b = 0; b < B; ++b) canImprove |= bestPossible > (isFinished[b] ? worstFinished : kFinishedOff);
-        (void)anyFinished;
         heuristicUnsatisfied = heuristicUnsatisfied && canImprove;
         const bool existsOpen = !(std::all_of(isFinished.begin(), isFinished.end(), [](bool f) { return f; }) && beam.earlyStopping);
         const bool validContinuation = !std::all_of(hits.begin(), hits.end(), [](bool h) { return h; });

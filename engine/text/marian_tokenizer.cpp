@@ -16,7 +16,6 @@ constexpr std::string_view kUnderline = "\xe2\x96\x81";  // U+2581, sentencepiec
 
 MarianTokenizer::MarianTokenizer(const std::filesystem::path& dir) : source_(dir / "source.spm"), target_(dir / "target.spm") {
     const auto vocab = readJsonObject(dir / "vocab.json", "tokenizer");
-    if (!vocab.is_object()) throw Error("tokenizer", (dir / "vocab.json").string() + ": not an object of piece -> id");
     for (const auto& [piece, id] : vocab.items()) {
         if (!id.is_number_integer() || id.get<TokenId>() < 0)
             throw Error("tokenizer", (dir / "vocab.json").string() + ": id of '" + piece + "' is not a non-negative integer");
