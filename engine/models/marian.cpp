@@ -7,6 +7,7 @@
 #include <torch/torch.h>
 
 #include <cmath>
+#include <limits>
 
 namespace dragoman {
 namespace F = torch::nn::functional;
@@ -47,15 +48,41 @@ torch::Tensor mergeHeads(const torch::Tensor& x) {
     return x.transpose(1, 2).reshape({b, t, h * hd});
 }
 
-torch::Tensor attend(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v) {
+// Scaled dot-product attention; `mask` (optional) is added to the scores: 0 where allowed, -inf where not.
+torch::Tensor attend(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v, const torch::Tensor& mask = {}) {
     const double scale = 1.0 / std::sqrt(static_cast<double>(q.size(-1)));
     auto scores = torch::matmul(q, k.transpose(-1, -2)) * scale;
+    if (mask.defined()) scores = scores + mask;
     return torch::matmul(torch::softmax(scores, -1), v);
 }
+
+// Dropout as transformers applies it while training (after embeddings, attention outputs and fc2); a no-op
+// when serving.
+torch::Tensor dropout(const torch::Tensor& x, double p) { return p > 0.0 ? torch::dropout(x, p, true) : x; }
 
 torch::Tensor feedForward(const std::string& act, const torch::Tensor& x, const torch::Tensor& w1, const torch::Tensor& b1,
                           const torch::Tensor& w2, const torch::Tensor& b2) {
     return ops::linear(activation(act, ops::linear(x, w1, b1)), w2, b2);
+}
+
+// Full attention of queries x over keys/values kv ([B, T, d] each), with an optional additive mask.
+torch::Tensor attention(const MarianAttention& a, const torch::Tensor& x, const torch::Tensor& kv, std::int64_t heads,
+                        const torch::Tensor& mask) {
+    auto q = splitHeads(ops::linear(x, a.qW, a.qB), heads);
+    auto k = splitHeads(ops::linear(kv, a.kW, a.kB), heads);
+    auto v = splitHeads(ops::linear(kv, a.vW, a.vB), heads);
+    return ops::linear(mergeHeads(attend(q, k, v, mask)), a.oW, a.oB);
+}
+
+// Additive mask [B, 1, 1, S] that hides padded source positions (valid: [B, S] bool).
+torch::Tensor paddingMask(const torch::Tensor& valid) {
+    auto mask = torch::zeros(valid.sizes(), torch::kFloat32).masked_fill(valid.logical_not(), -std::numeric_limits<float>::infinity());
+    return mask.unsqueeze(1).unsqueeze(1);
+}
+
+// Additive mask [1, 1, T, T] letting position i see positions <= i.
+torch::Tensor causalMask(std::int64_t t) {
+    return torch::full({t, t}, -std::numeric_limits<float>::infinity(), torch::kFloat32).triu(1).unsqueeze(0).unsqueeze(0);
 }
 
 }  // namespace
@@ -184,19 +211,56 @@ torch::Tensor MarianModel::encodeLayers(const std::vector<TokenId>& sourceIds, s
                                  std::to_string(config_.maxPositions) + " positions");
     for (auto id : sourceIds)
         if (id < 0 || id >= config_.vocabSize) throw Error("input", "token id " + std::to_string(id) + " is outside the vocabulary");
-    auto x = embed(torch::tensor(sourceIds, torch::kInt64), 0);  // [S, d]
-    if (all) all->push_back(x);
+    auto x = embed(torch::tensor(sourceIds, torch::kInt64).unsqueeze(0), 0);  // [1, S, d]
+    if (all) all->push_back(x.squeeze(0));
     for (const auto& layer : encoder_) {
-        const auto& a = layer.selfAttn;
-        auto q = splitHeads(ops::linear(x, a.qW, a.qB), config_.encoderHeads);
-        auto k = splitHeads(ops::linear(x, a.kW, a.kB), config_.encoderHeads);
-        auto v = splitHeads(ops::linear(x, a.vW, a.vB), config_.encoderHeads);
-        auto h = ops::linear(mergeHeads(attend(q, k, v)).squeeze(0), a.oW, a.oB);
-        x = layer.selfAttnNorm(x + h);
-        x = layer.finalNorm(x + feedForward(config_.activation, x, layer.fc1W, layer.fc1B, layer.fc2W, layer.fc2B));
-        if (all) all->push_back(x);
+        x = encoderLayer(layer, x, {}, 0.0);
+        if (all) all->push_back(x.squeeze(0));
     }
-    return x;
+    return x.squeeze(0);
+}
+
+torch::Tensor MarianModel::encoderLayer(const MarianEncoderLayer& layer, const torch::Tensor& x, const torch::Tensor& mask,
+                                        double dropoutP) const {
+    auto h = dropout(attention(layer.selfAttn, x, x, config_.encoderHeads, mask), dropoutP);
+    auto y = layer.selfAttnNorm(x + h);
+    return layer.finalNorm(y + dropout(feedForward(config_.activation, y, layer.fc1W, layer.fc1B, layer.fc2W, layer.fc2B), dropoutP));
+}
+
+torch::Tensor MarianModel::decoderLayerTail(const MarianDecoderLayer& layer, const torch::Tensor& x, const torch::Tensor& crossQ,
+                                            const torch::Tensor& crossK, const torch::Tensor& crossV, const torch::Tensor& crossMask,
+                                            double dropoutP) const {
+    const auto& c = layer.crossAttn;
+    auto h = ops::linear(mergeHeads(attend(crossQ, crossK, crossV, crossMask)), c.oW, c.oB);
+    auto y = layer.crossAttnNorm(x + dropout(h, dropoutP));
+    return layer.finalNorm(y + dropout(feedForward(config_.activation, y, layer.fc1W, layer.fc1B, layer.fc2W, layer.fc2B), dropoutP));
+}
+
+torch::Tensor MarianModel::logits(const torch::Tensor& hidden) const {
+    return (ops::linear(hidden, shared_) + finalLogitsBias_.view({config_.vocabSize})).to(torch::kFloat32);
+}
+
+torch::Tensor MarianModel::forwardBatch(const torch::Tensor& source, const torch::Tensor& sourceValid, const torch::Tensor& targetIn,
+                                        double dropoutP) const {
+    if (source.size(1) > config_.maxPositions || targetIn.size(1) > config_.maxPositions)
+        throw Error("input", "batch longer than the model's " + std::to_string(config_.maxPositions) + " positions");
+    const auto sourceMask = paddingMask(sourceValid);
+    auto x = dropout(embed(source, 0), dropoutP);
+    for (const auto& layer : encoder_) x = encoderLayer(layer, x, sourceMask, dropoutP);
+
+    const auto heads = config_.decoderHeads;
+    const auto selfMask = causalMask(targetIn.size(1));
+    auto y = dropout(embed(targetIn, 0), dropoutP);
+    for (const auto& layer : decoder_) {
+        auto h = dropout(attention(layer.selfAttn, y, y, heads, selfMask), dropoutP);
+        y = layer.selfAttnNorm(y + h);
+        const auto& c = layer.crossAttn;
+        auto q = splitHeads(ops::linear(y, c.qW, c.qB), heads);
+        auto k = splitHeads(ops::linear(x, c.kW, c.kB), heads);
+        auto v = splitHeads(ops::linear(x, c.vW, c.vB), heads);
+        y = decoderLayerTail(layer, y, q, k, v, sourceMask, dropoutP);
+    }
+    return logits(y);
 }
 
 torch::Tensor MarianModel::encode(const std::vector<TokenId>& sourceIds) const { return encodeLayers(sourceIds, nullptr); }
@@ -240,14 +304,11 @@ torch::Tensor MarianModel::step(DecoderState& base, const torch::Tensor& tokens)
         cache.selfV.narrow(2, t, 1).copy_(splitHeads(ops::linear(x, a.vW, a.vB), heads));
         auto h = attend(q, cache.selfK.narrow(2, 0, t + 1), cache.selfV.narrow(2, 0, t + 1));
         x = layer.selfAttnNorm(x + ops::linear(mergeHeads(h), a.oW, a.oB));
-
-        const auto& c = layer.crossAttn;
-        auto q2 = splitHeads(ops::linear(x, c.qW, c.qB), heads);
-        x = layer.crossAttnNorm(x + ops::linear(mergeHeads(attend(q2, cache.crossK, cache.crossV)), c.oW, c.oB));
-        x = layer.finalNorm(x + feedForward(config_.activation, x, layer.fc1W, layer.fc1B, layer.fc2W, layer.fc2B));
+        auto q2 = splitHeads(ops::linear(x, layer.crossAttn.qW, layer.crossAttn.qB), heads);
+        x = decoderLayerTail(layer, x, q2, cache.crossK, cache.crossV, {}, 0.0);
     }
     state.length_ = t + 1;
-    return (ops::linear(x.squeeze(1), shared_) + finalLogitsBias_).to(torch::kFloat32);
+    return logits(x.squeeze(1));
 }
 
 void MarianModel::reorder(DecoderState& base, const torch::Tensor& beams) const {

@@ -62,6 +62,12 @@ public:
     torch::Tensor step(DecoderState& state, const torch::Tensor& tokens) const override;
     void reorder(DecoderState& state, const torch::Tensor& beams) const override;
 
+    // Teacher-forced logits [B, T, V] for a padded batch: source [B, S] ids with sourceValid [B, S] (false on
+    // padding), decoder inputs targetIn [B, T] (start token first). The same layers as serving, with dropout
+    // when training; differentiable when the bound weights require gradients (tools/train builds on it).
+    torch::Tensor forwardBatch(const torch::Tensor& source, const torch::Tensor& sourceValid, const torch::Tensor& targetIn,
+                               double dropout = 0.0) const;
+
     std::int64_t vocabSize() const override { return config_.vocabSize; }
     std::int64_t maxPositions() const override { return config_.maxPositions; }
     TokenId decoderStartId() const override { return config_.decoderStart; }
@@ -72,6 +78,12 @@ public:
 private:
     torch::Tensor embed(const torch::Tensor& ids, std::int64_t firstPosition) const;
     torch::Tensor encodeLayers(const std::vector<TokenId>& sourceIds, std::vector<torch::Tensor>* all) const;
+    torch::Tensor encoderLayer(const MarianEncoderLayer& layer, const torch::Tensor& x, const torch::Tensor& mask, double dropout) const;
+    // Cross-attention (given its queries and the source keys/values) and the feed-forward block.
+    torch::Tensor decoderLayerTail(const MarianDecoderLayer& layer, const torch::Tensor& x, const torch::Tensor& crossQ,
+                                   const torch::Tensor& crossK, const torch::Tensor& crossV, const torch::Tensor& crossMask,
+                                   double dropout) const;
+    torch::Tensor logits(const torch::Tensor& hidden) const;
 
     MarianConfig config_;
     torch::Tensor shared_, finalLogitsBias_, positions_;

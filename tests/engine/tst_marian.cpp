@@ -35,6 +35,7 @@ private Q_SLOTS:
     void encoderMatches_data();
     void encoderMatches();
     void teacherForcedLogitsMatch();
+    void paddedBatchForwardMatches();
     void decodesMatch_data();
     void decodesMatch();
     void greedyIsDeterministic();
@@ -107,6 +108,37 @@ void TestMarian::teacherForcedLogitsMatch() {
         for (auto id : decoderIds) rows.push_back(session.next(torch::tensor({id}, torch::kInt64))[0]);
         const auto expected = expectedTensor("case" + std::to_string(c) + ".teacher_forcing_logits");
         const float diff = (torch::stack(rows) - expected).abs().max().item<float>();
+        QVERIFY2(diff <= 1e-4f, ("case " + std::to_string(c) + ": max diff " + std::to_string(diff)).c_str());
+    }
+}
+
+// The training forward (every case in one padded batch, no dropout) gives the reference logits at every
+// real position: padding must not leak through the masks.
+void TestMarian::paddedBatchForwardMatches() {
+    c10::InferenceMode guard;
+    const auto& marian = static_cast<const MarianModel&>(*model_->encoderDecoder);
+    const auto count = static_cast<std::int64_t>(json_["cases"].size());
+    std::int64_t maxSource = 0, maxTarget = 0;
+    for (int c = 0; c < count; ++c) {
+        maxSource = std::max<std::int64_t>(maxSource, static_cast<std::int64_t>(sourceIds(c).size()));
+        maxTarget = std::max<std::int64_t>(maxTarget, json_["cases"][c]["teacher_forcing"]["decoder_input_ids"].size());
+    }
+    const auto pad = marian.padId();
+    auto source = torch::full({count, maxSource}, pad, torch::kInt64);
+    auto valid = torch::zeros({count, maxSource}, torch::kBool);
+    auto target = torch::full({count, maxTarget}, pad, torch::kInt64);
+    for (int c = 0; c < count; ++c) {
+        const auto ids = sourceIds(c);
+        const auto decoderIds = json_["cases"][c]["teacher_forcing"]["decoder_input_ids"].get<std::vector<TokenId>>();
+        source[c].narrow(0, 0, static_cast<std::int64_t>(ids.size())).copy_(torch::tensor(ids, torch::kInt64));
+        valid[c].narrow(0, 0, static_cast<std::int64_t>(ids.size())).fill_(true);
+        target[c].narrow(0, 0, static_cast<std::int64_t>(decoderIds.size())).copy_(torch::tensor(decoderIds, torch::kInt64));
+    }
+    const auto logits = marian.forwardBatch(source, valid, target);
+    QCOMPARE(logits.sizes().vec(), (std::vector<std::int64_t>{count, maxTarget, marian.vocabSize()}));
+    for (int c = 0; c < count; ++c) {
+        const auto expected = expectedTensor("case" + std::to_string(c) + ".teacher_forcing_logits");
+        const float diff = (logits[c].narrow(0, 0, expected.size(0)) - expected).abs().max().item<float>();
         QVERIFY2(diff <= 1e-4f, ("case " + std::to_string(c) + ": max diff " + std::to_string(diff)).c_str());
     }
 }
