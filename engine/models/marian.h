@@ -9,6 +9,8 @@
 #include <nlohmann/json.hpp>
 
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace dragoman {
 
@@ -20,6 +22,8 @@ struct MarianConfig {
     std::string activation;
 
     static MarianConfig parse(const nlohmann::json& json, const std::string& label);
+    // Every tensor a checkpoint of this shape stores, by key: what MarianModel binds (tools/train starts from it).
+    std::vector<std::pair<std::string, std::vector<std::int64_t>>> parameterShapes() const;
 };
 
 // Sinusoids as MarianSinusoidalPositionalEmbedding: angle p / 10000^(2*(j//2)/d) in double, sin of even j in the

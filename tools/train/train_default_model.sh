@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Trains Dragoman's bundled default model (en<->de, en<->zh, one Marian model) from ../shared/corpora, end to end:
+#   corpus preparation -> sentencepiece (spm_train) -> Hugging Face Marian layout -> dragoman-train -> evaluation.
+# Usage: tools/train/train_default_model.sh [WORKDIR] [EPOCHS]
+# Resumable: rerunning with the same WORKDIR continues from the last checkpoint. When it finishes,
+# WORKDIR/layout is a complete model folder; tools/train/install_default_model.sh copies it into resources/.
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+root="$(cd "$here/../.." && pwd)"
+work="${1:-$root/build/default-model}"
+epochs="${2:-30}"
+corpora="${DRAGOMAN_CORPORA:-$root/../shared/corpora}"
+python=/usr/bin/python3  # Debian's interpreter (python3-torch and friends live there)
+trainer="$root/build/tools/train/dragoman-train"
+[ -x "$trainer" ] || { echo "build first: installer/build.sh" >&2; exit 1; }
+mkdir -p "$work"
+
+if [ ! -f "$work/data/train.tsv" ]; then
+    "$python" "$here/prepare_corpus.py" --corpora "$corpora" --out "$work/data"
+fi
+if [ ! -f "$work/data/spm.model" ]; then
+    # identity normalization keeps full-width Chinese punctuation; byte fallback means no <unk> for rare characters.
+    spm_train --input="$work/data/spm_input.txt" --model_prefix="$work/data/spm" --vocab_size=8000 --model_type=unigram \
+        --character_coverage=0.9995 --byte_fallback=true --normalization_rule_name=identity \
+        --unk_id=1 --eos_id=0 --bos_id=-1 --pad_id=-1 --input_sentence_size=0 --shuffle_input_sentence=false \
+        --num_threads=2 --minloglevel=2
+fi
+if [ ! -f "$work/layout/config.json" ]; then
+    "$python" "$here/make_layout.py" --spm-prefix "$work/data/spm" --out "$work/layout"
+fi
+
+# glibc returning freed blocks to the kernel after every step cost measurable time (see ../shared/notes).
+export MALLOC_MMAP_MAX_=0 MALLOC_TRIM_THRESHOLD_=17179869184
+# One thread for ATen's elementwise work, both cores for OpenBLAS: 1,300 target tokens/s here, against
+# 1,000 with both pools at 2 (they spin against each other).
+export DRAGOMAN_ATEN_THREADS="${DRAGOMAN_ATEN_THREADS:-1}" DRAGOMAN_BLAS_THREADS="${DRAGOMAN_BLAS_THREADS:-2}"
+"$trainer" --layout "$work/layout" --train "$work/data/train.tsv" --valid "$work/data/valid.tsv" --work "$work/checkpoints" \
+    --epochs "$epochs" --batch-tokens 4000 --lr 0.0008 --warmup 600 --dropout 0.1 --label-smoothing 0.1 | tee -a "$work/train.log"
