@@ -18,4 +18,8 @@ inline torch::Tensor linear(const torch::Tensor& x, const torch::Tensor& weight,
     return torch::nn::functional::linear(x, weight, bias);
 }
 
+// y = x W^T for float32 x [..., in] and W as mapped: float32 through linear() above, bfloat16 through a
+// kernel that widens the weights on the fly (float32 accumulation), so bf16 checkpoints are never converted.
+torch::Tensor project(const torch::Tensor& x, const torch::Tensor& weight);
+
 }  // namespace dragoman::ops

@@ -20,6 +20,8 @@ public:
     torch::Tensor take(const std::string& name, const std::vector<std::int64_t>& shape);
     // Accepts an optional alias key (e.g. lm_head.weight) only if it equals `original` exactly.
     void acceptAlias(const std::string& name, const torch::Tensor& original);
+    // Accepts an optional key the architecture does not use (e.g. a tied lm_head.weight stored anyway).
+    void ignore(const std::string& name) { used_.insert(name); }
     // Throws Error("checkpoint") naming every missing, misshapen and unexpected key.
     void finish(const std::string& modelId) const;
 

@@ -1,5 +1,6 @@
 #include "runtime/runnable_model.h"
 
+#include "models/hunyuan.h"
 #include "models/marian.h"
 #include "util/error.h"
 #include "util/log.h"
@@ -20,8 +21,10 @@ std::shared_ptr<RunnableModel> openModel(const ModelStore& store, const std::str
     if (model->architecture == "marian") {
         model->encoderDecoder = std::make_shared<MarianModel>(MarianConfig::parse(model->loaded.config, label),
                                                               model->loaded.weights, entry.id);
+    } else if (model->architecture == "hunyuan_v1_dense") {
+        model->causal = std::make_shared<HunyuanModel>(HunyuanConfig::parse(model->loaded.config, label), model->loaded.weights, entry.id);
     } else {
-        throw Error("config", label + ": unsupported model_type '" + model->architecture + "' (supported: marian)");
+        throw Error("config", label + ": unsupported model_type '" + model->architecture + "' (supported: marian, hunyuan_v1_dense)");
     }
     // A checkpoint without tokenizer files (a synthetic one, for speed tests) still runs on token ids.
     const bool hasTokenizer = std::filesystem::exists(entry.dir / "source.spm") || std::filesystem::exists(entry.dir / "tokenizer.json");

@@ -3,6 +3,7 @@
 // Built by the architecture named in config.json ("model_type"); read-only and shareable across requests.
 #include "decode/generation_config.h"
 #include "load/model_loader.h"
+#include "models/causal_lm.h"
 #include "models/encoder_decoder.h"
 #include "text/tokenizer.h"
 
@@ -14,6 +15,7 @@ struct RunnableModel {
     LoadedModel loaded;
     std::string architecture;                      // model_type
     std::shared_ptr<EncoderDecoderModel> encoderDecoder;  // set for encoder-decoder architectures
+    std::shared_ptr<CausalLanguageModel> causal;          // set for decoder-only architectures
     std::unique_ptr<Tokenizer> tokenizer;  // null for checkpoints without tokenizer files
     GenerationConfig generation;
 

@@ -90,9 +90,4 @@ std::vector<std::string> MarianTokenizer::languageTokens() const {
     return codes;
 }
 
-std::unique_ptr<Tokenizer> loadTokenizer(const std::filesystem::path& dir, const std::string& modelType) {
-    if (modelType == "marian") return std::make_unique<MarianTokenizer>(dir);
-    throw Error("tokenizer", "no tokenizer for model_type '" + modelType + "' yet (" + dir.string() + ")");
-}
-
 }  // namespace dragoman

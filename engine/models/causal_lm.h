@@ -1,0 +1,37 @@
+#pragma once
+// What generation needs from a decoder-only model. The model is read-only and shared; the KV cache lives in
+// a CausalState owned by one request, preallocated for the longest sequence the request may reach.
+#include "text/tokenizer.h"
+
+#include <torch/types.h>
+
+#include <memory>
+#include <string>
+
+namespace dragoman {
+
+class CausalState {
+public:
+    virtual ~CausalState() = default;
+    virtual std::int64_t length() const = 0;    // tokens fed so far
+    virtual std::int64_t capacity() const = 0;  // tokens the cache has room for
+};
+
+class CausalLanguageModel {
+public:
+    virtual ~CausalLanguageModel() = default;
+
+    // A fresh cache with room for `maxTokens` tokens (prompt and generated).
+    virtual std::unique_ptr<CausalState> start(std::int64_t maxTokens) const = 0;
+    // Feeds `ids` ([T] int64) after what the state holds. Returns float32 logits: [T, V] when allPositions,
+    // else [V] for the last position only. Throws Error("input") past the cache's capacity.
+    virtual torch::Tensor forward(CausalState& state, const torch::Tensor& ids, bool allPositions = false) const = 0;
+
+    virtual std::int64_t vocabSize() const = 0;
+    virtual std::int64_t maxPositions() const = 0;
+    // Bytes of weights one decoding step reads (for the bandwidth efficiency report).
+    virtual std::int64_t weightBytesPerToken() const = 0;
+    virtual std::string device() const { return "cpu"; }
+};
+
+}  // namespace dragoman

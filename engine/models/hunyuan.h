@@ -1,0 +1,56 @@
+#pragma once
+// HunYuanDenseV1ForCausalLM (Tencent HY-MT1.5, model_type hunyuan_v1_dense) as transformers defines it:
+// pre-norm decoder layers with RMSNorm computed in float32, GQA attention with an explicit head_dim,
+// rotate-half RoPE whose base is rope_theta * alpha^(head_dim / (head_dim - 2)) (rope_scaling dynamic/alpha),
+// per-head RMSNorm of q and k applied after RoPE, SiLU-gated MLP, and the output layer tied to the
+// embeddings when lm_head.weight is absent. Weights are used as mapped (bf16 stays bf16).
+#include "models/causal_lm.h"
+#include "models/weights.h"
+
+#include <nlohmann/json.hpp>
+
+namespace dragoman {
+
+struct HunyuanConfig {
+    std::int64_t hidden = 0, intermediate = 0, layers = 0, heads = 0, kvHeads = 0, headDim = 0, vocabSize = 0, maxPositions = 0;
+    double ropeTheta = 10000.0, ropeAlpha = 1.0, rmsEps = 1e-5;
+    bool qkNorm = true, tiedEmbeddings = true;
+
+    static HunyuanConfig parse(const nlohmann::json& json, const std::string& label);
+    double ropeBase() const;
+};
+
+// inv_freq as transformers computes it: 1 / base^(arange(0, head_dim, 2) / head_dim) in float32.
+torch::Tensor hunyuanInverseFrequencies(const HunyuanConfig& config);
+
+struct HunyuanLayer {
+    torch::Tensor inputNorm, q, k, v, o, qNorm, kNorm, postNorm, gate, up, down;
+};
+
+class HunyuanModel : public CausalLanguageModel {
+public:
+    // Binds the weights as mapped and checks the keys. Throws Error("config"/"checkpoint").
+    HunyuanModel(const HunyuanConfig& config, const WeightTable& weights, const std::string& modelId);
+
+    std::unique_ptr<CausalState> start(std::int64_t maxTokens) const override;
+    torch::Tensor forward(CausalState& state, const torch::Tensor& ids, bool allPositions = false) const override;
+    // Hidden states of a fresh run over `ids`: embeddings, each layer's output, the final norm ([L + 2, T, H]).
+    torch::Tensor hiddenStates(const torch::Tensor& ids) const;
+
+    std::int64_t vocabSize() const override { return config_.vocabSize; }
+    std::int64_t maxPositions() const override { return config_.maxPositions; }
+    std::int64_t weightBytesPerToken() const override { return weightBytesPerToken_; }
+    const HunyuanConfig& config() const { return config_; }
+
+private:
+    torch::Tensor run(CausalState& state, const torch::Tensor& ids, std::vector<torch::Tensor>* hidden) const;
+    torch::Tensor attention(const HunyuanLayer& layer, std::size_t index, CausalState& state, const torch::Tensor& x,
+                            const torch::Tensor& cos, const torch::Tensor& sin) const;
+
+    HunyuanConfig config_;
+    torch::Tensor embed_, finalNorm_, lmHead_, invFreq_;
+    std::vector<HunyuanLayer> layers_;
+    std::int64_t weightBytesPerToken_ = 0;
+};
+
+}  // namespace dragoman

@@ -1,0 +1,295 @@
+#include "text/bpe_tokenizer.h"
+
+#include "text/byte_level.h"
+#include "text/utf8.h"
+#include "util/error.h"
+
+#include <simdjson.h>
+#include <unicode/normalizer2.h>
+#include <unicode/unistr.h>
+
+#include <algorithm>
+
+namespace dragoman {
+namespace {
+
+namespace dom = simdjson::dom;
+
+// GPT-2's pre-tokenization, used by ByteLevel when use_regex is true.
+constexpr const char* kGpt2Pattern = R"('s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+)";
+
+class Reader {
+public:
+    explicit Reader(std::string file) : file_(std::move(file)) {}
+    [[noreturn]] void fail(const std::string& what) const { throw Error("tokenizer", file_ + ": " + what); }
+    std::string_view text(dom::element e, const char* key) const {
+        std::string_view v;
+        if (e[key].get(v)) fail(std::string("missing or non-string '") + key + "'");
+        return v;
+    }
+    bool flag(dom::element e, const char* key, bool fallback) const {
+        bool v = fallback;
+        auto field = e[key];
+        if (field.error() == simdjson::SUCCESS && !field.is_null() && field.get(v)) fail(std::string("'") + key + "' must be a boolean");
+        return v;
+    }
+
+private:
+    std::string file_;
+};
+
+SplitBehavior behaviorFrom(std::string_view name, const Reader& r) {
+    if (name == "Isolated") return SplitBehavior::Isolated;
+    if (name == "Removed") return SplitBehavior::Removed;
+    if (name == "MergedWithPrevious") return SplitBehavior::MergedWithPrevious;
+    if (name == "MergedWithNext") return SplitBehavior::MergedWithNext;
+    r.fail("unsupported Split behavior '" + std::string(name) + "'");
+}
+
+}  // namespace
+
+BpeTokenizer::BpeTokenizer(const std::filesystem::path& tokenizerJson) {
+    try {
+        load(tokenizerJson);
+    } catch (const Error& e) {
+        // Errors from the parts (a regex, a merge) get the file's name in front.
+        if (e.detail().find(tokenizerJson.string()) != std::string::npos) throw;
+        throw Error(e.category(), tokenizerJson.string() + ": " + e.detail());
+    }
+}
+
+void BpeTokenizer::load(const std::filesystem::path& tokenizerJson) {
+    const Reader r(tokenizerJson.string());
+    dom::parser parser;
+    dom::element root;
+    if (auto error = parser.load(tokenizerJson.string()).get(root)) r.fail(std::string("not readable JSON: ") + simdjson::error_message(error));
+
+    dom::element model;
+    if (root["model"].get(model)) r.fail("no 'model'");
+    if (r.text(model, "type") != "BPE") r.fail("model type '" + std::string(r.text(model, "type")) + "' is not supported (BPE only)");
+    dom::object vocab;
+    if (model["vocab"].get(vocab)) r.fail("model.vocab is missing");
+    for (auto [token, id] : vocab) {
+        std::int64_t value;
+        if (id.get(value)) r.fail("vocabulary id of '" + std::string(token) + "' is not an integer");
+        model_.addToken(std::string(token), value);
+    }
+    dom::array merges;
+    if (model["merges"].get(merges)) r.fail("model.merges is missing");
+    for (auto merge : merges) {
+        std::string_view left, right;
+        if (std::string_view joined; merge.get(joined) == simdjson::SUCCESS) {
+            const auto space = joined.find(' ', 1);  // "a b"; a merge side never starts with a space (it is Ġ)
+            if (space == std::string_view::npos) r.fail("merge '" + std::string(joined) + "' has no space");
+            left = joined.substr(0, space);
+            right = joined.substr(space + 1);
+        } else if (dom::array pair; merge.get(pair) == simdjson::SUCCESS && pair.size() == 2) {
+            if (pair.at(0).get(left) || pair.at(1).get(right)) r.fail("a merge pair is not two strings");
+        } else {
+            r.fail("a merge is neither \"a b\" nor [a, b]");
+        }
+        model_.addMerge(left, right);
+    }
+    model_.setIgnoreMerges(r.flag(model, "ignore_merges", false));
+    if (r.flag(model, "byte_fallback", false)) r.fail("BPE byte_fallback is not supported");
+    if (auto unk = model["unk_token"]; unk.error() == simdjson::SUCCESS && !unk.is_null()) {
+        std::string_view name;
+        if (unk.get(name)) r.fail("unk_token must be a string");
+        model_.setUnknown(model_.find(name));
+    }
+    for (const char* key : {"continuing_subword_prefix", "end_of_word_suffix"})
+        if (auto v = model[key]; v.error() == simdjson::SUCCESS && !v.is_null())
+            if (std::string_view s; !v.get(s) && !s.empty()) r.fail(std::string("model.") + key + " is not supported");
+
+    vocabSize_ = model_.size();
+    if (dom::array added; root["added_tokens"].get(added) == simdjson::SUCCESS) {
+        for (auto token : added) {
+            std::int64_t id;
+            if (token["id"].get(id)) r.fail("an added token has no id");
+            Added a{std::string(r.text(token, "content")), id, r.flag(token, "special", false)};
+            if (a.content.empty()) r.fail("an added token is empty");
+            if (r.flag(token, "lstrip", false) || r.flag(token, "rstrip", false) || r.flag(token, "single_word", false))
+                r.fail("added token '" + a.content + "' uses lstrip/rstrip/single_word, which are not supported");
+            addedById_[id] = added_.size();
+            added_.push_back(std::move(a));
+            vocabSize_ = std::max(vocabSize_, static_cast<std::size_t>(id) + 1);
+        }
+    }
+    for (std::size_t i = 0; i < added_.size(); ++i) addedByFirstByte_[static_cast<unsigned char>(added_[i].content[0])].push_back(i);
+    for (auto& bucket : addedByFirstByte_)
+        std::stable_sort(bucket.begin(), bucket.end(), [&](auto a, auto b) { return added_[a].content.size() > added_[b].content.size(); });
+
+    if (auto normalizer = root["normalizer"]; normalizer.error() == simdjson::SUCCESS && !normalizer.is_null()) {
+        const auto type = r.text(normalizer.value(), "type");
+        if (type == "NFC") normalization_ = Normalization::NFC;
+        else if (type == "NFKC") normalization_ = Normalization::NFKC;
+        else if (type == "NFD") normalization_ = Normalization::NFD;
+        else if (type == "NFKD") normalization_ = Normalization::NFKD;
+        else r.fail("normalizer '" + std::string(type) + "' is not supported");
+    }
+
+    auto addPreTokenizer = [&](dom::element p) {
+        const auto type = r.text(p, "type");
+        if (type == "Split") {
+            if (r.flag(p, "invert", false)) r.fail("Split with invert is not supported");
+            dom::element pattern;
+            if (p["pattern"].get(pattern)) r.fail("Split has no pattern");
+            std::string_view value;
+            const bool isRegex = pattern["Regex"].get(value) == simdjson::SUCCESS;
+            if (!isRegex && pattern["String"].get(value)) r.fail("Split pattern is neither Regex nor String");
+            splits_.emplace_back(std::string(value), !isRegex, behaviorFrom(r.text(p, "behavior"), r));
+        } else if (type == "ByteLevel") {
+            byteLevel_ = true;
+            addPrefixSpace_ = r.flag(p, "add_prefix_space", false);
+            if (r.flag(p, "use_regex", true)) splits_.emplace_back(kGpt2Pattern, false, SplitBehavior::Isolated);
+        } else {
+            r.fail("pre_tokenizer '" + std::string(type) + "' is not supported");
+        }
+    };
+    if (auto pre = root["pre_tokenizer"]; pre.error() == simdjson::SUCCESS && !pre.is_null()) {
+        if (r.text(pre.value(), "type") == "Sequence") {
+            dom::array list;
+            if (pre["pretokenizers"].get(list)) r.fail("pre_tokenizer Sequence has no list");
+            for (auto p : list) addPreTokenizer(p);
+        } else {
+            addPreTokenizer(pre.value());
+        }
+    }
+    if (!byteLevel_) r.fail("only byte-level BPE is supported (no ByteLevel pre-tokenizer)");
+
+    // The post-processor's template for one sequence: special tokens before and after it.
+    auto addTemplate = [&](dom::element p) {
+        const auto type = r.text(p, "type");
+        if (type == "ByteLevel") return;  // offsets only
+        if (type != "TemplateProcessing") r.fail("post_processor '" + std::string(type) + "' is not supported");
+        dom::array single;
+        if (p["single"].get(single)) r.fail("TemplateProcessing has no 'single'");
+        bool seenSequence = false;
+        for (auto piece : single) {
+            if (piece["Sequence"].error() == simdjson::SUCCESS) {
+                seenSequence = true;
+                continue;
+            }
+            dom::element special;
+            if (piece["SpecialToken"].get(special)) r.fail("TemplateProcessing piece is neither Sequence nor SpecialToken");
+            const auto name = r.text(special, "id");
+            dom::array ids;
+            if (p["special_tokens"][name]["ids"].get(ids)) r.fail("TemplateProcessing special token '" + std::string(name) + "' has no ids");
+            for (auto id : ids) (seenSequence ? suffix_ : prefix_).push_back(id.get_int64().value());
+        }
+    };
+    if (auto post = root["post_processor"]; post.error() == simdjson::SUCCESS && !post.is_null()) {
+        if (r.text(post.value(), "type") == "Sequence") {
+            dom::array list;
+            if (post["processors"].get(list)) r.fail("post_processor Sequence has no list");
+            for (auto p : list) addTemplate(p);
+        } else {
+            addTemplate(post.value());
+        }
+    }
+    if (auto decoder = root["decoder"]; decoder.error() == simdjson::SUCCESS && !decoder.is_null()) {
+        const auto type = r.text(decoder.value(), "type");
+        if (type != "ByteLevel") r.fail("decoder '" + std::string(type) + "' is not supported (ByteLevel only)");
+    }
+}
+
+std::optional<TokenId> BpeTokenizer::idOf(std::string_view token) const {
+    for (const auto& a : added_)
+        if (a.content == token) return a.id;
+    return model_.find(token);
+}
+
+std::optional<std::string> BpeTokenizer::tokenText(TokenId id) const {
+    if (auto it = addedById_.find(id); it != addedById_.end()) return added_[it->second].content;
+    if (const auto* t = model_.token(id)) return *t;
+    return std::nullopt;
+}
+
+bool BpeTokenizer::isSpecial(TokenId id) const {
+    auto it = addedById_.find(id);
+    return it != addedById_.end() && added_[it->second].special;
+}
+
+void BpeTokenizer::appendSegment(std::string_view segment, std::vector<TokenId>& out) const {
+    std::string normalized;
+    if (normalization_ != Normalization::None) {
+        UErrorCode status = U_ZERO_ERROR;
+        const icu::Normalizer2* n = normalization_ == Normalization::NFC    ? icu::Normalizer2::getNFCInstance(status)
+                                    : normalization_ == Normalization::NFKC ? icu::Normalizer2::getNFKCInstance(status)
+                                    : normalization_ == Normalization::NFD  ? icu::Normalizer2::getNFDInstance(status)
+                                                                            : icu::Normalizer2::getNFKDInstance(status);
+        const auto result = n->normalize(icu::UnicodeString::fromUTF8(icu::StringPiece(segment.data(), static_cast<std::int32_t>(segment.size()))), status);
+        if (U_FAILURE(status)) throw Error("tokenizer", "normalization failed");
+        result.toUTF8String(normalized);
+        segment = normalized;
+    }
+    std::string prefixed;
+    if (addPrefixSpace_ && !segment.empty() && segment.front() != ' ') {
+        prefixed = " " + std::string(segment);
+        segment = prefixed;
+    }
+    // Each Split applies to every piece the previous one produced.
+    std::vector<std::string_view> pieces{segment}, next;
+    for (const auto& split : splits_) {
+        next.clear();
+        for (auto piece : pieces) split.split(piece, next);
+        pieces.swap(next);
+    }
+    for (auto piece : pieces) model_.encodeWord(byte_level::fromBytes(piece), out);
+}
+
+std::vector<TokenId> BpeTokenizer::encodePlain(std::string_view text) const {
+    if (!utf8::isValid(text)) throw Error("input", "text is not valid UTF-8");
+    std::vector<TokenId> ids;
+    std::size_t segmentStart = 0;
+    for (std::size_t i = 0; i < text.size();) {
+        const Added* hit = nullptr;
+        for (auto index : addedByFirstByte_[static_cast<unsigned char>(text[i])]) {
+            const auto& a = added_[index];
+            if (text.compare(i, a.content.size(), a.content) == 0) {
+                hit = &a;
+                break;
+            }
+        }
+        if (!hit) {
+            ++i;
+            continue;
+        }
+        appendSegment(text.substr(segmentStart, i - segmentStart), ids);
+        ids.push_back(hit->id);
+        i += hit->content.size();
+        segmentStart = i;
+    }
+    appendSegment(text.substr(segmentStart), ids);
+    return ids;
+}
+
+std::vector<TokenId> BpeTokenizer::encode(std::string_view text) const {
+    auto body = encodePlain(text);
+    if (prefix_.empty() && suffix_.empty()) return body;
+    std::vector<TokenId> ids(prefix_);
+    ids.insert(ids.end(), body.begin(), body.end());
+    ids.insert(ids.end(), suffix_.begin(), suffix_.end());
+    return ids;
+}
+
+std::string BpeTokenizer::decode(const std::vector<TokenId>& ids, bool skipSpecial) const {
+    std::string bytes;
+    for (auto id : ids) {
+        if (auto it = addedById_.find(id); it != addedById_.end()) {
+            const auto& a = added_[it->second];
+            if (skipSpecial && a.special) continue;
+            // An added token's characters are byte stand-ins only by accident; otherwise its own UTF-8.
+            if (auto raw = byte_level::toBytes(a.content)) bytes += *raw;
+            else bytes += a.content;
+            continue;
+        }
+        const auto* token = model_.token(id);
+        if (!token) continue;  // ids outside the vocabulary decode to nothing, as tokenizers does
+        if (auto raw = byte_level::toBytes(*token)) bytes += *raw;
+        else bytes += *token;
+    }
+    return utf8::lossy(bytes);
+}
+
+}  // namespace dragoman

@@ -1,0 +1,176 @@
+// Byte-level BPE from tokenizer.json (tests/fixtures/hunyuan-tiny): every encode case exact (ids, and the
+// decode round trip with and without special tokens), the decode cases that cut UTF-8 (U+FFFD), the
+// streaming detokenizer on CJK and emoji, and clear errors for bad input and unsupported files.
+#include "test_files.h"
+#include "text/bpe_tokenizer.h"
+#include "text/streaming_detokenizer.h"
+#include "util/error.h"
+
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+
+using namespace dragoman;
+
+namespace {
+
+const std::filesystem::path kDir = test::fixture("hunyuan-tiny");
+
+nlohmann::json cases() {
+    std::ifstream in(kDir / "tokenizer_cases.json");
+    return nlohmann::json::parse(in);
+}
+
+QString rowName(const std::string& text, std::size_t index) {
+    return QString::number(index) + ": " + QString::fromStdString(text).left(40);
+}
+
+}  // namespace
+
+class TestBpeTokenizer : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase() { tokenizer_ = std::make_unique<BpeTokenizer>(kDir / "tokenizer.json"); }
+    void encodes_data();
+    void encodes();
+    void decodesCutUtf8_data();
+    void decodesCutUtf8();
+    void streamsCjkAndEmojiWithoutBrokenCharacters_data();
+    void streamsCjkAndEmojiWithoutBrokenCharacters();
+    void specialTokensAreKnown();
+    void invalidUtf8IsAnInputError();
+    void unsupportedFilesAreNamed_data();
+    void unsupportedFilesAreNamed();
+
+private:
+    std::unique_ptr<BpeTokenizer> tokenizer_;
+};
+
+void TestBpeTokenizer::encodes_data() {
+    QTest::addColumn<QString>("text");
+    QTest::addColumn<QString>("ids");
+    QTest::addColumn<QString>("decodedSkip");
+    const auto all = cases()["cases"];
+    QVERIFY(all.size() >= 40);
+    for (std::size_t i = 0; i < all.size(); ++i) {
+        const auto& c = all[i];
+        QTest::newRow(qPrintable(rowName(c["text"], i))) << QString::fromStdString(c["text"]) << QString::fromStdString(c["ids"].dump())
+                                                         << QString::fromStdString(c["decoded_skip_special"]);
+    }
+}
+
+void TestBpeTokenizer::encodes() {
+    QFETCH(QString, text);
+    QFETCH(QString, ids);
+    QFETCH(QString, decodedSkip);
+    const auto expected = nlohmann::json::parse(ids.toStdString()).get<std::vector<TokenId>>();
+    const auto got = tokenizer_->encode(text.toStdString());
+    QCOMPARE(nlohmann::json(got).dump(), nlohmann::json(expected).dump());
+    QCOMPARE(QString::fromStdString(tokenizer_->decode(got, false)), text);
+    QCOMPARE(QString::fromStdString(tokenizer_->decode(got, true)), decodedSkip);
+}
+
+void TestBpeTokenizer::decodesCutUtf8_data() {
+    QTest::addColumn<QString>("ids");
+    QTest::addColumn<QString>("decoded");
+    QTest::addColumn<QString>("decodedSkip");
+    const auto all = cases();  // kept alive: a range-for over a temporary's member would dangle
+    for (const auto& c : all["decode_cases"])
+        QTest::newRow(c["note"].get<std::string>().c_str()) << QString::fromStdString(c["ids"].dump()) << QString::fromStdString(c["decoded"])
+                                                            << QString::fromStdString(c["decoded_skip_special"]);
+}
+
+void TestBpeTokenizer::decodesCutUtf8() {
+    QFETCH(QString, ids);
+    QFETCH(QString, decoded);
+    QFETCH(QString, decodedSkip);
+    const auto list = nlohmann::json::parse(ids.toStdString()).get<std::vector<TokenId>>();
+    QCOMPARE(QString::fromStdString(tokenizer_->decode(list, false)), decoded);
+    QCOMPARE(QString::fromStdString(tokenizer_->decode(list, true)), decodedSkip);
+}
+
+void TestBpeTokenizer::streamsCjkAndEmojiWithoutBrokenCharacters_data() {
+    QTest::addColumn<QString>("text");
+    QTest::newRow("chinese") << QStringLiteral("你好，世界！今天天气很好。");
+    QTest::newRow("emoji") << QStringLiteral("Party 🎉🎉 time 😀👍🏽 ok");
+    QTest::newRow("mixed") << QStringLiteral("Straße 12345 你好，世界！😀 It's fine.");
+    QTest::newRow("japanese") << QStringLiteral("こんにちは、カタカナ。");
+}
+
+void TestBpeTokenizer::streamsCjkAndEmojiWithoutBrokenCharacters() {
+    QFETCH(QString, text);
+    const auto ids = tokenizer_->encode(text.toStdString());
+    StreamingDetokenizer stream(*tokenizer_);
+    std::string joined;
+    int deltas = 0;
+    for (auto id : ids) {
+        const auto delta = stream.push(id);
+        QVERIFY2(delta.find("\xEF\xBF\xBD") == std::string::npos, "a delta contains U+FFFD");
+        QVERIFY2(QString::fromUtf8(delta.data(), static_cast<int>(delta.size())).toUtf8().toStdString() == delta, "a delta is not whole UTF-8");
+        deltas += delta.empty() ? 0 : 1;
+        joined += delta;
+    }
+    joined += stream.finish();
+    QCOMPARE(QString::fromStdString(joined), QString::fromStdString(tokenizer_->decode(ids)));
+    QCOMPARE(QString::fromStdString(joined), text);
+    QVERIFY(deltas >= 3);  // it streamed, rather than holding everything back
+}
+
+void TestBpeTokenizer::specialTokensAreKnown() {
+    QCOMPARE(tokenizer_->idOf("<｜hy_begin▁of▁sentence｜>").value_or(-1), TokenId{756});
+    QCOMPARE(tokenizer_->idOf("<｜hy_place▁holder▁no▁2｜>").value_or(-1), TokenId{759});
+    QVERIFY(tokenizer_->isSpecial(757));
+    QVERIFY(!tokenizer_->isSpecial(65));
+    QCOMPARE(tokenizer_->vocabSize(), std::size_t{763});
+    QCOMPARE(tokenizer_->tokenText(758).value_or(""), std::string("<｜hy_Assistant｜>"));
+}
+
+void TestBpeTokenizer::invalidUtf8IsAnInputError() {
+    try {
+        tokenizer_->encode("ok \xC3\x28 broken");
+        QFAIL("invalid UTF-8 was accepted");
+    } catch (const Error& e) {
+        QCOMPARE(QString::fromStdString(e.category()), QStringLiteral("input"));
+        QVERIFY(QString::fromUtf8(e.what()).contains("UTF-8"));
+    }
+}
+
+void TestBpeTokenizer::unsupportedFilesAreNamed_data() {
+    QTest::addColumn<QString>("edit");  // JSON pointer = value to replace, as "pointer|json"
+    QTest::addColumn<QString>("message");
+    QTest::newRow("wordpiece") << "/model/type|\"WordPiece\"" << "WordPiece";
+    QTest::newRow("metaspace") << "/pre_tokenizer|{\"type\":\"Metaspace\"}" << "Metaspace";
+    QTest::newRow("bad regex") << "/pre_tokenizer/pretokenizers/0/pattern/Regex|\"(unclosed\"" << "regex";
+    QTest::newRow("unknown merge side") << "/model/merges/0|\"zz@@ qq@@\"" << "merge";
+    QTest::newRow("not json") << "" << "JSON";
+}
+
+void TestBpeTokenizer::unsupportedFilesAreNamed() {
+    QFETCH(QString, edit);
+    QFETCH(QString, message);
+    QTemporaryDir dir;
+    const auto path = std::filesystem::path(dir.path().toStdString()) / "tokenizer.json";
+    if (edit.isEmpty()) {
+        std::ofstream(path) << "{ this is not json";
+    } else {
+        std::ifstream in(kDir / "tokenizer.json");
+        auto json = nlohmann::json::parse(in);
+        const auto parts = edit.split('|');
+        json[nlohmann::json::json_pointer(parts[0].toStdString())] = nlohmann::json::parse(parts[1].toStdString());
+        std::ofstream(path) << json.dump();
+    }
+    try {
+        BpeTokenizer tokenizer(path);
+        QFAIL("an unsupported tokenizer.json loaded");
+    } catch (const Error& e) {
+        QCOMPARE(QString::fromStdString(e.category()), QStringLiteral("tokenizer"));
+        QVERIFY2(QString::fromUtf8(e.what()).contains(message, Qt::CaseInsensitive), e.what());
+        QVERIFY2(QString::fromUtf8(e.what()).contains("tokenizer.json"), "the error names the file");
+    }
+}
+
+QTEST_GUILESS_MAIN(TestBpeTokenizer)
+#include "tst_bpe_tokenizer.moc"

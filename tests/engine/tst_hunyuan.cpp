@@ -1,0 +1,240 @@
+// HunYuanDenseV1 parity with the golden references: tests/fixtures/hunyuan-tiny-f32 (f32 weights) and
+// hunyuan-tiny (bf16 weights, computed in f32 on the widened weights): full-sequence logits and hidden states
+// within 1e-4, RoPE frequencies, greedy ids exact through the KV cache, the cached step logits, determinism,
+// prompts fed in pieces, and named errors for broken checkpoints.
+#include "io/tensor_view.h"
+#include "models/hunyuan.h"
+#include "runtime/runnable_model.h"
+#include "test_files.h"
+#include "util/error.h"
+
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <torch/torch.h>
+
+#include <fstream>
+
+using namespace dragoman;
+
+namespace {
+
+struct Fixture {
+    std::shared_ptr<RunnableModel> model;
+    std::shared_ptr<const SafetensorsFile> expected;
+    nlohmann::json json;
+
+    torch::Tensor tensor(const std::string& name) const {
+        const auto* info = expected->find(name);
+        if (!info) qFatal("no expected tensor %s", name.c_str());
+        return mappedTensor(expected, *info);
+    }
+    std::vector<TokenId> inputIds(int c) const { return json["cases"][c]["input_ids"].get<std::vector<TokenId>>(); }
+    const HunyuanModel& hunyuan() const { return static_cast<const HunyuanModel&>(*model->causal); }
+};
+
+torch::Tensor ids(const std::vector<TokenId>& v) { return torch::tensor(v, torch::kInt64); }
+
+float maxDiff(const torch::Tensor& a, const torch::Tensor& b) { return (a - b).abs().max().item<float>(); }
+
+}  // namespace
+
+class TestHunyuan : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase();
+    void ropeFrequenciesMatch_data();
+    void ropeFrequenciesMatch();
+    void logitsMatch_data();
+    void logitsMatch();
+    void hiddenStatesMatch_data();
+    void hiddenStatesMatch();
+    void greedyThroughCacheMatches_data();
+    void greedyThroughCacheMatches();
+    void greedyIsDeterministic();
+    void promptInPiecesEqualsWholePrompt();
+    void cacheOverflowIsAnInputError();
+    void missingKeyIsNamed();
+    void unsupportedConfigIsNamed();
+
+private:
+    void addFixtureRows();
+    QTemporaryDir cache_;
+    std::unique_ptr<ModelStore> store_;
+    std::map<std::string, Fixture> fixtures_;
+};
+
+void TestHunyuan::initTestCase() {
+    store_ = std::make_unique<ModelStore>(StoreRoots{cache_.path().toStdString(), "/nonexistent", {}});
+    for (const char* name : {"hunyuan-tiny", "hunyuan-tiny-f32"}) {
+        const auto dir = test::fixture(name);
+        Fixture f;
+        f.model = openModel(*store_, dir.string());
+        f.expected = SafetensorsFile::open(dir / "expected.safetensors");
+        std::ifstream in(dir / "expected.json");
+        f.json = nlohmann::json::parse(in);
+        QVERIFY(f.model->causal);
+        fixtures_.emplace(name, std::move(f));
+    }
+}
+
+void TestHunyuan::addFixtureRows() {
+    QTest::addColumn<QString>("fixture");
+    QTest::addColumn<int>("caseIndex");
+    for (const auto& [name, f] : fixtures_)
+        for (int c = 0; c < static_cast<int>(f.json["cases"].size()); ++c)
+            QTest::newRow((name + "/" + f.json["cases"][c]["name"].get<std::string>()).c_str()) << QString::fromStdString(name) << c;
+}
+
+void TestHunyuan::ropeFrequenciesMatch_data() {
+    QTest::addColumn<QString>("fixture");
+    for (const auto& [name, f] : fixtures_) QTest::newRow(name.c_str()) << QString::fromStdString(name);
+}
+
+void TestHunyuan::ropeFrequenciesMatch() {
+    QFETCH(QString, fixture);
+    const auto& f = fixtures_.at(fixture.toStdString());
+    QCOMPARE(f.hunyuan().config().ropeBase(), f.json["rope"]["base"].get<double>());
+    QVERIFY(maxDiff(hunyuanInverseFrequencies(f.hunyuan().config()), f.tensor("rope_inv_freq")) == 0.0f);
+}
+
+void TestHunyuan::logitsMatch_data() { addFixtureRows(); }
+
+void TestHunyuan::logitsMatch() {
+    QFETCH(QString, fixture);
+    QFETCH(int, caseIndex);
+    c10::InferenceMode guard;
+    const auto& f = fixtures_.at(fixture.toStdString());
+    const auto input = f.inputIds(caseIndex);
+    auto state = f.model->causal->start(static_cast<std::int64_t>(input.size()));
+    const auto logits = f.model->causal->forward(*state, ids(input), true);
+    const auto expected = f.tensor(f.json["cases"][caseIndex]["logits"].get<std::string>());
+    QCOMPARE(logits.sizes().vec(), expected.sizes().vec());
+    const float diff = maxDiff(logits, expected);
+    QVERIFY2(diff <= 1e-4f, qPrintable(QString("max diff %1").arg(diff)));
+}
+
+void TestHunyuan::hiddenStatesMatch_data() {
+    QTest::addColumn<QString>("fixture");
+    for (const auto& [name, f] : fixtures_) QTest::newRow(name.c_str()) << QString::fromStdString(name);
+}
+
+void TestHunyuan::hiddenStatesMatch() {
+    QFETCH(QString, fixture);
+    c10::InferenceMode guard;
+    const auto& f = fixtures_.at(fixture.toStdString());
+    const auto hidden = f.hunyuan().hiddenStates(ids(f.inputIds(0)));
+    const auto expected = f.tensor("case0.hidden_states");
+    QCOMPARE(hidden.sizes().vec(), expected.sizes().vec());
+    QVERIFY2(maxDiff(hidden, expected) <= 1e-4f, qPrintable(QString("max diff %1").arg(maxDiff(hidden, expected))));
+}
+
+void TestHunyuan::greedyThroughCacheMatches_data() { addFixtureRows(); }
+
+// Prefill, then one token at a time through the KV cache: every argmax exact, every step's logits within 1e-4.
+void TestHunyuan::greedyThroughCacheMatches() {
+    QFETCH(QString, fixture);
+    QFETCH(int, caseIndex);
+    c10::InferenceMode guard;
+    const auto& f = fixtures_.at(fixture.toStdString());
+    const auto& greedy = f.json["cases"][caseIndex]["greedy"];
+    const auto expectedIds = greedy["new_ids"].get<std::vector<TokenId>>();
+    const auto stepLogits = f.tensor(greedy["step_logits"].get<std::string>());
+    const auto input = f.inputIds(caseIndex);
+    auto state = f.model->causal->start(static_cast<std::int64_t>(input.size() + expectedIds.size()));
+    auto logits = f.model->causal->forward(*state, ids(input));
+    std::vector<TokenId> got;
+    for (std::size_t i = 0; i < expectedIds.size(); ++i) {
+        QVERIFY2(maxDiff(logits, stepLogits[static_cast<std::int64_t>(i)]) <= 1e-4f, qPrintable(QString("step %1").arg(i)));
+        got.push_back(logits.argmax().item<TokenId>());
+        logits = f.model->causal->forward(*state, ids({got.back()}));
+    }
+    QCOMPARE(nlohmann::json(got).dump(), nlohmann::json(expectedIds).dump());
+}
+
+void TestHunyuan::greedyIsDeterministic() {
+    c10::InferenceMode guard;
+    const auto& f = fixtures_.at("hunyuan-tiny");
+    const auto input = f.inputIds(0);
+    std::vector<TokenId> first;
+    for (int run = 0; run < 10; ++run) {
+        auto state = f.model->causal->start(static_cast<std::int64_t>(input.size()) + 20);
+        auto logits = f.model->causal->forward(*state, ids(input));
+        std::vector<TokenId> out;
+        for (int i = 0; i < 20; ++i) {
+            out.push_back(logits.argmax().item<TokenId>());
+            logits = f.model->causal->forward(*state, ids({out.back()}));
+        }
+        if (run == 0) first = out;
+        QCOMPARE(nlohmann::json(out).dump(), nlohmann::json(first).dump());
+    }
+}
+
+void TestHunyuan::promptInPiecesEqualsWholePrompt() {
+    c10::InferenceMode guard;
+    const auto& f = fixtures_.at("hunyuan-tiny-f32");
+    const auto input = f.inputIds(0);
+    auto whole = f.model->causal->start(static_cast<std::int64_t>(input.size()));
+    const auto expected = f.model->causal->forward(*whole, ids(input), true);
+    auto pieces = f.model->causal->start(static_cast<std::int64_t>(input.size()));
+    const std::vector<TokenId> a(input.begin(), input.begin() + 17), b(input.begin() + 17, input.end());
+    const auto first = f.model->causal->forward(*pieces, ids(a), true);
+    const auto second = f.model->causal->forward(*pieces, ids(b), true);
+    QVERIFY(maxDiff(torch::cat({first, second}), expected) <= 1e-4f);
+    QCOMPARE(pieces->length(), static_cast<std::int64_t>(input.size()));
+}
+
+void TestHunyuan::cacheOverflowIsAnInputError() {
+    c10::InferenceMode guard;
+    const auto& f = fixtures_.at("hunyuan-tiny");
+    auto state = f.model->causal->start(4);
+    try {
+        f.model->causal->forward(*state, ids({1, 2, 3, 4, 5}));
+        QFAIL("overflowed the cache");
+    } catch (const Error& e) {
+        QCOMPARE(QString::fromStdString(e.category()), QStringLiteral("input"));
+    }
+    try {
+        f.model->causal->forward(*state, ids({100000}));
+        QFAIL("accepted an id outside the vocabulary");
+    } catch (const Error& e) {
+        QVERIFY(QString::fromUtf8(e.what()).contains("vocabulary"));
+    }
+}
+
+void TestHunyuan::missingKeyIsNamed() {
+    const auto& f = fixtures_.at("hunyuan-tiny");
+    auto table = f.model->loaded.weights;
+    table.erase("model.layers.1.self_attn.key_layernorm.weight");
+    table.emplace("model.layers.9.extra.weight", torch::zeros({2}));
+    try {
+        HunyuanModel model(f.hunyuan().config(), table, "broken");
+        QFAIL("loaded a checkpoint with a missing key");
+    } catch (const Error& e) {
+        QCOMPARE(QString::fromStdString(e.category()), QStringLiteral("checkpoint"));
+        QVERIFY(QString::fromUtf8(e.what()).contains("model.layers.1.self_attn.key_layernorm.weight"));
+        QVERIFY(QString::fromUtf8(e.what()).contains("model.layers.9.extra.weight"));
+    }
+}
+
+void TestHunyuan::unsupportedConfigIsNamed() {
+    auto json = fixtures_.at("hunyuan-tiny").model->loaded.config;
+    json["use_cla"] = true;
+    try {
+        HunyuanConfig::parse(json, "config.json");
+        QFAIL("accepted cross-layer attention");
+    } catch (const Error& e) {
+        QVERIFY(QString::fromUtf8(e.what()).contains("use_cla"));
+    }
+    json = fixtures_.at("hunyuan-tiny").model->loaded.config;
+    json["num_key_value_heads"] = 3;
+    try {
+        HunyuanConfig::parse(json, "config.json");
+        QFAIL("accepted 4 heads over 3 key/value heads");
+    } catch (const Error& e) {
+        QVERIFY(QString::fromUtf8(e.what()).contains("num_key_value_heads"));
+    }
+}
+
+QTEST_GUILESS_MAIN(TestHunyuan)
+#include "tst_hunyuan.moc"
