@@ -55,6 +55,40 @@ double measureMemoryBandwidth() {
     return best;
 }
 
+nlohmann::ordered_json benchCausal(const RunnableModel& model, const GenerateBenchOptions& options) {
+    c10::InferenceMode guard;
+    const auto& m = *model.causal;
+    std::vector<TokenId> prompt;
+    for (std::int64_t j = 0; j < options.promptTokens; ++j) prompt.push_back(2 + (j * 131) % (m.vocabSize() - 3));
+    auto run = [&](std::int64_t newTokens, double* ttft, double* decodeSeconds) {
+        const auto start = Clock::now();
+        auto state = m.start(options.promptTokens + newTokens);
+        auto logits = m.forward(*state, torch::tensor(prompt, torch::kInt64));
+        auto next = logits.argmax().item<TokenId>();
+        const auto firstToken = Clock::now();
+        if (ttft) *ttft = std::chrono::duration<double>(firstToken - start).count();
+        for (std::int64_t i = 1; i < newTokens; ++i) next = m.forward(*state, torch::tensor({next}, torch::kInt64)).argmax().item<TokenId>();
+        if (decodeSeconds) *decodeSeconds = seconds(firstToken);
+    };
+    run(2, nullptr, nullptr);  // warm-up: first touch of every weight page, allocator pools
+    double ttft = 0, decodeSeconds = 0;
+    run(options.newTokens, &ttft, &decodeSeconds);
+    const double decodeRate = options.newTokens > 1 ? static_cast<double>(options.newTokens - 1) / decodeSeconds : 0.0;
+    const double bandwidth = measureMemoryBandwidth();
+    const auto bytesPerToken = m.weightBytesPerToken();
+    return nlohmann::ordered_json{{"model", model.id()},
+                                  {"architecture", model.architecture},
+                                  {"device", m.device()},
+                                  {"prompt_tokens", options.promptTokens},
+                                  {"new_tokens", options.newTokens},
+                                  {"ttft_s", ttft},
+                                  {"decode_tokens_per_s", decodeRate},
+                                  {"weight_bytes_per_token", bytesPerToken},
+                                  {"memory_bandwidth_bytes_per_s", bandwidth},
+                                  {"efficiency", decodeRate * static_cast<double>(bytesPerToken) / bandwidth},
+                                  {"threads", torch::get_num_threads()}};
+}
+
 nlohmann::ordered_json benchEncoderDecoder(const RunnableModel& model, const GenerateBenchOptions& options) {
     c10::InferenceMode guard;
     const auto& m = *model.encoderDecoder;

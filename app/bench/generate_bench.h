@@ -10,6 +10,7 @@ struct GenerateBenchOptions {
     std::int64_t sequences = 100;   // encoder-decoder workload size
     std::int64_t newTokens = 64;    // most new tokens per sequence
     std::int64_t beams = 1;
+    std::int64_t promptTokens = 40;  // causal workload: prompt length
 };
 
 // The fixed source workload shared with tools/baselines/marian_eager.py: sequence i has 8 + (i*7) % 25 ids
@@ -18,6 +19,11 @@ std::vector<std::vector<TokenId>> benchmarkSources(std::int64_t count, std::int6
 
 // Bytes per second of a large float32 matrix-vector product: the practical memory-bandwidth limit.
 double measureMemoryBandwidth();
+
+// A decoder-only model: time to first token for a fixed prompt of promptTokens ids, then decode speed over
+// newTokens greedy tokens (EOS ignored, so every run decodes the same count). Shared with
+// tools/baselines/hunyuan_eager.py: prompt id j is 2 + (j*131) % (vocab - 3).
+nlohmann::ordered_json benchCausal(const RunnableModel& model, const GenerateBenchOptions& options);
 
 nlohmann::ordered_json benchEncoderDecoder(const RunnableModel& model, const GenerateBenchOptions& options);
 

@@ -95,8 +95,19 @@ int benchGenerate(const QStringList& args) {
     options.newTokens = cmd.intValue("new-tokens", 64, 1, 4096);
     options.sequences = cmd.intValue("sequences", 100, 1, 100000);
     options.beams = cmd.intValue("beams", 1, 1, 16);
+    options.promptTokens = cmd.intValue("prompt-tokens", 40, 1, 100000);
     const auto model = openModelOption(cmd);
-    if (!model->encoderDecoder) throw Error("unsupported", "bench generate does not support " + model->architecture + " yet");
+    if (model->causal) {
+        const auto out = bench::benchCausal(*model, options);
+        if (cmd.isSet("json")) print(out.dump() + "\n");
+        else
+            print(fmt::format("{} ({}): first token after a {}-token prompt {:.3f} s; decode {:.2f} tokens/s over {} tokens\n"
+                              "  {:.1f} MB of weights per token, memory bandwidth {:.1f} GB/s, efficiency {:.2f}\n",
+                              model->id(), out["device"].get<std::string>(), options.promptTokens, out["ttft_s"].get<double>(),
+                              out["decode_tokens_per_s"].get<double>(), options.newTokens, out["weight_bytes_per_token"].get<std::int64_t>() / 1e6,
+                              out["memory_bandwidth_bytes_per_s"].get<double>() / 1e9, out["efficiency"].get<double>()));
+        return kExitOk;
+    }
     const auto out = bench::benchEncoderDecoder(*model, options);
     if (cmd.isSet("json")) {
         print(out.dump() + "\n");

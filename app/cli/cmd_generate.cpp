@@ -1,6 +1,7 @@
 #include "cli/command_line.h"
 #include "cli/commands.h"
 #include "cli/model_option.h"
+#include "decode/causal_session.h"
 #include "decode/search.h"
 #include "io/safetensors_writer.h"
 #include "runtime/runnable_model.h"
@@ -18,6 +19,24 @@ std::vector<std::byte> floatBytes(const torch::Tensor& tensor) {
     std::vector<std::byte> bytes(contiguous.numel() * sizeof(float));
     std::memcpy(bytes.data(), contiguous.data_ptr(), bytes.size());
     return bytes;
+}
+
+// A decoder-only model continues its prompt: greedy, processors from generation_config.json unless raw,
+// stopping after its EOS as generate() does.
+int generateCausal(const RunnableModel& model, const std::vector<TokenId>& prompt, std::int64_t maxNew, std::int64_t beams, bool raw) {
+    if (beams > 1) throw Error("unsupported", "beam search is not available for decoder-only models (" + model.id() + ")");
+    const auto& c = *model.causal;
+    const auto length = static_cast<std::int64_t>(prompt.size());
+    if (length >= c.maxPositions()) throw Error("input", "the prompt fills the model's " + std::to_string(c.maxPositions()) + " positions");
+    maxNew = std::min(maxNew, c.maxPositions() - length);
+    const LogitsProcessors processors(model.generation, length + maxNew);
+    SearchOptions options;
+    options.maxNewTokens = maxNew;
+    options.eosIds = model.generation.eosIds;
+    options.processors = raw || processors.empty() ? nullptr : &processors;
+    CausalSession session(c, prompt, maxNew);
+    print(joinIds(greedySearch(session, prompt, options)) + "\n");
+    return kExitOk;
 }
 
 }  // namespace
@@ -48,6 +67,11 @@ int runLogits(const QStringList& args) {
         const auto logits = torch::stack(rows);
         writer.addBytes("logits", DType::F32, logits.sizes().vec(), floatBytes(logits));
         writer.addBytes("encoder_last_hidden_state", DType::F32, encoded.sizes().vec(), floatBytes(encoded));
+    } else if (const auto& c = model->causal) {
+        if (cmd.isSet("decoder-ids")) throw UsageError("--decoder-ids is for encoder-decoder models; " + model->id() + " is decoder-only");
+        auto state = c->start(static_cast<std::int64_t>(ids.size()));
+        const auto logits = c->forward(*state, torch::tensor(ids, torch::kInt64), true);
+        writer.addBytes("logits", DType::F32, logits.sizes().vec(), floatBytes(logits));
     }
     writer.write(cmd.value("out").toStdString());
     return kExitOk;
@@ -69,6 +93,7 @@ int runGenerate(const QStringList& args) {
     const auto beams = cmd.intValue("beams", 1, 1, 64);
     const auto model = openModelOption(cmd);
     c10::InferenceMode guard;
+    if (model->causal) return generateCausal(*model, ids, maxNew, beams, cmd.isSet("raw"));
     const auto& m = model->encoderDecoder;
     const std::vector<TokenId> prefix{model->generation.decoderStartId.value_or(m->decoderStartId())};
     const LogitsProcessors processors(model->generation, static_cast<std::int64_t>(prefix.size()) + maxNew);

@@ -5,7 +5,10 @@
 #include "text/languages.h"
 #include "util/error.h"
 
+#include <QFile>
+
 #include <iostream>
+#include <limits>
 
 namespace dragoman::cli {
 namespace {
@@ -13,6 +16,25 @@ namespace {
 void checkLanguage(const QString& code, const char* option) {
     if (!findLanguage(code.toStdString()))
         throw UsageError(std::string("--") + option + ": unknown language code '" + code.toStdString() + "'");
+}
+
+// source<TAB>target per line; blank lines and lines starting with '#' are skipped.
+std::vector<std::pair<std::string, std::string>> readGlossary(const QString& path) {
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly)) throw Error("io", "cannot read glossary " + path.toStdString() + ": " + file.errorString().toStdString());
+    if (file.size() > 16 * 1024 * 1024) throw Error("input", "glossary " + path.toStdString() + " is larger than 16 MiB");
+    std::vector<std::pair<std::string, std::string>> entries;
+    int lineNumber = 0;
+    while (!file.atEnd()) {
+        const auto line = QString::fromUtf8(file.readLine()).trimmed();
+        ++lineNumber;
+        if (line.isEmpty() || line.startsWith('#')) continue;
+        const auto columns = line.split('\t');
+        if (columns.size() != 2 || columns[0].trimmed().isEmpty() || columns[1].trimmed().isEmpty())
+            throw Error("input", path.toStdString() + ":" + std::to_string(lineNumber) + ": expected source<TAB>target");
+        entries.emplace_back(columns[0].trimmed().toStdString(), columns[1].trimmed().toStdString());
+    }
+    return entries;
 }
 
 }  // namespace
@@ -36,16 +58,19 @@ int runTranslate(const QStringList& args) {
     if (cmd.isSet("from")) checkLanguage(cmd.value("from"), "from");
     const auto beams = cmd.intValue("beams", 1, 1, 16);
     const auto model = openModelOption(cmd);
-    for (const char* option : {"sample", "glossary", "context"})
-        if (cmd.isSet(option))
-            throw Error("unsupported", std::string("--") + option + " needs a model with prompts (HY-MT); " + model->id() + " is " +
-                                           model->architecture);
+    const auto glossary = cmd.isSet("glossary") ? readGlossary(cmd.value("glossary")) : std::vector<std::pair<std::string, std::string>>{};
+    if (cmd.isSet("seed") && !cmd.isSet("sample")) throw UsageError("--seed needs --sample");
+    const auto seed = static_cast<std::uint64_t>(cmd.intValue("seed", 0, 0, std::numeric_limits<std::int64_t>::max()));
     const Translator translator(model);
     const bool stream = cmd.isSet("stream");
 
     std::uint64_t requestId = 0;
     auto translateOne = [&](const std::string& text) {
         TranslationRequest request{text, cmd.value("from").toStdString(), cmd.value("to").toStdString(), beams, ++requestId, {}};
+        request.sample = cmd.isSet("sample");
+        request.seed = seed;
+        request.glossary = glossary;
+        request.context = cmd.value("context").toStdString();
         if (stream) request.onDelta = [](std::string_view delta) {
             print(std::string(delta));
             return true;

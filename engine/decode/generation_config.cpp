@@ -39,6 +39,8 @@ GenerationConfig GenerationConfig::load(const std::filesystem::path& dir) {
         if (auto v = get("top_k")) c.topK = v->get<std::int64_t>();
         if (auto v = get("top_p")) c.topP = v->get<double>();
         if (auto v = get("temperature")) c.temperature = v->get<double>();
+        c.samplingGiven = get("top_k") || get("top_p") || get("temperature");
+        if (auto v = get("max_new_tokens")) c.maxNewTokens = v->get<std::int64_t>();
     } catch (const nlohmann::json::exception& e) {
         throw Error("config", label + ": a generation field has the wrong type: " + e.what());
     }

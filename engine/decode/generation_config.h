@@ -22,6 +22,8 @@ struct GenerationConfig {
     bool doSample = false;
     std::int64_t topK = 50;
     double topP = 1.0, temperature = 1.0;
+    bool samplingGiven = false;  // the file sets top_k, top_p or temperature
+    std::optional<std::int64_t> maxNewTokens;
 
     // Reads <dir>/generation_config.json, else the same fields of <dir>/config.json. Throws Error("config").
     static GenerationConfig load(const std::filesystem::path& dir);

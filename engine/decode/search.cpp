@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
+#include <ATen/CPUGeneratorImpl.h>
 
 namespace dragoman {
 namespace {
@@ -22,6 +24,40 @@ std::vector<TokenId> greedySearch(DecodingSession& session, const std::vector<To
         auto scores = session.next(torch::tensor({last}, torch::kInt64)).contiguous();
         if (options.processors) options.processors->apply(scores, sequences);
         last = scores[0].argmax().item<TokenId>();
+        generated.push_back(last);
+        sequences[0].push_back(last);
+        if (options.onToken && !options.onToken(last)) break;
+        if (isEos(last, options.eosIds)) break;
+    }
+    return generated;
+}
+
+std::vector<TokenId> sampleSearch(DecodingSession& session, const std::vector<TokenId>& prefix, const SearchOptions& options,
+                                  const SamplingOptions& sampling) {
+    auto generator = at::detail::createCPUGenerator(sampling.seed);
+    std::vector<std::vector<TokenId>> sequences{prefix};
+    std::vector<TokenId> generated;
+    TokenId last = prefix.back();
+    const float off = -std::numeric_limits<float>::infinity();
+    for (std::int64_t i = 0; i < options.maxNewTokens; ++i) {
+        auto scores = session.next(torch::tensor({last}, torch::kInt64)).contiguous();
+        if (options.processors) options.processors->apply(scores, sequences);
+        auto row = scores[0];
+        if (sampling.temperature > 0 && sampling.temperature != 1.0) row = row / sampling.temperature;
+        if (sampling.topK > 0 && sampling.topK < row.size(0)) {
+            const auto kth = std::get<0>(torch::topk(row, sampling.topK)).min();
+            row = row.masked_fill(row < kth, off);
+        }
+        if (sampling.topP < 1.0) {
+            // TopPLogitsWarper: drop the tokens whose ascending cumulative probability stays <= 1 - top_p,
+            // always keeping the most likely one.
+            auto [sorted, order] = torch::sort(row, 0, false);
+            auto cumulative = torch::softmax(sorted, 0).cumsum(0);
+            auto remove = cumulative <= (1.0 - sampling.topP);
+            remove[-1] = false;
+            row = row.index_fill(0, order.masked_select(remove), off);
+        }
+        last = torch::multinomial(torch::softmax(row, 0), 1, false, generator).item<TokenId>();
         generated.push_back(last);
         sequences[0].push_back(last);
         if (options.onToken && !options.onToken(last)) break;

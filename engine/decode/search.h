@@ -24,6 +24,17 @@ struct BeamOptions {
     bool earlyStopping = false;
 };
 
+struct SamplingOptions {
+    double temperature = 1.0, topP = 1.0;
+    std::int64_t topK = 0;  // 0: no top-k filter
+    std::uint64_t seed = 0;
+};
+
+// Sampling as generate(do_sample=True): processors, then temperature, top-k and top-p warpers, then one draw
+// from the softmax with a generator seeded by `sampling.seed` (same seed, same output).
+std::vector<TokenId> sampleSearch(DecodingSession& session, const std::vector<TokenId>& prefix, const SearchOptions& options,
+                                  const SamplingOptions& sampling);
+
 // `prefix`: the sequence so far (decoder start, or the prompt); its last token is fed first.
 // Returns the generated tokens only, up to and including EOS.
 std::vector<TokenId> greedySearch(DecodingSession& session, const std::vector<TokenId>& prefix, const SearchOptions& options);

@@ -1,7 +1,11 @@
 #include "runtime/translator.h"
 
+#include "runtime/translation_job.h"
+#include "text/bpe_tokenizer.h"
+
 #include "decode/search.h"
 #include "runtime/language_tokens.h"
+#include "text/languages.h"
 #include "text/marian_tokenizer.h"
 #include "text/sentence_splitter.h"
 #include "text/streaming_detokenizer.h"
@@ -12,13 +16,12 @@
 #include <simdjson.h>
 #include <torch/torch.h>
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 
 namespace dragoman {
 namespace {
-
-using Clock = std::chrono::steady_clock;
 
 std::vector<std::string> splitLines(const std::string& text) {
     std::vector<std::string> lines;
@@ -45,24 +48,21 @@ std::pair<std::string, std::string> readPair(const std::filesystem::path& dir) {
 
 }  // namespace
 
-struct Translator::Job {
-    const TranslationRequest& request;
-    TranslationStats& stats;
-    Clock::time_point start = Clock::now();
-    bool stopped = false;
-
-    void emit(std::string_view delta) {
-        if (delta.empty() || stopped) return;
-        if (request.onDelta && !request.onDelta(delta)) stopped = true;
-    }
-};
-
 Translator::Translator(std::shared_ptr<const RunnableModel> model) : model_(std::move(model)) {
     if (const auto* marian = dynamic_cast<const MarianTokenizer*>(model_->tokenizer.get())) {
         modelLanguageTokens_ = marian->languageTokens();
         targets_ = languagesCovered(modelLanguageTokens_);
     }
     pair_ = readPair(model_->loaded.entry.dir);
+    if (model_->causal) {
+        if (const auto* bpe = dynamic_cast<const BpeTokenizer*>(model_->tokenizer.get())) {
+            chat_ = detectChatFormat([&](const std::string& token) { return bpe->idOf(token).has_value(); });
+            stopIds_ = model_->generation.eosIds;
+            for (const auto& token : chat_->stopTokens)
+                if (auto id = bpe->idOf(token); id && std::find(stopIds_.begin(), stopIds_.end(), *id) == stopIds_.end()) stopIds_.push_back(*id);
+        }
+        for (const auto& language : allLanguages()) targets_.push_back(language.code);
+    }
 }
 
 std::string Translator::translateSentence(const std::string& sentence, const std::string& languageToken, Job& job) const {
@@ -126,10 +126,17 @@ std::string Translator::translate(const TranslationRequest& request, Translation
     TranslationStats stats;
     if (!simdjson::validate_utf8(request.text.data(), request.text.size()))
         throw Error("input", "the text is not valid UTF-8");
-    if (!model_->encoderDecoder) throw Error("config", model_->id() + ": this model cannot translate yet");
+    if (!model_->encoderDecoder && !model_->causal) throw Error("config", model_->id() + ": this model cannot translate");
     model_->requireTokenizer();
+    if (model_->causal && !chat_) throw Error("tokenizer", model_->id() + ": no tokenizer.json with HY-MT's chat tokens");
+    const bool prompted = chat_.has_value();
+    if (!prompted && (request.sample || !request.glossary.empty() || !request.context.empty() || request.formatted))
+        throw Error("unsupported", "sampling, glossaries, context and formatted text need a model with prompts (HY-MT); " + model_->id() +
+                                       " is " + model_->architecture);
     std::string languageToken;
-    if (!modelLanguageTokens_.empty()) {
+    if (prompted) {
+        if (!findLanguage(request.to)) throw Error("input", "unknown target language '" + request.to + "'");
+    } else if (!modelLanguageTokens_.empty()) {
         auto token = languageTokenFor(request.to, modelLanguageTokens_);
         if (!token) {
             std::string known;
@@ -152,6 +159,10 @@ std::string Translator::translate(const TranslationRequest& request, Translation
         if (l > 0) {
             output += "\n";
             job.emit("\n");
+        }
+        if (prompted) {
+            output += translateParagraphWithPrompt(lines[l], sentenceGap, job);
+            continue;
         }
         const auto sentences = splitSentences(lines[l], request.from.empty() ? "en" : request.from);
         for (std::size_t s = 0; s < sentences.size() && !job.stopped; ++s) {

@@ -2,9 +2,11 @@
 // Text in, translation out, for any loaded model: paragraphs stay paragraphs (one output line per input
 // line, empty lines stay empty), long paragraphs are split into sentences, and the text streams out as
 // final deltas while it is generated. Greedy decoding by default, hence deterministic.
+#include "runtime/hymt_prompt.h"
 #include "runtime/runnable_model.h"
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -17,6 +19,13 @@ struct TranslationRequest {
     std::uint64_t requestId = 0;
     // Receives each final piece of the output; return false to stop (the output so far is returned).
     std::function<bool(std::string_view delta)> onDelta;
+    // Prompted models (HY-MT) only: sampling with the model's recommended settings, terminology,
+    // preceding context, and text carrying <sn></sn> format tags.
+    bool sample = false;
+    std::uint64_t seed = 0;
+    std::vector<std::pair<std::string, std::string>> glossary{};
+    std::string context{};
+    bool formatted = false;
 };
 
 struct TranslationStats {
@@ -39,11 +48,16 @@ public:
 private:
     struct Job;
     std::string translateSentence(const std::string& sentence, const std::string& languageToken, Job& job) const;
+    // Decoder-only models: one prompt per group of sentences (runtime/prompted_translation.cpp).
+    std::string translateWithPrompt(const std::string& segment, Job& job) const;
+    std::string translateParagraphWithPrompt(const std::string& paragraph, const std::string& sentenceGap, Job& job) const;
 
     std::shared_ptr<const RunnableModel> model_;
     std::vector<std::string> modelLanguageTokens_;
     std::vector<std::string> targets_;
     std::pair<std::string, std::string> pair_;
+    std::optional<ChatFormat> chat_;  // decoder-only models
+    std::vector<TokenId> stopIds_;
 };
 
 }  // namespace dragoman
