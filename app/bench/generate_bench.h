@@ -19,6 +19,8 @@ std::vector<std::vector<TokenId>> benchmarkSources(std::int64_t count, std::int6
 
 // Bytes per second of a large float32 matrix-vector product: the practical memory-bandwidth limit.
 double measureMemoryBandwidth();
+// The same through the engine's bfloat16 kernel (a 512 MiB bf16 matrix).
+double measureBf16Bandwidth();
 
 // A decoder-only model: time to first token for a fixed prompt of promptTokens ids, then decode speed over
 // newTokens greedy tokens (EOS ignored, so every run decodes the same count). Shared with

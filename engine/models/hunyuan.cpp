@@ -127,9 +127,10 @@ torch::Tensor HunyuanModel::attention(const HunyuanLayer& l, std::size_t index, 
     auto& state = static_cast<HunyuanState&>(base);
     const auto t = x.size(0), heads = config_.heads, kvHeads = config_.kvHeads, hd = config_.headDim;
     const auto start = state.length_, total = start + t;
-    auto q = ops::project(x, l.q).view({t, heads, hd}).transpose(0, 1);  // [H, T, hd]
-    auto k = ops::project(x, l.k).view({t, kvHeads, hd}).transpose(0, 1);
-    auto v = ops::project(x, l.v).view({t, kvHeads, hd}).transpose(0, 1);
+    const auto qkv = ops::projectMany(x, {l.q, l.k, l.v});
+    auto q = qkv[0].view({t, heads, hd}).transpose(0, 1);  // [H, T, hd]
+    auto k = qkv[1].view({t, kvHeads, hd}).transpose(0, 1);
+    auto v = qkv[2].view({t, kvHeads, hd}).transpose(0, 1);
     q = q * cos + rotateHalf(q) * sin;
     k = k * cos + rotateHalf(k) * sin;
     if (config_.qkNorm) {  // after RoPE, as transformers' HunYuanDenseV1Attention
@@ -174,7 +175,8 @@ torch::Tensor HunyuanModel::run(CausalState& base, const torch::Tensor& ids, std
         const auto& l = layers_[i];
         x = x + attention(l, i, state, rmsNorm(x, l.inputNorm, config_.rmsEps), cos, sin);
         auto h = rmsNorm(x, l.postNorm, config_.rmsEps);
-        x = x + ops::project(torch::silu(ops::project(h, l.gate)) * ops::project(h, l.up), l.down);
+        const auto gateUp = ops::projectMany(h, {l.gate, l.up});
+        x = x + ops::project(torch::silu(gateUp[0]) * gateUp[1], l.down);
         if (hidden) hidden->push_back(x);
     }
     state.length_ += t;

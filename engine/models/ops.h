@@ -21,5 +21,7 @@ inline torch::Tensor linear(const torch::Tensor& x, const torch::Tensor& weight,
 // y = x W^T for float32 x [..., in] and W as mapped: float32 through linear() above, bfloat16 through a
 // kernel that widens the weights on the fly (float32 accumulation), so bf16 checkpoints are never converted.
 torch::Tensor project(const torch::Tensor& x, const torch::Tensor& weight);
+// project() of the same x by several weights; one decoding row by bf16 weights runs as a single kernel pass.
+std::vector<torch::Tensor> projectMany(const torch::Tensor& x, const std::vector<torch::Tensor>& weights);
 
 }  // namespace dragoman::ops

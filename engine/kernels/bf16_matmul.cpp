@@ -1,0 +1,196 @@
+#include "kernels/bf16_matmul.h"
+
+#include "kernels/thread_pool.h"
+
+#include <immintrin.h>
+
+#include <cstring>
+
+namespace dragoman::kernels {
+namespace {
+
+constexpr std::int64_t kRowBlock = 64;
+constexpr std::int64_t kPrefetch = 512;  // elements (1 KiB) ahead in each weight row  // weight rows per block: 64 x 4096 x 2 bytes stay within L2
+
+float widen(std::uint16_t v) {
+    const std::uint32_t bits = static_cast<std::uint32_t>(v) << 16;
+    float f;
+    std::memcpy(&f, &bits, sizeof f);
+    return f;
+}
+
+void portableBlock(const float* x, const std::uint16_t* w, float* y, std::int64_t m, std::int64_t n, std::int64_t k,
+                   std::int64_t rowBegin, std::int64_t rowEnd) {
+    for (std::int64_t r = 0; r < m; ++r)
+        for (std::int64_t j = rowBegin; j < rowEnd; ++j) {
+            float sum = 0;
+            for (std::int64_t i = 0; i < k; ++i) sum += x[r * k + i] * widen(w[j * k + i]);
+            y[r * n + j] = sum;
+        }
+}
+
+__attribute__((target("avx2,fma"))) inline __m256 load8(const std::uint16_t* p) {
+    const __m128i raw = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+    return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(raw), 16));
+}
+
+__attribute__((target("avx2,fma"))) inline float sum8(__m256 v) {
+    const __m128 lo = _mm256_castps256_ps128(v), hi = _mm256_extractf128_ps(v, 1);
+    __m128 s = _mm_add_ps(lo, hi);
+    s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+    s = _mm_add_ss(s, _mm_shuffle_ps(s, s, 1));
+    return _mm_cvtss_f32(s);
+}
+
+// Up to 4 activation rows against 2 weight rows at a time: 8 accumulators, every widened weight used
+// by every row. K must be a multiple of 8 (the caller handles the tail).
+template <int Rows>
+__attribute__((target("avx2,fma"))) void tile(const float* x, const std::uint16_t* w, float* y, std::int64_t n, std::int64_t k,
+                                              std::int64_t j) {
+    __m256 acc0[Rows], acc1[Rows];
+    for (int r = 0; r < Rows; ++r) acc0[r] = acc1[r] = _mm256_setzero_ps();
+    const std::uint16_t* w0 = w + j * k;
+    const std::uint16_t* w1 = w0 + k;
+    for (std::int64_t i = 0; i < k; i += 8) {
+        const __m256 a = load8(w0 + i), b = load8(w1 + i);
+        for (int r = 0; r < Rows; ++r) {
+            const __m256 xv = _mm256_loadu_ps(x + r * k + i);
+            acc0[r] = _mm256_fmadd_ps(xv, a, acc0[r]);
+            acc1[r] = _mm256_fmadd_ps(xv, b, acc1[r]);
+        }
+    }
+    for (int r = 0; r < Rows; ++r) {
+        y[r * n + j] = sum8(acc0[r]);
+        y[r * n + j + 1] = sum8(acc1[r]);
+    }
+}
+
+template <int Rows>
+__attribute__((target("avx2,fma"))) void singleRow(const float* x, const std::uint16_t* w, float* y, std::int64_t n, std::int64_t k,
+                                                   std::int64_t j) {
+    __m256 acc[Rows];
+    for (int r = 0; r < Rows; ++r) acc[r] = _mm256_setzero_ps();
+    const std::uint16_t* w0 = w + j * k;
+    for (std::int64_t i = 0; i < k; i += 8) {
+        const __m256 a = load8(w0 + i);
+        for (int r = 0; r < Rows; ++r) acc[r] = _mm256_fmadd_ps(_mm256_loadu_ps(x + r * k + i), a, acc[r]);
+    }
+    for (int r = 0; r < Rows; ++r) y[r * n + j] = sum8(acc[r]);
+}
+
+template <int Rows>
+__attribute__((target("avx2,fma"))) void rowsAgainstBlock(const float* x, const std::uint16_t* w, float* y, std::int64_t n, std::int64_t k,
+                                                          std::int64_t rowBegin, std::int64_t rowEnd) {
+    std::int64_t j = rowBegin;
+    for (; j + 1 < rowEnd; j += 2) tile<Rows>(x, w, y, n, k, j);
+    if (j < rowEnd) singleRow<Rows>(x, w, y, n, k, j);
+}
+
+__attribute__((target("avx2,fma"))) void avx2Block(const float* x, const std::uint16_t* w, float* y, std::int64_t m, std::int64_t n,
+                                                   std::int64_t k, std::int64_t rowBegin, std::int64_t rowEnd) {
+    // The weight block stays in cache while every group of 4 activation rows passes over it.
+    for (std::int64_t r = 0; r < m; r += 4) {
+        const float* xr = x + r * k;
+        float* yr = y + r * n;
+        switch (std::min<std::int64_t>(4, m - r)) {
+            case 4: rowsAgainstBlock<4>(xr, w, yr, n, k, rowBegin, rowEnd); break;
+            case 3: rowsAgainstBlock<3>(xr, w, yr, n, k, rowBegin, rowEnd); break;
+            case 2: rowsAgainstBlock<2>(xr, w, yr, n, k, rowBegin, rowEnd); break;
+            default: rowsAgainstBlock<1>(xr, w, yr, n, k, rowBegin, rowEnd); break;
+        }
+    }
+}
+
+// One activation row (a decoding step): four weight rows at once, two accumulators each, so eight
+// independent FMA chains keep enough loads in flight to run at memory speed.
+__attribute__((target("avx2,fma"))) void gemvBlock(const float* x, const std::uint16_t* w, float* y, std::int64_t k,
+                                                   std::int64_t rowBegin, std::int64_t rowEnd) {
+    std::int64_t j = rowBegin;
+    for (; j + 3 < rowEnd; j += 4) {
+        const std::uint16_t* r0 = w + j * k;
+        const std::uint16_t* r1 = r0 + k;
+        const std::uint16_t* r2 = r1 + k;
+        const std::uint16_t* r3 = r2 + k;
+        __m256 a0 = _mm256_setzero_ps(), a1 = a0, b0 = a0, b1 = a0, c0 = a0, c1 = a0, d0 = a0, d1 = a0;
+        std::int64_t i = 0;
+        for (; i + 15 < k; i += 16) {
+            const __m256 x0 = _mm256_loadu_ps(x + i), x1 = _mm256_loadu_ps(x + i + 8);
+            a0 = _mm256_fmadd_ps(x0, load8(r0 + i), a0);
+            a1 = _mm256_fmadd_ps(x1, load8(r0 + i + 8), a1);
+            b0 = _mm256_fmadd_ps(x0, load8(r1 + i), b0);
+            b1 = _mm256_fmadd_ps(x1, load8(r1 + i + 8), b1);
+            c0 = _mm256_fmadd_ps(x0, load8(r2 + i), c0);
+            c1 = _mm256_fmadd_ps(x1, load8(r2 + i + 8), c1);
+            d0 = _mm256_fmadd_ps(x0, load8(r3 + i), d0);
+            d1 = _mm256_fmadd_ps(x1, load8(r3 + i + 8), d1);
+        }
+        for (; i < k; i += 8) {
+            const __m256 x0 = _mm256_loadu_ps(x + i);
+            a0 = _mm256_fmadd_ps(x0, load8(r0 + i), a0);
+            b0 = _mm256_fmadd_ps(x0, load8(r1 + i), b0);
+            c0 = _mm256_fmadd_ps(x0, load8(r2 + i), c0);
+            d0 = _mm256_fmadd_ps(x0, load8(r3 + i), d0);
+        }
+        y[j] = sum8(_mm256_add_ps(a0, a1));
+        y[j + 1] = sum8(_mm256_add_ps(b0, b1));
+        y[j + 2] = sum8(_mm256_add_ps(c0, c1));
+        y[j + 3] = sum8(_mm256_add_ps(d0, d1));
+    }
+    for (; j < rowEnd; ++j) singleRow<1>(x, w, y, 0, k, j);
+}
+
+bool hasAvx2() {
+    static const bool yes = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    return yes;
+}
+
+}  // namespace
+
+__attribute__((target("avx2,fma"))) static std::int64_t widenAvx2(const std::uint16_t* src, float* dst, std::int64_t begin, std::int64_t end) {
+    std::int64_t i = begin;
+    for (; i + 7 < end; i += 8) _mm256_storeu_ps(dst + i, load8(src + i));
+    return i;
+}
+
+void widenBf16(const std::uint16_t* src, float* dst, std::int64_t count) {
+    ThreadPool::shared().parallelFor(count, 4096, [&](std::int64_t begin, std::int64_t end) {
+        std::int64_t i = hasAvx2() ? widenAvx2(src, dst, begin, end) : begin;
+        for (; i < end; ++i) dst[i] = widen(src[i]);
+    });
+}
+
+void bf16MatmulTransposed(const float* x, const std::uint16_t* w, float* y, std::int64_t m, std::int64_t n, std::int64_t k) {
+    const bool vector = hasAvx2() && k % 8 == 0;
+    ThreadPool::shared().parallelFor(n, kRowBlock, [&](std::int64_t begin, std::int64_t end) {
+        for (std::int64_t block = begin; block < end; block += kRowBlock) {
+            const auto blockEnd = std::min(end, block + kRowBlock);
+            if (vector && m == 1) gemvBlock(x, w, y, k, block, blockEnd);
+            else if (vector) avx2Block(x, w, y, m, n, k, block, blockEnd);
+            else portableBlock(x, w, y, m, n, k, block, blockEnd);
+        }
+    });
+}
+
+}  // namespace dragoman::kernels
+
+namespace dragoman::kernels {
+
+void bf16GemvMany(const float* x, const Bf16Output* outputs, std::size_t count, std::int64_t k) {
+    std::int64_t total = 0;
+    for (std::size_t i = 0; i < count; ++i) total += outputs[i].n;
+    const bool vector = hasAvx2() && k % 8 == 0;
+    ThreadPool::shared().parallelFor(total, kRowBlock, [&](std::int64_t begin, std::int64_t end) {
+        std::int64_t offset = 0;
+        for (std::size_t i = 0; i < count; ++i) {
+            const auto& o = outputs[i];
+            const auto from = std::max(begin, offset) - offset, to = std::min(end, offset + o.n) - offset;
+            if (from < to) {
+                if (vector) gemvBlock(x, o.w, o.y, k, from, to);
+                else portableBlock(x, o.w, o.y, 1, o.n, k, from, to);
+            }
+            offset += o.n;
+        }
+    });
+}
+
+}  // namespace dragoman::kernels

@@ -1,0 +1,25 @@
+#pragma once
+// y = x W^T with float32 activations x [M, K] and bfloat16 weights W [N, K] used as mapped: each weight is
+// widened to float32 in registers (exact: bf16 is the top half of a float32) and accumulated in float32.
+// Decoding (M = 1) streams W once at memory speed; prompts (M > 1) reuse each cache-sized block of W for
+// every row. AVX2/FMA when the CPU has them, portable code otherwise; split over the kernel thread pool.
+#include <cstddef>
+#include <cstdint>
+
+namespace dragoman::kernels {
+
+void bf16MatmulTransposed(const float* x, const std::uint16_t* w, float* y, std::int64_t m, std::int64_t n, std::int64_t k);
+
+// One activation row against several bf16 matrices sharing K, in a single pass over the thread pool (the
+// q/k/v or gate/up projections of a decoding step): fewer hand-offs, and small matrices share the work.
+struct Bf16Output {
+    const std::uint16_t* w;
+    float* y;
+    std::int64_t n;
+};
+void bf16GemvMany(const float* x, const Bf16Output* outputs, std::size_t count, std::int64_t k);
+
+// dst[i] = float(src[i]) for bfloat16 src, on the kernel thread pool.
+void widenBf16(const std::uint16_t* src, float* dst, std::int64_t count);
+
+}  // namespace dragoman::kernels
