@@ -185,6 +185,8 @@ void MarianLayerNorm::bind(WeightBinder& w, const std::string& p, std::int64_t d
 }
 
 torch::Tensor MarianLayerNorm::operator()(const torch::Tensor& x) const {
+    // Norm weights are tiny: a bf16 checkpoint's are widened per call rather than converted at load.
+    if (weight.scalar_type() != torch::kFloat32) return torch::layer_norm(x, {x.size(-1)}, weight.to(torch::kFloat32), bias.to(torch::kFloat32), kLayerNormEps);
     return torch::layer_norm(x, {x.size(-1)}, weight, bias, kLayerNormEps);
 }
 
@@ -269,7 +271,7 @@ torch::Tensor MarianModel::decoderLayerTail(const MarianDecoderLayer& layer, con
 }
 
 torch::Tensor MarianModel::logits(const torch::Tensor& hidden) const {
-    return (ops::linear(hidden, shared_) + finalLogitsBias_.view({config_.vocabSize})).to(torch::kFloat32);
+    return ops::linear(hidden, shared_) + finalLogitsBias_.view({config_.vocabSize}).to(torch::kFloat32);
 }
 
 torch::Tensor MarianModel::forwardBatch(const torch::Tensor& source, const torch::Tensor& sourceValid, const torch::Tensor& targetIn,

@@ -1,6 +1,7 @@
 // MarianMTModel parity with the golden reference (tests/fixtures/marian-tiny): sinusoids, encoder layers and
 // teacher-forced logits within 1e-4; generated ids exact for greedy, beam, with and without HF processors.
 #include "decode/search.h"
+#include "io/safetensors_writer.h"
 #include "io/tensor_view.h"
 #include "models/marian.h"
 #include "runtime/runnable_model.h"
@@ -12,6 +13,7 @@
 
 #include <torch/torch.h>
 
+#include <cstring>
 #include <fstream>
 
 using namespace dragoman;
@@ -36,6 +38,7 @@ private Q_SLOTS:
     void encoderMatches();
     void teacherForcedLogitsMatch();
     void paddedBatchForwardMatches();
+    void bf16CheckpointComputesOnWidenedWeights();
     void decodesMatch_data();
     void decodesMatch();
     void greedyIsDeterministic();
@@ -139,6 +142,43 @@ void TestMarian::paddedBatchForwardMatches() {
     for (int c = 0; c < count; ++c) {
         const auto expected = expectedTensor("case" + std::to_string(c) + ".teacher_forcing_logits");
         const float diff = (logits[c].narrow(0, 0, expected.size(0)) - expected).abs().max().item<float>();
+        QVERIFY2(diff <= 1e-4f, ("case " + std::to_string(c) + ": max diff " + std::to_string(diff)).c_str());
+    }
+}
+
+// A bf16 checkpoint runs without converting its weights: its logits equal those of an f32 checkpoint holding
+// the same (rounded) values, within f32 accumulation order.
+void TestMarian::bf16CheckpointComputesOnWidenedWeights() {
+    QTemporaryDir dir;
+    const std::filesystem::path bf16Dir = dir.path().toStdString() + "/bf16", f32Dir = dir.path().toStdString() + "/f32";
+    test::copyFolder(kDir, bf16Dir);
+    test::copyFolder(kDir, f32Dir);
+    SafetensorsWriter bf16Writer, f32Writer;
+    for (const auto& [name, tensor] : model_->loaded.weights) {
+        const auto rounded = tensor.to(torch::kBFloat16).contiguous();
+        const auto widened = rounded.to(torch::kFloat32).contiguous();
+        auto bytes = [](const torch::Tensor& t) {
+            std::vector<std::byte> out(t.nbytes());
+            std::memcpy(out.data(), t.data_ptr(), out.size());
+            return out;
+        };
+        bf16Writer.addBytes(name, DType::BF16, rounded.sizes().vec(), bytes(rounded));
+        f32Writer.addBytes(name, DType::F32, widened.sizes().vec(), bytes(widened));
+    }
+    bf16Writer.write(bf16Dir / "model.safetensors");
+    f32Writer.write(f32Dir / "model.safetensors");
+    const auto bf16 = openModel(*store_, bf16Dir.string()), f32 = openModel(*store_, f32Dir.string());
+    QCOMPARE(bf16->loaded.weights.at("model.shared.weight").scalar_type(), torch::kBFloat16);
+    c10::InferenceMode guard;
+    for (int c = 0; c < static_cast<int>(json_["cases"].size()); ++c) {
+        const auto decoderIds = json_["cases"][c]["teacher_forcing"]["decoder_input_ids"].get<std::vector<TokenId>>();
+        auto logitsOf = [&](const EncoderDecoderModel& m) {
+            EncoderDecoderSession session(m, m.encode(sourceIds(c)), 1, static_cast<std::int64_t>(decoderIds.size()));
+            std::vector<torch::Tensor> rows;
+            for (auto id : decoderIds) rows.push_back(session.next(torch::tensor({id}, torch::kInt64))[0]);
+            return torch::stack(rows);
+        };
+        const float diff = (logitsOf(*bf16->encoderDecoder) - logitsOf(*f32->encoderDecoder)).abs().max().item<float>();
         QVERIFY2(diff <= 1e-4f, ("case " + std::to_string(c) + ": max diff " + std::to_string(diff)).c_str());
     }
 }
