@@ -26,6 +26,10 @@ private Q_SLOTS:
     void generateMatchesReference();
     void logitsWritesTensors();
     void translateKeepsLines();
+    void hunyuanGenerateMatchesReference_data();
+    void hunyuanGenerateMatchesReference();
+    void hunyuanTokenizeAndLogits();
+    void hunyuanTranslateOptions();
 
 private:
     struct Result {
@@ -258,6 +262,70 @@ void TestCli::translateKeepsLines() {
     QVERIFY(!lines[0].isEmpty());
     QVERIFY(lines[1].isEmpty());
     QCOMPARE(run({"translate", "--model", DRAGOMAN_TEST_FIXTURES "/marian-tiny", "--to", "xx", "--text", "a"}).code, 2);
+}
+
+void TestCli::hunyuanGenerateMatchesReference_data() {
+    QTest::addColumn<QString>("fixture");
+    QTest::addColumn<QString>("ids");
+    QTest::addColumn<QString>("expected");
+    for (const char* fixture : {"hunyuan-tiny", "hunyuan-tiny-f32"}) {
+        QFile file(QString(DRAGOMAN_TEST_FIXTURES "/") + fixture + "/expected.json");
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        for (const auto& value : QJsonDocument::fromJson(file.readAll()).object().value("cases").toArray()) {
+            const auto c = value.toObject();
+            QStringList ids, expected;
+            for (const auto& id : c.value("input_ids").toArray()) ids << QString::number(id.toInt());
+            for (const auto& id : c.value("greedy").toObject().value("new_ids").toArray()) expected << QString::number(id.toInt());
+            QTest::newRow(qPrintable(QString(fixture) + "/" + c.value("name").toString())) << fixture << ids.join(',') << expected.join(',');
+        }
+    }
+}
+
+// The reference greedy run does not stop at EOS, so --raw with exactly its 10 tokens (none is EOS here).
+void TestCli::hunyuanGenerateMatchesReference() {
+    QFETCH(QString, fixture);
+    QFETCH(QString, ids);
+    QFETCH(QString, expected);
+    const auto result = run({"generate", "--model", DRAGOMAN_TEST_FIXTURES "/" + fixture, "--ids", ids, "--max-new-tokens", "10", "--raw"});
+    QCOMPARE(result.code, 0);
+    QCOMPARE(result.out, expected + "\n");
+}
+
+void TestCli::hunyuanTokenizeAndLogits() {
+    const QString model = DRAGOMAN_TEST_FIXTURES "/hunyuan-tiny";
+    QCOMPARE(run({"tokenize", "--model", model, "--text", "Hello world!"}).out, QStringLiteral("668,108,593,269,282,344,33\n"));
+    QCOMPARE(run({"detokenize", "--model", model, "--ids", "756,668,108,593"}).out, QStringLiteral("Hello\n"));
+    QCOMPARE(run({"detokenize", "--model", model, "--ids", "756,668", "--keep-special"}).out,
+             QStringLiteral("<｜hy_begin▁of▁sentence｜>He\n"));
+    QTemporaryDir dir;
+    const auto out = dir.path() + "/logits.safetensors";
+    QCOMPARE(run({"logits", "--model", model, "--ids", "756,757,84", "--out", out}).code, 0);
+    QVERIFY(run({"inspect", out}).out.contains("logits F32 [3,763] "));
+    QCOMPARE(run({"generate", "--model", model, "--ids", "756", "--beams", "2"}).code, 1);  // no beam search for decoder-only
+}
+
+void TestCli::hunyuanTranslateOptions() {
+    const QString model = DRAGOMAN_TEST_FIXTURES "/hunyuan-tiny";
+    const auto greedy = run({"translate", "--model", model, "--from", "en", "--to", "zh", "--text", "Good morning."});
+    QCOMPARE(greedy.code, 0);
+    QCOMPARE(run({"translate", "--model", model, "--from", "en", "--to", "zh", "--text", "Good morning."}).out, greedy.out);
+    const QStringList sample{"translate", "--model", model, "--from", "en", "--to", "de", "--text", "Good morning.", "--sample", "--seed", "5"};
+    const auto first = run(sample);
+    QCOMPARE(first.code, 0);
+    QCOMPARE(run(sample).out, first.out);
+    QTemporaryDir dir;
+    QFile glossary(dir.path() + "/terms.tsv");
+    QVERIFY(glossary.open(QIODevice::WriteOnly));
+    glossary.write("# term\ttranslation\nmorning\tMorgen\n");
+    glossary.close();
+    QCOMPARE(run({"translate", "--model", model, "--from", "en", "--to", "de", "--text", "Good morning.", "--glossary", glossary.fileName()}).code, 0);
+    const auto missing = run({"translate", "--model", model, "--to", "de", "--text", "x", "--glossary", dir.path() + "/none.tsv"});
+    QCOMPARE(missing.code, 1);
+    QVERIFY(missing.err.startsWith("error: "));
+    QCOMPARE(run({"translate", "--model", model, "--to", "de", "--text", "x", "--seed", "3"}).code, 2);  // --seed without --sample
+    const auto marian = run({"translate", "--model", DRAGOMAN_TEST_FIXTURES "/marian-tiny", "--to", "de", "--text", "x", "--context", "y"});
+    QCOMPARE(marian.code, 1);
+    QVERIFY(marian.err.contains("prompts"));
 }
 
 QTEST_GUILESS_MAIN(TestCli)
