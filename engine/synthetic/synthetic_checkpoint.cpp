@@ -1,4 +1,5 @@
 #include "synthetic/synthetic_checkpoint.h"
+#include "synthetic/synthetic_tokenizer.h"
 
 #include "io/safetensors_writer.h"
 #include "util/error.h"
@@ -136,6 +137,9 @@ void writeHunyuan(const HunyuanShape& s, DType dtype, std::uint64_t seed, const 
     writeJson(dir / "generation_config.json",
               {{"bos_token_id", s.bos}, {"eos_token_id", s.eos}, {"pad_token_id", s.pad}, {"do_sample", true},
                {"top_k", 20}, {"top_p", 0.6}, {"temperature", 0.7}, {"repetition_penalty", 1.05}});
+    // A tokenizer of the real size: start-up benchmarks include loading it, and translate runs end to end.
+    const bool legacy = s.bos == 127958;
+    writeSyntheticTokenizer({s.vocab, std::min({s.bos, s.eos, s.pad}), legacy, s.bos, s.eos, s.pad, seed}, dir);
 }
 
 void writeMarianLayer(Builder& b, const std::string& p, const MarianShape& s, bool decoder) {

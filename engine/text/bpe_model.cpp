@@ -1,55 +1,129 @@
 #include "text/bpe_model.h"
 
+#include "text/byte_level.h"
 #include "text/utf8.h"
 #include "util/error.h"
 
+#include <algorithm>
+#include <bit>
+#include <cstring>
+#include <mutex>
 #include <queue>
+#include <unordered_map>
 
 namespace dragoman {
 
-void BpeModel::addToken(std::string token, TokenId id) {
-    if (id < 0) throw Error("tokenizer", "negative token id for '" + token + "'");
-    if (static_cast<std::size_t>(id) >= byId_.size()) byId_.resize(static_cast<std::size_t>(id) + 1);
-    byId_[static_cast<std::size_t>(id)] = token;
-    ids_.emplace(std::move(token), id);
+struct BpeModel::Lookup {
+    std::once_flag once;
+    std::unordered_map<std::string_view, TokenId> ids;
+};
+
+BpeModel::BpeModel() : lookup_(std::make_unique<Lookup>()) { byteIds_.fill(-1); }
+BpeModel::~BpeModel() = default;
+BpeModel::BpeModel(BpeModel&&) noexcept = default;
+BpeModel& BpeModel::operator=(BpeModel&&) noexcept = default;
+
+void BpeModel::setVocabulary(const std::vector<std::pair<std::string_view, TokenId>>& tokens) {
+    TokenId top = -1;
+    std::size_t bytes = 0;
+    for (const auto& [text, id] : tokens) {
+        if (id < 0 || id > 0x7FFFFFFF) throw Error("tokenizer", "token id " + std::to_string(id) + " of '" + std::string(text) + "' is out of range");
+        top = std::max(top, id);
+        bytes += text.size();
+    }
+    std::vector<std::string_view> byId(static_cast<std::size_t>(top + 1));
+    for (const auto& [text, id] : tokens) byId[static_cast<std::size_t>(id)] = text;
+    arena_.clear();
+    arena_.reserve(bytes);
+    offsets_.assign(1, 0);
+    for (auto text : byId) {
+        arena_ += text;
+        offsets_.push_back(static_cast<std::uint32_t>(arena_.size()));
+    }
+    lookup_ = std::make_unique<Lookup>();
+    computeByteIds();
+}
+
+void BpeModel::computeByteIds() {
+    const auto& symbols = byte_level::byteToChar();
+    for (int b = 0; b < 256; ++b) byteIds_[static_cast<std::size_t>(b)] = find(symbols[static_cast<std::size_t>(b)]).value_or(-1);
+}
+
+std::optional<std::string_view> BpeModel::token(TokenId id) const {
+    if (id < 0 || static_cast<std::size_t>(id) >= size()) return std::nullopt;
+    const auto begin = offsets_[static_cast<std::size_t>(id)], end = offsets_[static_cast<std::size_t>(id) + 1];
+    if (begin == end) return std::nullopt;
+    return std::string_view(arena_).substr(begin, end - begin);
+}
+
+std::optional<TokenId> BpeModel::find(std::string_view text) const {
+    std::call_once(lookup_->once, [this] {
+        lookup_->ids.reserve(size());
+        for (std::size_t id = 0; id < size(); ++id)
+            if (auto t = token(static_cast<TokenId>(id))) lookup_->ids.emplace(*t, static_cast<TokenId>(id));  // first id wins
+    });
+    auto it = lookup_->ids.find(text);
+    if (it == lookup_->ids.end()) return std::nullopt;
+    return it->second;
+}
+
+const BpeModel::Slot* BpeModel::findMerge(TokenId a, TokenId b) const {
+    if (merges_.empty()) return nullptr;
+    const auto key = pairKey(a, b);
+    const auto mask = merges_.size() - 1;
+    for (auto i = (key * 0x9E3779B97F4A7C15ull) >> 20 & mask;; i = (i + 1) & mask) {
+        const auto& slot = merges_[i];
+        if (slot.key == key) return &slot;
+        if (slot.key == kEmpty) return nullptr;
+    }
+}
+
+void BpeModel::growMerges() {
+    std::vector<Slot> old = std::move(merges_);
+    merges_.assign(std::max<std::size_t>(1024, old.size() * 2), Slot{});
+    mergeCount_ = 0;
+    for (const auto& slot : old)
+        if (slot.key != kEmpty) putMerge(static_cast<TokenId>(slot.key >> 32), static_cast<TokenId>(slot.key & 0xFFFFFFFFu), slot.rank, slot.merged);
+}
+
+void BpeModel::putMerge(TokenId a, TokenId b, std::int32_t rank, TokenId merged) {
+    if ((mergeCount_ + 1) * 2 > merges_.size()) growMerges();
+    const auto key = pairKey(a, b);
+    const auto mask = merges_.size() - 1;
+    for (auto i = (key * 0x9E3779B97F4A7C15ull) >> 20 & mask;; i = (i + 1) & mask) {
+        auto& slot = merges_[i];
+        if (slot.key == kEmpty) ++mergeCount_;
+        if (slot.key == kEmpty || slot.key == key) {
+            slot = Slot{key, rank, static_cast<std::int32_t>(merged)};  // a repeated pair keeps its last rank, as tokenizers does
+            return;
+        }
+    }
 }
 
 void BpeModel::addMerge(std::string_view left, std::string_view right) {
     const auto a = find(left), b = find(right);
-    std::string joined(left);
-    joined += right;
-    const auto merged = find(joined);
+    scratch_.assign(left);
+    scratch_ += right;
+    const auto merged = find(scratch_);
     if (!a || !b || !merged)
         throw Error("tokenizer", "merge '" + std::string(left) + " " + std::string(right) + "' uses a token missing from the vocabulary");
-    // A repeated pair keeps its last rank, as tokenizers' map does.
-    merges_[pairKey(*a, *b)] = Merge{nextRank_++, *merged};
+    putMerge(*a, *b, nextRank_++, *merged);
 }
 
-std::optional<TokenId> BpeModel::find(std::string_view token) const {
-    auto it = ids_.find(token);
-    if (it == ids_.end()) return std::nullopt;
-    return it->second;
-}
-
-const std::string* BpeModel::token(TokenId id) const {
-    if (id < 0 || static_cast<std::size_t>(id) >= byId_.size() || byId_[static_cast<std::size_t>(id)].empty()) return nullptr;
-    return &byId_[static_cast<std::size_t>(id)];
-}
-
-void BpeModel::encodeWord(std::string_view word, std::vector<TokenId>& out) const {
-    if (word.empty()) return;
+void BpeModel::encodeBytes(std::string_view raw, std::vector<TokenId>& out) const {
+    if (raw.empty()) return;
     if (ignoreMerges_)
-        if (auto whole = find(word)) {
+        if (auto whole = find(byte_level::fromBytes(raw))) {
             out.push_back(*whole);
             return;
         }
-    // One symbol per character, in a doubly linked list so merges are O(1).
+    // One symbol per byte (byte-level BPE starts from bytes), in a doubly linked list so merges are O(1).
     std::vector<TokenId> symbol;
-    for (std::size_t i = 0; i < word.size();) {
-        const auto n = std::min(utf8::sequenceLength(static_cast<unsigned char>(word[i])), word.size() - i);
-        if (auto id = find(word.substr(i, n))) symbol.push_back(*id);
-        else if (unknown_) symbol.push_back(*unknown_);
-        i += n;  // a character outside the vocabulary with no unknown token is dropped, as tokenizers does
+    symbol.reserve(raw.size());
+    for (char c : raw) {
+        const auto id = byteIds_[static_cast<unsigned char>(c)];
+        if (id >= 0) symbol.push_back(id);
+        else if (unknown_) symbol.push_back(*unknown_);  // a byte outside the vocabulary with no unknown token is dropped
     }
     const auto n = static_cast<std::int64_t>(symbol.size());
     std::vector<std::int64_t> next(static_cast<std::size_t>(n)), prev(static_cast<std::size_t>(n));
@@ -68,8 +142,8 @@ void BpeModel::encodeWord(std::string_view word, std::vector<TokenId>& out) cons
     auto consider = [&](std::int64_t left) {
         const auto right = next[static_cast<std::size_t>(left)];
         if (right < 0) return;
-        auto it = merges_.find(pairKey(symbol[static_cast<std::size_t>(left)], symbol[static_cast<std::size_t>(right)]));
-        if (it != merges_.end()) queue.push({it->second.rank, left, it->second.merged});
+        if (const auto* m = findMerge(symbol[static_cast<std::size_t>(left)], symbol[static_cast<std::size_t>(right)]))
+            queue.push({m->rank, left, m->merged});
     };
     for (std::int64_t i = 0; i + 1 < n; ++i) consider(i);
     while (!queue.empty()) {
@@ -79,8 +153,8 @@ void BpeModel::encodeWord(std::string_view word, std::vector<TokenId>& out) cons
         if (!alive[left] || next[left] < 0) continue;
         const auto right = static_cast<std::size_t>(next[left]);
         // Skip stale entries: the pair at this position changed since the entry was queued.
-        auto it = merges_.find(pairKey(symbol[left], symbol[right]));
-        if (it == merges_.end() || it->second.merged != top.merged) continue;
+        const auto* m = findMerge(symbol[left], symbol[right]);
+        if (!m || m->merged != top.merged) continue;
         symbol[left] = top.merged;
         alive[right] = false;
         next[left] = next[right];
@@ -90,6 +164,78 @@ void BpeModel::encodeWord(std::string_view word, std::vector<TokenId>& out) cons
     }
     for (std::int64_t i = 0; i < n; ++i)
         if (alive[static_cast<std::size_t>(i)]) out.push_back(symbol[static_cast<std::size_t>(i)]);
+}
+
+namespace {
+
+template <typename T>
+void put(std::string& out, T value) {
+    out.append(reinterpret_cast<const char*>(&value), sizeof value);
+}
+
+template <typename T>
+bool take(std::string_view& in, T& value) {
+    if (in.size() < sizeof value) return false;
+    std::memcpy(&value, in.data(), sizeof value);
+    in.remove_prefix(sizeof value);
+    return true;
+}
+
+}  // namespace
+
+void BpeModel::serialize(std::string& out) const {
+    put<std::uint64_t>(out, offsets_.size());
+    out.append(reinterpret_cast<const char*>(offsets_.data()), offsets_.size() * sizeof(std::uint32_t));
+    put<std::uint64_t>(out, arena_.size());
+    out += arena_;
+    std::vector<Slot> ranked(static_cast<std::size_t>(nextRank_));
+    for (const auto& slot : merges_)
+        if (slot.key != kEmpty) ranked[static_cast<std::size_t>(slot.rank)] = slot;
+    put<std::uint64_t>(out, ranked.size());
+    for (const auto& slot : ranked) {
+        put<std::uint64_t>(out, slot.key);
+        put<std::int32_t>(out, slot.merged);
+    }
+    out.append(reinterpret_cast<const char*>(byteIds_.data()), sizeof byteIds_);
+    put<std::uint8_t>(out, ignoreMerges_ ? 1 : 0);
+    put<std::int64_t>(out, unknown_.value_or(-1));
+}
+
+bool BpeModel::deserialize(std::string_view in) {
+    std::uint64_t offsetCount = 0, arenaSize = 0, merges = 0;
+    if (!take(in, offsetCount) || offsetCount == 0 || offsetCount * 4 > in.size()) return false;
+    offsets_.resize(offsetCount);
+    std::memcpy(offsets_.data(), in.data(), offsetCount * 4);
+    in.remove_prefix(offsetCount * 4);
+    if (!take(in, arenaSize) || arenaSize > in.size()) return false;
+    arena_.assign(in.substr(0, arenaSize));
+    in.remove_prefix(arenaSize);
+    for (std::size_t i = 0; i + 1 < offsets_.size(); ++i)
+        if (offsets_[i] > offsets_[i + 1] || offsets_[i + 1] > arena_.size()) return false;
+    if (!take(in, merges) || merges * 12 > in.size()) return false;
+    merges_.assign(std::max<std::size_t>(1024, std::bit_ceil(static_cast<std::size_t>(merges) * 2 + 1)), Slot{});
+    mergeCount_ = 0;
+    const auto tokens = size();
+    for (std::uint64_t rank = 0; rank < merges; ++rank) {
+        std::uint64_t key = 0;
+        std::int32_t merged = -1;
+        take(in, key);
+        take(in, merged);
+        const auto a = static_cast<TokenId>(key >> 32), b = static_cast<TokenId>(key & 0xFFFFFFFFu);
+        if (merged < 0 || static_cast<std::size_t>(std::max<TokenId>({a, b, merged})) >= tokens) return false;
+        putMerge(a, b, static_cast<std::int32_t>(rank), merged);
+    }
+    nextRank_ = static_cast<std::int32_t>(merges);
+    if (in.size() < sizeof byteIds_) return false;
+    std::memcpy(byteIds_.data(), in.data(), sizeof byteIds_);
+    in.remove_prefix(sizeof byteIds_);
+    std::uint8_t ignore = 0;
+    std::int64_t unknown = -1;
+    if (!take(in, ignore) || !take(in, unknown) || !in.empty()) return false;
+    ignoreMerges_ = ignore != 0;
+    if (unknown >= 0) unknown_ = unknown;
+    lookup_ = std::make_unique<Lookup>();
+    return true;
 }
 
 }  // namespace dragoman

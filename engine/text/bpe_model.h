@@ -1,49 +1,70 @@
 #pragma once
 // The BPE model of a tokenizer.json: vocabulary, merges by rank, and the merge loop of tokenizers'
 // Word::merge_all (a priority queue of (rank, position): lowest rank first, leftmost on ties).
+// Built for start-up time: token texts live in one arena, merges in a flat open-addressing table, and the
+// text -> id map is only built the first time something asks for it (encoding never needs it).
 #include "text/tokenizer.h"
 
+#include <array>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
-#include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace dragoman {
 
 class BpeModel {
 public:
-    struct Merge {
-        std::int32_t rank;
-        TokenId merged;
-    };
+    BpeModel();
+    ~BpeModel();
+    BpeModel(BpeModel&&) noexcept;
+    BpeModel& operator=(BpeModel&&) noexcept;
 
-    void addToken(std::string token, TokenId id);
+    // The whole vocabulary at once (ids may come in any order; gaps are allowed).
+    void setVocabulary(const std::vector<std::pair<std::string_view, TokenId>>& tokens);
     // Throws Error("tokenizer") when a side or the merged token is not in the vocabulary.
     void addMerge(std::string_view left, std::string_view right);
     void setIgnoreMerges(bool ignore) { ignoreMerges_ = ignore; }
     void setUnknown(std::optional<TokenId> unknown) { unknown_ = unknown; }
 
-    // Ids of one pre-tokenized word (already in byte-level characters), appended to `out`.
-    void encodeWord(std::string_view word, std::vector<TokenId>& out) const;
+    // Ids of one pre-tokenized piece, given as its raw UTF-8 bytes (the byte-level mapping is implied).
+    void encodeBytes(std::string_view raw, std::vector<TokenId>& out) const;
 
     std::optional<TokenId> find(std::string_view token) const;
-    const std::string* token(TokenId id) const;
-    std::size_t size() const { return byId_.size(); }
+    std::optional<std::string_view> token(TokenId id) const;
+    std::size_t size() const { return offsets_.empty() ? 0 : offsets_.size() - 1; }
+
+    // A compact binary form (tokens by id, merges by rank as id triples); deserialize() returns false on a
+    // malformed blob.
+    void serialize(std::string& out) const;
+    bool deserialize(std::string_view in);
 
 private:
-    static std::uint64_t pairKey(TokenId a, TokenId b) { return (static_cast<std::uint64_t>(a) << 32) | static_cast<std::uint32_t>(b); }
-
-    struct StringHash {
-        using is_transparent = void;
-        std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+    struct Slot {
+        std::uint64_t key = kEmpty;
+        std::int32_t rank = 0;
+        std::int32_t merged = 0;
     };
-    std::unordered_map<std::string, TokenId, StringHash, std::equal_to<>> ids_;
-    std::vector<std::string> byId_;
-    std::unordered_map<std::uint64_t, Merge> merges_;
+    static constexpr std::uint64_t kEmpty = ~0ull;
+    static std::uint64_t pairKey(TokenId a, TokenId b) { return (static_cast<std::uint64_t>(a) << 32) | static_cast<std::uint32_t>(b); }
+    const Slot* findMerge(TokenId a, TokenId b) const;
+    void putMerge(TokenId a, TokenId b, std::int32_t rank, TokenId merged);
+    void growMerges();
+    void computeByteIds();
+
+    std::string arena_;                   // every token's text, back to back
+    std::vector<std::uint32_t> offsets_;  // token id -> [offsets_[id], offsets_[id + 1]) in arena_
+    std::vector<Slot> merges_;            // open addressing, power-of-two size
+    std::size_t mergeCount_ = 0;
     std::int32_t nextRank_ = 0;
+    std::array<TokenId, 256> byteIds_{};  // the token of each single byte (-1: none)
     bool ignoreMerges_ = false;
     std::optional<TokenId> unknown_;
+    struct Lookup;
+    std::unique_ptr<Lookup> lookup_;  // text -> id, built on first use
+    std::string scratch_;
 };
 
 }  // namespace dragoman

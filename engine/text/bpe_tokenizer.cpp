@@ -3,12 +3,17 @@
 #include "text/byte_level.h"
 #include "text/utf8.h"
 #include "util/error.h"
+#include "util/log.h"
+#include "util/paths.h"
 
+#include <fmt/format.h>
 #include <simdjson.h>
 #include <unicode/normalizer2.h>
 #include <unicode/unistr.h>
 
 #include <algorithm>
+#include <fstream>
+#include <iterator>
 
 namespace dragoman {
 namespace {
@@ -46,6 +51,94 @@ SplitBehavior behaviorFrom(std::string_view name, const Reader& r) {
     r.fail("unsupported Split behavior '" + std::string(name) + "'");
 }
 
+// The vocabulary and merges from the JSON, with every merge resolved to ids.
+void fillModel(BpeModel& out, dom::element model, const Reader& r) {
+    dom::object vocab;
+    if (model["vocab"].get(vocab)) r.fail("model.vocab is missing");
+    dom::array merges;
+    if (model["merges"].get(merges)) r.fail("model.merges is missing");
+    std::vector<std::pair<std::string_view, TokenId>> tokens;
+    tokens.reserve(vocab.size());
+    for (auto [token, id] : vocab) {
+        std::int64_t value;
+        if (id.get(value)) r.fail("vocabulary id of '" + std::string(token) + "' is not an integer");
+        tokens.emplace_back(token, value);
+    }
+    out.setVocabulary(tokens);
+    for (auto merge : merges) {
+        std::string_view left, right;
+        if (std::string_view joined; merge.get(joined) == simdjson::SUCCESS) {
+            const auto space = joined.find(' ', 1);  // "a b"; a merge side never starts with a space (it is Ġ)
+            if (space == std::string_view::npos) r.fail("merge '" + std::string(joined) + "' has no space");
+            left = joined.substr(0, space);
+            right = joined.substr(space + 1);
+        } else if (dom::array pair; merge.get(pair) == simdjson::SUCCESS && pair.size() == 2) {
+            if (pair.at(0).get(left) || pair.at(1).get(right)) r.fail("a merge pair is not two strings");
+        } else {
+            r.fail("a merge is neither \"a b\" nor [a, b]");
+        }
+        out.addMerge(left, right);
+    }
+    out.setIgnoreMerges(r.flag(model, "ignore_merges", false));
+    if (r.flag(model, "byte_fallback", false)) r.fail("BPE byte_fallback is not supported");
+    if (auto unk = model["unk_token"]; unk.error() == simdjson::SUCCESS && !unk.is_null()) {
+        std::string_view name;
+        if (unk.get(name)) r.fail("unk_token must be a string");
+        out.setUnknown(out.find(name));
+    }
+    for (const char* key : {"continuing_subword_prefix", "end_of_word_suffix"})
+        if (auto v = model[key]; v.error() == simdjson::SUCCESS && !v.is_null())
+            if (std::string_view s; !v.get(s) && !s.empty()) r.fail(std::string("model.") + key + " is not supported");
+
+}
+
+// Where the compiled form of a tokenizer.json lives: our model cache (the hub cache is read-only), named by
+// the file's path, size and modification time, so an edited file is compiled again.
+std::filesystem::path compiledCachePath(const std::filesystem::path& json) {
+    std::error_code ec;
+    const auto canonical = std::filesystem::weakly_canonical(json, ec);
+    const auto size = std::filesystem::file_size(json, ec);
+    const auto mtime = std::filesystem::last_write_time(json, ec).time_since_epoch().count();
+    const auto key = canonical.string() + "|" + std::to_string(size) + "|" + std::to_string(mtime);
+    return paths::modelCacheDir() / ".compiled" / (fmt::format("{:016x}", std::hash<std::string>{}(key)) + ".bpe");
+}
+
+constexpr std::string_view kCompiledMagic = "DRAGOMAN-BPE-1\n";
+
+bool readCompiled(BpeModel& model, const std::filesystem::path& file, const std::filesystem::path& json) {
+    std::ifstream in(file, std::ios::binary);
+    if (!in) return false;
+    in.seekg(0, std::ios::end);
+    std::string blob(static_cast<std::size_t>(std::max<std::streamoff>(0, in.tellg())), '\0');
+    in.seekg(0);
+    in.read(blob.data(), static_cast<std::streamsize>(blob.size()));
+    if (!in) return false;
+    const auto header = std::string(kCompiledMagic) + compiledCachePath(json).filename().string() + "\n";
+    if (blob.compare(0, header.size(), header) != 0) return false;
+    BpeModel loaded;
+    if (!loaded.deserialize(std::string_view(blob).substr(header.size()))) {
+        log::logger().warn("ignoring a damaged compiled tokenizer {}", file.string());
+        return false;
+    }
+    model = std::move(loaded);
+    return true;
+}
+
+void writeCompiled(const BpeModel& model, const std::filesystem::path& file, const std::filesystem::path& json) {
+    std::string blob = std::string(kCompiledMagic) + compiledCachePath(json).filename().string() + "\n";
+    model.serialize(blob);
+    std::error_code ec;
+    std::filesystem::create_directories(file.parent_path(), ec);
+    const auto temporary = file.string() + ".partial";
+    std::ofstream out(temporary, std::ios::binary);
+    out.write(blob.data(), static_cast<std::streamsize>(blob.size()));
+    out.close();
+    if (!out || (std::filesystem::rename(temporary, file, ec), ec)) {
+        std::filesystem::remove(temporary, ec);
+        log::logger().debug("could not cache the compiled tokenizer at {}", file.string());  // loading still works
+    }
+}
+
 }  // namespace
 
 BpeTokenizer::BpeTokenizer(const std::filesystem::path& tokenizerJson) {
@@ -67,39 +160,13 @@ void BpeTokenizer::load(const std::filesystem::path& tokenizerJson) {
     dom::element model;
     if (root["model"].get(model)) r.fail("no 'model'");
     if (r.text(model, "type") != "BPE") r.fail("model type '" + std::string(r.text(model, "type")) + "' is not supported (BPE only)");
-    dom::object vocab;
-    if (model["vocab"].get(vocab)) r.fail("model.vocab is missing");
-    for (auto [token, id] : vocab) {
-        std::int64_t value;
-        if (id.get(value)) r.fail("vocabulary id of '" + std::string(token) + "' is not an integer");
-        model_.addToken(std::string(token), value);
+    // The vocabulary and merges come from the compiled cache when it matches this file, else from the JSON
+    // (and the cache is written for next time).
+    const auto cacheFile = compiledCachePath(tokenizerJson);
+    if (!readCompiled(model_, cacheFile, tokenizerJson)) {
+        fillModel(model_, model, r);
+        writeCompiled(model_, cacheFile, tokenizerJson);
     }
-    dom::array merges;
-    if (model["merges"].get(merges)) r.fail("model.merges is missing");
-    for (auto merge : merges) {
-        std::string_view left, right;
-        if (std::string_view joined; merge.get(joined) == simdjson::SUCCESS) {
-            const auto space = joined.find(' ', 1);  // "a b"; a merge side never starts with a space (it is Ġ)
-            if (space == std::string_view::npos) r.fail("merge '" + std::string(joined) + "' has no space");
-            left = joined.substr(0, space);
-            right = joined.substr(space + 1);
-        } else if (dom::array pair; merge.get(pair) == simdjson::SUCCESS && pair.size() == 2) {
-            if (pair.at(0).get(left) || pair.at(1).get(right)) r.fail("a merge pair is not two strings");
-        } else {
-            r.fail("a merge is neither \"a b\" nor [a, b]");
-        }
-        model_.addMerge(left, right);
-    }
-    model_.setIgnoreMerges(r.flag(model, "ignore_merges", false));
-    if (r.flag(model, "byte_fallback", false)) r.fail("BPE byte_fallback is not supported");
-    if (auto unk = model["unk_token"]; unk.error() == simdjson::SUCCESS && !unk.is_null()) {
-        std::string_view name;
-        if (unk.get(name)) r.fail("unk_token must be a string");
-        model_.setUnknown(model_.find(name));
-    }
-    for (const char* key : {"continuing_subword_prefix", "end_of_word_suffix"})
-        if (auto v = model[key]; v.error() == simdjson::SUCCESS && !v.is_null())
-            if (std::string_view s; !v.get(s) && !s.empty()) r.fail(std::string("model.") + key + " is not supported");
 
     vocabSize_ = model_.size();
     if (dom::array added; root["added_tokens"].get(added) == simdjson::SUCCESS) {
@@ -201,7 +268,7 @@ std::optional<TokenId> BpeTokenizer::idOf(std::string_view token) const {
 
 std::optional<std::string> BpeTokenizer::tokenText(TokenId id) const {
     if (auto it = addedById_.find(id); it != addedById_.end()) return added_[it->second].content;
-    if (const auto* t = model_.token(id)) return *t;
+    if (auto t = model_.token(id)) return std::string(*t);
     return std::nullopt;
 }
 
@@ -235,7 +302,7 @@ void BpeTokenizer::appendSegment(std::string_view segment, std::vector<TokenId>&
         for (auto piece : pieces) split.split(piece, next);
         pieces.swap(next);
     }
-    for (auto piece : pieces) model_.encodeWord(byte_level::fromBytes(piece), out);
+    for (auto piece : pieces) model_.encodeBytes(piece, out);
 }
 
 std::vector<TokenId> BpeTokenizer::encodePlain(std::string_view text) const {
@@ -284,7 +351,7 @@ std::string BpeTokenizer::decode(const std::vector<TokenId>& ids, bool skipSpeci
             else bytes += a.content;
             continue;
         }
-        const auto* token = model_.token(id);
+        const auto token = model_.token(id);
         if (!token) continue;  // ids outside the vocabulary decode to nothing, as tokenizers does
         if (auto raw = byte_level::toBytes(*token)) bytes += *raw;
         else bytes += *token;

@@ -6,6 +6,7 @@
 #include "text/streaming_detokenizer.h"
 #include "util/error.h"
 
+#include <QFile>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -42,6 +43,7 @@ private Q_SLOTS:
     void streamsCjkAndEmojiWithoutBrokenCharacters();
     void specialTokensAreKnown();
     void invalidUtf8IsAnInputError();
+    void compiledCacheGivesTheSameTokenizer();
     void unsupportedFilesAreNamed_data();
     void unsupportedFilesAreNamed();
 
@@ -136,6 +138,30 @@ void TestBpeTokenizer::invalidUtf8IsAnInputError() {
         QCOMPARE(QString::fromStdString(e.category()), QStringLiteral("input"));
         QVERIFY(QString::fromUtf8(e.what()).contains("UTF-8"));
     }
+}
+
+// The second load of a tokenizer.json comes from its compiled form; it must encode exactly like the first,
+// and a damaged compiled file is ignored rather than trusted.
+void TestBpeTokenizer::compiledCacheGivesTheSameTokenizer() {
+    QTemporaryDir dir;
+    qputenv("DRAGOMAN_MODELS", QFile::encodeName(dir.path()));
+    const auto json = std::filesystem::path(dir.path().toStdString()) / "tokenizer.json";
+    std::filesystem::copy_file(kDir / "tokenizer.json", json);
+    const BpeTokenizer fromJson(json);
+    const auto compiledDir = std::filesystem::path(dir.path().toStdString()) / ".compiled";
+    QVERIFY(std::filesystem::exists(compiledDir) && !std::filesystem::is_empty(compiledDir));
+    const BpeTokenizer fromCache(json);
+    for (const auto& c : cases()["cases"]) {
+        const auto text = c["text"].get<std::string>();
+        QCOMPARE(nlohmann::json(fromCache.encode(text)).dump(), nlohmann::json(fromJson.encode(text)).dump());
+    }
+    for (const auto& entry : std::filesystem::directory_iterator(compiledDir)) {
+        std::ofstream damage(entry.path(), std::ios::binary | std::ios::in | std::ios::out);
+        damage.seekp(40);
+        damage << "garbage garbage garbage";
+    }
+    const BpeTokenizer afterDamage(json);
+    QCOMPARE(nlohmann::json(afterDamage.encode("Hello world!")).dump(), std::string("[668,108,593,269,282,344,33]"));
 }
 
 void TestBpeTokenizer::unsupportedFilesAreNamed_data() {
