@@ -1,10 +1,13 @@
 #include "main_window.h"
 
+#include "about_dialog.h"
+
 #include "engine_worker.h"
 #include "language_list.h"
 
 #include <QKeySequence>
 #include <QProgressBar>
+#include <QMenuBar>
 #include <QShortcut>
 #include <QTextCursor>
 #include <QComboBox>
@@ -135,6 +138,9 @@ void MainWindow::buildUi() {
     layout->addLayout(pickers);
     layout->addWidget(panes, 1);
     setCentralWidget(central);
+
+    auto* help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(tr("&About Dragoman"), this, [this] { showAboutDialog(this); });
 
     modelStatus_ = new QLabel;
     modelStatus_->setAccessibleName(tr("Model status"));

@@ -1,5 +1,6 @@
 // The main window opens offscreen with empty panes, both language pickers and a status bar.
 #include "engine_worker.h"
+#include "about_dialog.h"
 #include "main_window.h"
 
 #include <QApplication>
@@ -9,6 +10,7 @@
 #include <QProgressBar>
 #include <QPushButton>
 #include <QStatusBar>
+#include <QMenuBar>
 #include <QTest>
 
 using dragoman::MainWindow;
@@ -21,6 +23,7 @@ private Q_SLOTS:
     void swapExchangesLanguages();
     void statusSaysNoModel();
     void translatesWithALoadedModel();
+    void aboutCreditsTheTrainingData();
 };
 
 void TestMainWindow::opensWithEmptyPanes() {
@@ -72,6 +75,16 @@ void TestMainWindow::translatesWithALoadedModel() {
     const auto output = window.outputPane()->toPlainText();
     QCOMPARE(output.count('\n'), 2);  // paragraphs stay aligned
     QVERIFY(!output.trimmed().isEmpty());
+}
+
+void TestMainWindow::aboutCreditsTheTrainingData() {
+    const auto text = dragoman::aboutText();
+    QVERIFY(text.contains("Tatoeba"));
+    QVERIFY(text.contains("CC-BY 2.0 FR"));
+    QVERIFY(text.contains("TICO-19"));
+    QVERIFY(text.contains("CC0"));
+    MainWindow window;
+    QVERIFY(!window.menuBar()->actions().isEmpty());  // Help > About is reachable
 }
 
 QTEST_MAIN(TestMainWindow)

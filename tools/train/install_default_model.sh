@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Copies a trained default model (the WORKDIR/layout folder train_default_model.sh fills) into
+# resources/models/dragoman-en-de-zh, where the model store finds it as the bundled default.
+# Usage: tools/train/install_default_model.sh [WORKDIR]
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+layout="${1:-$root/build/default-model}/layout"
+target="$root/resources/models/dragoman-en-de-zh"
+for f in config.json generation_config.json model.safetensors source.spm target.spm vocab.json tokenizer_config.json special_tokens_map.json; do
+    [[ -f "$layout/$f" ]] || { echo "missing $layout/$f: train first (tools/train/train_default_model.sh)" >&2; exit 1; }
+done
+mkdir -p "$target"
+cp "$layout"/{config.json,generation_config.json,model.safetensors,source.spm,target.spm,vocab.json,tokenizer_config.json,special_tokens_map.json} "$target/"
+cat > "$target/README.md" <<'MD'
+# dragoman-en-de-zh
+
+Dragoman's bundled default model: one Marian (MarianMTModel) transformer for en→de, de→en, en→zh and zh→en,
+chosen by a target-language token (`>>deu<<`, `>>eng<<`, `>>zho<<`). Trained on this project's machines with
+`tools/train/train_default_model.sh` from Tatoeba (CC-BY 2.0 FR, https://tatoeba.org) and TICO-19 (CC0)
+sentence pairs; quality and the exact training command are in the project README. See NOTICE.
+MD
+du -sh "$target"
