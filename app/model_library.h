@@ -1,10 +1,19 @@
 #pragma once
 // The models the application can offer, for the Qt side (ui never includes engine headers).
+#include <QList>
 #include <QString>
 
 namespace dragoman {
 
+struct ModelChoice {
+    QString id;      // what EngineWorker::requestLoad takes
+    QString label;   // for a picker: id, architecture and where it comes from
+    QString source;  // as the store names it: bundled, cache, imported, hub, path
+};
+
 // The id of the default (bundled) model, or an empty string when none is installed.
 QString defaultModelId();
+// Every model the store knows (bundled first, then our cache, then the Hugging Face hub cache).
+QList<ModelChoice> availableModels();
 
 }  // namespace dragoman

@@ -4,6 +4,7 @@
 #include "util/log.h"
 
 #include <QApplication>
+#include <QComboBox>
 
 int main(int argc, char** argv) {
     QApplication app(argc, argv);
@@ -22,6 +23,8 @@ int main(int argc, char** argv) {
     const auto args = QApplication::arguments();
     if (args.size() > 1) {
         window.loadModel(args.at(1));
+    } else if (const auto last = window.modelPicker()->currentData().toString(); !last.isEmpty()) {
+        window.loadModel(last);  // the model of the last session (restored by the window), else the first listed
     } else if (const auto id = dragoman::defaultModelId(); !id.isEmpty()) {
         window.loadModel(id);  // with no model installed, the window says so and how to add one
     }

@@ -4,6 +4,14 @@
 
 #include "engine_worker.h"
 #include "language_list.h"
+#include "model_library.h"
+
+#include <QApplication>
+#include <QCheckBox>
+#include <QClipboard>
+#include <QCloseEvent>
+#include <QSettings>
+#include <QTimer>
 
 #include <QKeySequence>
 #include <QProgressBar>
@@ -40,13 +48,78 @@ MainWindow::MainWindow(EngineWorker* engine, QWidget* parent) : QMainWindow(pare
     showNoModel();
     connectEngine();
     resize(1000, 640);
+    restoreSettings();
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+    saveSettings();
+    QMainWindow::closeEvent(event);
+}
+
+// Languages, model, geometry, font and translate-as-you-type survive a restart (QSettings: ~/.config/Dragoman).
+void MainWindow::restoreSettings() {
+    QSettings settings;
+    if (auto geometry = settings.value("window/geometry").toByteArray(); !geometry.isEmpty()) restoreGeometry(geometry);
+    if (auto font = settings.value("window/font").toString(); !font.isEmpty()) {
+        QFont f;
+        if (f.fromString(font)) {
+            source_->setFont(f);
+            output_->setFont(f);
+        }
+    }
+    for (auto [picker, key] : {std::pair{from_, "languages/from"}, std::pair{to_, "languages/to"}})
+        if (auto code = settings.value(key).toString(); !code.isEmpty() && picker->findData(code) >= 0) picker->setCurrentIndex(picker->findData(code));
+    asYouType_->setChecked(settings.value("translate/asYouType", true).toBool());
+    if (auto model = settings.value("model/id").toString(); !model.isEmpty() && modelPicker_->findData(model) >= 0)
+        modelPicker_->setCurrentIndex(modelPicker_->findData(model));
+}
+
+void MainWindow::saveSettings() const {
+    QSettings settings;
+    settings.setValue("window/geometry", saveGeometry());
+    settings.setValue("window/font", source_->font().toString());
+    settings.setValue("languages/from", from_->currentData().toString());
+    settings.setValue("languages/to", to_->currentData().toString());
+    settings.setValue("translate/asYouType", asYouType_->isChecked());
+    if (!loadedModel_.isEmpty()) settings.setValue("model/id", loadedModel_);
+}
+
+void MainWindow::fillModelPicker() {
+    modelPicker_->clear();
+    for (const auto& model : availableModels()) modelPicker_->addItem(model.label, model.id);
+    modelPicker_->setEnabled(modelPicker_->count() > 0 && engine_);
+}
+
+void MainWindow::stopTranslation() {
+    if (engine_ && currentRequest_) engine_->cancel(currentRequest_);
+    typingPause_->stop();
+}
+
+void MainWindow::copyOutput() { QApplication::clipboard()->setText(output_->toPlainText()); }
+
+void MainWindow::clearPanes() {
+    stopTranslation();
+    source_->clear();
+    output_->clear();
 }
 
 void MainWindow::connectEngine() {
     connect(translate_, &QPushButton::clicked, this, &MainWindow::translateNow);
     auto* shortcut = new QShortcut(QKeySequence(Qt::CTRL | Qt::Key_Return), this);
     connect(shortcut, &QShortcut::activated, this, &MainWindow::translateNow);
+    connect(new QShortcut(QKeySequence(Qt::Key_Escape), this), &QShortcut::activated, this, &MainWindow::stopTranslation);
+    connect(stop_, &QPushButton::clicked, this, &MainWindow::stopTranslation);
+    connect(copy_, &QPushButton::clicked, this, &MainWindow::copyOutput);
+    connect(clear_, &QPushButton::clicked, this, &MainWindow::clearPanes);
+    connect(source_, &QPlainTextEdit::textChanged, this, [this] {
+        if (asYouType_->isChecked()) typingPause_->start();
+    });
+    connect(typingPause_, &QTimer::timeout, this, [this] {
+        if (!source_->toPlainText().trimmed().isEmpty()) translateNow();
+    });
     if (!engine_) return;
+    connect(modelPicker_, &QComboBox::activated, this, [this](int index) { loadModel(modelPicker_->itemData(index).toString()); });
+    connect(cancelLoad_, &QPushButton::clicked, engine_, &EngineWorker::cancelLoad);
     connect(engine_, &EngineWorker::loadProgress, this, [this](const QString& phase, double fraction) {
         loadBar_->setVisible(true);
         loadBar_->setValue(static_cast<int>(fraction * 100));
@@ -55,6 +128,9 @@ void MainWindow::connectEngine() {
     connect(engine_, &EngineWorker::loaded, this, &MainWindow::onLoaded);
     connect(engine_, &EngineWorker::loadFailed, this, [this](const QString& message) {
         loadBar_->setVisible(false);
+        cancelLoad_->setVisible(false);
+        // The previous model, if any, stays loaded and usable; the picker goes back to it.
+        if (!loadedModel_.isEmpty()) modelPicker_->setCurrentIndex(std::max(0, modelPicker_->findData(loadedModel_)));
         modelStatus_->setText(tr("Could not load the model: %1").arg(message));
     });
     connect(engine_, &EngineWorker::tokenReady, this, [this](quint64 id, const QString& delta) {
@@ -74,11 +150,15 @@ void MainWindow::loadModel(const QString& modelIdOrPath) {
     if (!engine_) return;
     loadBar_->setValue(0);
     loadBar_->setVisible(true);
+    cancelLoad_->setVisible(true);
     engine_->requestLoad(modelIdOrPath);
 }
 
 void MainWindow::onLoaded(const ModelInfo& info, const LoadInfo& stats) {
     loadBar_->setVisible(false);
+    cancelLoad_->setVisible(false);
+    loadedModel_ = info.id;
+    if (const int index = modelPicker_->findData(info.id); index >= 0) modelPicker_->setCurrentIndex(index);
     translate_->setEnabled(true);
     if (!info.fixedFrom.isEmpty()) {
         from_->setCurrentIndex(std::max(0, from_->findData(info.fixedFrom)));
@@ -112,15 +192,49 @@ void MainWindow::buildUi() {
     connect(swap_, &QToolButton::clicked, this, &MainWindow::swapLanguages);
     translate_ = new QPushButton(tr("Translate"));
     translate_->setAccessibleName(tr("Translate"));
+    translate_->setToolTip(tr("Translate (Ctrl+Enter)"));
+    stop_ = new QPushButton(tr("Stop"));
+    stop_->setAccessibleName(tr("Stop translating"));
+    stop_->setToolTip(tr("Stop (Esc)"));
+    copy_ = new QPushButton(tr("Copy"));
+    copy_->setAccessibleName(tr("Copy the translation"));
+    clear_ = new QPushButton(tr("Clear"));
+    clear_->setAccessibleName(tr("Clear both panes"));
+    asYouType_ = new QCheckBox(tr("Translate as you type"));
+    asYouType_->setAccessibleName(tr("Translate as you type"));
+    asYouType_->setChecked(true);
+    typingPause_ = new QTimer(this);
+    typingPause_->setSingleShot(true);
+    typingPause_->setInterval(400);
+    modelPicker_ = new QComboBox;
+    modelPicker_->setAccessibleName(tr("Model"));
+    modelPicker_->setMinimumContentsLength(24);
+    fillModelPicker();
+    cancelLoad_ = new QPushButton(tr("Cancel loading"));
+    cancelLoad_->setAccessibleName(tr("Cancel loading the model"));
+    cancelLoad_->setVisible(false);
 
     auto* pickers = new QHBoxLayout;
-    pickers->addWidget(new QLabel(tr("From:")));
+    auto* fromLabel = new QLabel(tr("&From:"));
+    fromLabel->setBuddy(from_);
+    pickers->addWidget(fromLabel);
     pickers->addWidget(from_, 1);
     pickers->addWidget(swap_);
-    pickers->addWidget(new QLabel(tr("To:")));
+    auto* toLabel = new QLabel(tr("&To:"));
+    toLabel->setBuddy(to_);
+    pickers->addWidget(toLabel);
     pickers->addWidget(to_, 1);
     pickers->addStretch(1);
+    pickers->addWidget(asYouType_);
     pickers->addWidget(translate_);
+    pickers->addWidget(stop_);
+    pickers->addWidget(copy_);
+    pickers->addWidget(clear_);
+    auto* models = new QHBoxLayout;
+    auto* modelLabel = new QLabel(tr("&Model:"));
+    modelLabel->setBuddy(modelPicker_);
+    models->addWidget(modelLabel);
+    models->addWidget(modelPicker_, 1);
 
     source_ = new QPlainTextEdit;
     source_->setAccessibleName(tr("Source text"));
@@ -135,6 +249,7 @@ void MainWindow::buildUi() {
 
     auto* central = new QWidget;
     auto* layout = new QVBoxLayout(central);
+    layout->addLayout(models);
     layout->addLayout(pickers);
     layout->addWidget(panes, 1);
     setCentralWidget(central);
@@ -151,6 +266,7 @@ void MainWindow::buildUi() {
     loadBar_->setRange(0, 100);
     loadBar_->setVisible(false);
     statusBar()->addPermanentWidget(loadBar_);
+    statusBar()->addPermanentWidget(cancelLoad_);
 }
 
 void MainWindow::showNoModel() {

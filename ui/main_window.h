@@ -3,7 +3,9 @@
 // and shows results; translation logic lives in app/.
 #include <QMainWindow>
 
+class QCheckBox;
 class QComboBox;
+class QTimer;
 class QProgressBar;
 class QLabel;
 class QPlainTextEdit;
@@ -33,10 +35,19 @@ public:
     QComboBox* fromPicker() const { return from_; }
     QComboBox* toPicker() const { return to_; }
     QLabel* modelStatus() const { return modelStatus_; }
+    QComboBox* modelPicker() const { return modelPicker_; }
+    QCheckBox* translateAsYouType() const { return asYouType_; }
+    QPushButton* stopButton() const { return stop_; }
 
 public Q_SLOTS:
     void swapLanguages();
     void translateNow();
+    void stopTranslation();
+    void copyOutput();
+    void clearPanes();
+
+protected:
+    void closeEvent(QCloseEvent* event) override;
 
 private:
     void buildUi();
@@ -44,6 +55,9 @@ private:
     void connectEngine();
     void onLoaded(const ModelInfo& info, const LoadInfo& stats);
     void onFinished(quint64 id, const TranslationInfo& stats);
+    void fillModelPicker();
+    void restoreSettings();
+    void saveSettings() const;
 
     EngineWorker* engine_ = nullptr;
     quint64 currentRequest_ = 0;
@@ -56,6 +70,14 @@ private:
     QToolButton* swap_ = nullptr;
     QPushButton* translate_ = nullptr;
     QLabel* modelStatus_ = nullptr;
+    QComboBox* modelPicker_ = nullptr;
+    QPushButton* cancelLoad_ = nullptr;
+    QPushButton* stop_ = nullptr;
+    QPushButton* copy_ = nullptr;
+    QPushButton* clear_ = nullptr;
+    QCheckBox* asYouType_ = nullptr;
+    QTimer* typingPause_ = nullptr;  // translate-as-you-type fires when typing pauses this long
+    QString loadedModel_;
 };
 
 }  // namespace dragoman
