@@ -142,7 +142,7 @@ void MainWindow::connectEngine() {
     });
     connect(engine_, &EngineWorker::finished, this, &MainWindow::onFinished);
     connect(engine_, &EngineWorker::failed, this, [this](quint64 id, const QString& message) {
-        if (id == currentRequest_) statusBar()->showMessage(tr("Translation failed: %1").arg(message));
+        if (id == currentRequest_) translationStatus_->setText(tr("Translation failed: %1").arg(message));
     });
 }
 
@@ -158,7 +158,9 @@ void MainWindow::onLoaded(const ModelInfo& info, const LoadInfo& stats) {
     loadBar_->setVisible(false);
     cancelLoad_->setVisible(false);
     loadedModel_ = info.id;
-    if (const int index = modelPicker_->findData(info.id); index >= 0) modelPicker_->setCurrentIndex(index);
+    if (modelPicker_->findData(info.id) < 0) modelPicker_->addItem(QStringLiteral("%1 (%2, path)").arg(info.id, info.architecture), info.id);
+    modelPicker_->setCurrentIndex(modelPicker_->findData(info.id));
+    modelPicker_->setEnabled(true);
     translate_->setEnabled(true);
     if (!info.fixedFrom.isEmpty()) {
         from_->setCurrentIndex(std::max(0, from_->findData(info.fixedFrom)));
@@ -170,6 +172,7 @@ void MainWindow::onLoaded(const ModelInfo& info, const LoadInfo& stats) {
 }
 
 void MainWindow::translateNow() {
+    typingPause_->stop();  // an explicit request replaces the pending as-you-type one
     if (!engine_ || !translate_->isEnabled()) return;
     output_->clear();
     currentRequest_ = engine_->requestTranslation(source_->toPlainText(), from_->currentData().toString(),
@@ -179,7 +182,7 @@ void MainWindow::translateNow() {
 void MainWindow::onFinished(quint64 id, const TranslationInfo& stats) {
     if (id != currentRequest_) return;
     const double rate = stats.totalSeconds > 0 ? stats.generatedTokens / stats.totalSeconds : 0;
-    statusBar()->showMessage(tr("First token %1 s, %2 tokens/s").arg(stats.firstTokenSeconds, 0, 'f', 3).arg(rate, 0, 'f', 1));
+    translationStatus_->setText(tr("First token %1 s, %2 tokens/s").arg(stats.firstTokenSeconds, 0, 'f', 3).arg(rate, 0, 'f', 1));
 }
 
 void MainWindow::buildUi() {
@@ -261,6 +264,9 @@ void MainWindow::buildUi() {
     modelStatus_->setAccessibleName(tr("Model status"));
     modelStatus_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     statusBar()->addWidget(modelStatus_, 1);
+    translationStatus_ = new QLabel;
+    translationStatus_->setAccessibleName(tr("Last translation"));
+    statusBar()->addWidget(translationStatus_);
     loadBar_ = new QProgressBar;
     loadBar_->setAccessibleName(tr("Model loading progress"));
     loadBar_->setRange(0, 100);

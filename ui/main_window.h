@@ -35,6 +35,7 @@ public:
     QComboBox* fromPicker() const { return from_; }
     QComboBox* toPicker() const { return to_; }
     QLabel* modelStatus() const { return modelStatus_; }
+    QLabel* translationStatus() const { return translationStatus_; }
     QComboBox* modelPicker() const { return modelPicker_; }
     QCheckBox* translateAsYouType() const { return asYouType_; }
     QPushButton* stopButton() const { return stop_; }
@@ -69,7 +70,8 @@ private:
     QComboBox* to_ = nullptr;
     QToolButton* swap_ = nullptr;
     QPushButton* translate_ = nullptr;
-    QLabel* modelStatus_ = nullptr;
+    QLabel* modelStatus_ = nullptr;        // model, architecture, device, load time
+    QLabel* translationStatus_ = nullptr;  // time to first token and tokens/s of the last translation
     QComboBox* modelPicker_ = nullptr;
     QPushButton* cancelLoad_ = nullptr;
     QPushButton* stop_ = nullptr;

@@ -1,0 +1,64 @@
+// dragoman-screenshot: opens the real Dragoman window, loads a model, translates a text and saves a PNG of the
+// window once the translation has finished streaming. Run it on a real X server (tools/screenshot.sh starts
+// Xvfb), so the picture is what a user sees, fonts and all.
+//   dragoman-screenshot --model M --from en --to de --text T --out shot.png
+#include "engine_worker.h"
+#include "main_window.h"
+
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QCheckBox>
+#include <QComboBox>
+#include <QPlainTextEdit>
+#include <QStatusBar>
+#include <QTimer>
+
+#include <cstdio>
+
+int main(int argc, char** argv) {
+    QApplication app(argc, argv);
+    QApplication::setApplicationName(QStringLiteral("dragoman-screenshot"));  // its own settings, never the user's
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QStringLiteral("Screenshot of a real translation in the Dragoman window."));
+    parser.addHelpOption();
+    parser.addOptions({{"model", "Model folder or id.", "M"},
+                       {"from", "Source language.", "L", "en"},
+                       {"to", "Target language.", "L", "de"},
+                       {"text", "Text to translate.", "T"},
+                       {"out", "PNG file to write.", "FILE", "screenshot.png"}});
+    parser.process(app);
+    if (!parser.isSet("model") || !parser.isSet("text")) {
+        std::fprintf(stderr, "error: --model and --text are required\n");
+        return 2;
+    }
+    dragoman::EngineWorker engine;
+    dragoman::MainWindow window(&engine);
+    window.resize(1100, 560);
+    window.show();
+    auto pick = [](QComboBox* box, const QString& code) { box->setCurrentIndex(std::max(0, box->findData(code))); };
+    QObject::connect(&engine, &dragoman::EngineWorker::loaded, &window, [&] {
+        pick(window.fromPicker(), parser.value("from"));
+        pick(window.toPicker(), parser.value("to"));
+        window.translateAsYouType()->setChecked(false);  // one translation, the one shown
+        window.sourcePane()->setPlainText(parser.value("text"));
+        window.translateNow();
+    });
+    QObject::connect(&engine, &dragoman::EngineWorker::loadFailed, &app, [](const QString& message) {
+        std::fprintf(stderr, "error: %s\n", qPrintable(message));
+        QApplication::exit(1);
+    });
+    QObject::connect(&engine, &dragoman::EngineWorker::finished, &window, [&] {
+        // One more turn of the event loop so the last delta and the status line are painted.
+        QTimer::singleShot(300, &window, [&] {
+            const bool ok = window.grab().save(parser.value("out"));
+            std::printf("%s\n", qPrintable(parser.value("out")));
+            QApplication::exit(ok ? 0 : 1);
+        });
+    });
+    window.loadModel(parser.value("model"));
+    QTimer::singleShot(120000, &app, [] {
+        std::fprintf(stderr, "error: timed out\n");
+        QApplication::exit(1);
+    });
+    return QApplication::exec();
+}
