@@ -9,8 +9,7 @@
 namespace dragoman::kernels {
 namespace {
 
-constexpr std::int64_t kRowBlock = 64;
-constexpr std::int64_t kPrefetch = 512;  // elements (1 KiB) ahead in each weight row  // weight rows per block: 64 x 4096 x 2 bytes stay within L2
+constexpr std::int64_t kRowBlock = 64;  // weight rows per block: 64 x 4096 x 2 bytes stay within L2
 
 float widen(std::uint16_t v) {
     const std::uint32_t bits = static_cast<std::uint32_t>(v) << 16;
@@ -19,7 +18,10 @@ float widen(std::uint16_t v) {
     return f;
 }
 
-void portableBlock(const float* x, const std::uint16_t* w, float* y, std::int64_t m, std::int64_t n, std::int64_t k,
+float widen(float v) { return v; }
+
+template <typename W>
+void portableBlock(const float* x, const W* w, float* y, std::int64_t m, std::int64_t n, std::int64_t k,
                    std::int64_t rowBegin, std::int64_t rowEnd) {
     for (std::int64_t r = 0; r < m; ++r)
         for (std::int64_t j = rowBegin; j < rowEnd; ++j) {
@@ -34,6 +36,8 @@ __attribute__((target("avx2,fma"))) inline __m256 load8(const std::uint16_t* p) 
     return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(raw), 16));
 }
 
+__attribute__((target("avx2,fma"))) inline __m256 load8(const float* p) { return _mm256_loadu_ps(p); }
+
 __attribute__((target("avx2,fma"))) inline float sum8(__m256 v) {
     const __m128 lo = _mm256_castps256_ps128(v), hi = _mm256_extractf128_ps(v, 1);
     __m128 s = _mm_add_ps(lo, hi);
@@ -44,13 +48,13 @@ __attribute__((target("avx2,fma"))) inline float sum8(__m256 v) {
 
 // Up to 4 activation rows against 2 weight rows at a time: 8 accumulators, every widened weight used
 // by every row. K must be a multiple of 8 (the caller handles the tail).
-template <int Rows>
-__attribute__((target("avx2,fma"))) void tile(const float* x, const std::uint16_t* w, float* y, std::int64_t n, std::int64_t k,
+template <int Rows, typename W>
+__attribute__((target("avx2,fma"))) void tile(const float* x, const W* w, float* y, std::int64_t n, std::int64_t k,
                                               std::int64_t j) {
     __m256 acc0[Rows], acc1[Rows];
     for (int r = 0; r < Rows; ++r) acc0[r] = acc1[r] = _mm256_setzero_ps();
-    const std::uint16_t* w0 = w + j * k;
-    const std::uint16_t* w1 = w0 + k;
+    const W* w0 = w + j * k;
+    const W* w1 = w0 + k;
     for (std::int64_t i = 0; i < k; i += 8) {
         const __m256 a = load8(w0 + i), b = load8(w1 + i);
         for (int r = 0; r < Rows; ++r) {
@@ -65,12 +69,12 @@ __attribute__((target("avx2,fma"))) void tile(const float* x, const std::uint16_
     }
 }
 
-template <int Rows>
-__attribute__((target("avx2,fma"))) void singleRow(const float* x, const std::uint16_t* w, float* y, std::int64_t n, std::int64_t k,
+template <int Rows, typename W>
+__attribute__((target("avx2,fma"))) void singleRow(const float* x, const W* w, float* y, std::int64_t n, std::int64_t k,
                                                    std::int64_t j) {
     __m256 acc[Rows];
     for (int r = 0; r < Rows; ++r) acc[r] = _mm256_setzero_ps();
-    const std::uint16_t* w0 = w + j * k;
+    const W* w0 = w + j * k;
     for (std::int64_t i = 0; i < k; i += 8) {
         const __m256 a = load8(w0 + i);
         for (int r = 0; r < Rows; ++r) acc[r] = _mm256_fmadd_ps(_mm256_loadu_ps(x + r * k + i), a, acc[r]);
@@ -78,39 +82,41 @@ __attribute__((target("avx2,fma"))) void singleRow(const float* x, const std::ui
     for (int r = 0; r < Rows; ++r) y[r * n + j] = sum8(acc[r]);
 }
 
-template <int Rows>
-__attribute__((target("avx2,fma"))) void rowsAgainstBlock(const float* x, const std::uint16_t* w, float* y, std::int64_t n, std::int64_t k,
+template <int Rows, typename W>
+__attribute__((target("avx2,fma"))) void rowsAgainstBlock(const float* x, const W* w, float* y, std::int64_t n, std::int64_t k,
                                                           std::int64_t rowBegin, std::int64_t rowEnd) {
     std::int64_t j = rowBegin;
-    for (; j + 1 < rowEnd; j += 2) tile<Rows>(x, w, y, n, k, j);
-    if (j < rowEnd) singleRow<Rows>(x, w, y, n, k, j);
+    for (; j + 1 < rowEnd; j += 2) tile<Rows, W>(x, w, y, n, k, j);
+    if (j < rowEnd) singleRow<Rows, W>(x, w, y, n, k, j);
 }
 
-__attribute__((target("avx2,fma"))) void avx2Block(const float* x, const std::uint16_t* w, float* y, std::int64_t m, std::int64_t n,
+template <typename W>
+__attribute__((target("avx2,fma"))) void avx2Block(const float* x, const W* w, float* y, std::int64_t m, std::int64_t n,
                                                    std::int64_t k, std::int64_t rowBegin, std::int64_t rowEnd) {
     // The weight block stays in cache while every group of 4 activation rows passes over it.
     for (std::int64_t r = 0; r < m; r += 4) {
         const float* xr = x + r * k;
         float* yr = y + r * n;
         switch (std::min<std::int64_t>(4, m - r)) {
-            case 4: rowsAgainstBlock<4>(xr, w, yr, n, k, rowBegin, rowEnd); break;
-            case 3: rowsAgainstBlock<3>(xr, w, yr, n, k, rowBegin, rowEnd); break;
-            case 2: rowsAgainstBlock<2>(xr, w, yr, n, k, rowBegin, rowEnd); break;
-            default: rowsAgainstBlock<1>(xr, w, yr, n, k, rowBegin, rowEnd); break;
+            case 4: rowsAgainstBlock<4, W>(xr, w, yr, n, k, rowBegin, rowEnd); break;
+            case 3: rowsAgainstBlock<3, W>(xr, w, yr, n, k, rowBegin, rowEnd); break;
+            case 2: rowsAgainstBlock<2, W>(xr, w, yr, n, k, rowBegin, rowEnd); break;
+            default: rowsAgainstBlock<1, W>(xr, w, yr, n, k, rowBegin, rowEnd); break;
         }
     }
 }
 
 // One activation row (a decoding step): four weight rows at once, two accumulators each, so eight
 // independent FMA chains keep enough loads in flight to run at memory speed.
-__attribute__((target("avx2,fma"))) void gemvBlock(const float* x, const std::uint16_t* w, float* y, std::int64_t k,
+template <typename W>
+__attribute__((target("avx2,fma"))) void gemvBlock(const float* x, const W* w, float* y, std::int64_t k,
                                                    std::int64_t rowBegin, std::int64_t rowEnd) {
     std::int64_t j = rowBegin;
     for (; j + 3 < rowEnd; j += 4) {
-        const std::uint16_t* r0 = w + j * k;
-        const std::uint16_t* r1 = r0 + k;
-        const std::uint16_t* r2 = r1 + k;
-        const std::uint16_t* r3 = r2 + k;
+        const W* r0 = w + j * k;
+        const W* r1 = r0 + k;
+        const W* r2 = r1 + k;
+        const W* r3 = r2 + k;
         __m256 a0 = _mm256_setzero_ps(), a1 = a0, b0 = a0, b1 = a0, c0 = a0, c1 = a0, d0 = a0, d1 = a0;
         std::int64_t i = 0;
         for (; i + 15 < k; i += 16) {
@@ -136,7 +142,7 @@ __attribute__((target("avx2,fma"))) void gemvBlock(const float* x, const std::ui
         y[j + 2] = sum8(_mm256_add_ps(c0, c1));
         y[j + 3] = sum8(_mm256_add_ps(d0, d1));
     }
-    for (; j < rowEnd; ++j) singleRow<1>(x, w, y, 0, k, j);
+    for (; j < rowEnd; ++j) singleRow<1, W>(x, w, y, 0, k, j);
 }
 
 bool hasAvx2() {
@@ -159,7 +165,8 @@ void widenBf16(const std::uint16_t* src, float* dst, std::int64_t count) {
     });
 }
 
-void bf16MatmulTransposed(const float* x, const std::uint16_t* w, float* y, std::int64_t m, std::int64_t n, std::int64_t k) {
+template <typename W>
+void matmulTransposed(const float* x, const W* w, float* y, std::int64_t m, std::int64_t n, std::int64_t k) {
     const bool vector = hasAvx2() && k % 8 == 0;
     ThreadPool::shared().parallelFor(n, kRowBlock, [&](std::int64_t begin, std::int64_t end) {
         for (std::int64_t block = begin; block < end; block += kRowBlock) {
@@ -169,6 +176,14 @@ void bf16MatmulTransposed(const float* x, const std::uint16_t* w, float* y, std:
             else portableBlock(x, w, y, m, n, k, block, blockEnd);
         }
     });
+}
+
+void bf16MatmulTransposed(const float* x, const std::uint16_t* w, float* y, std::int64_t m, std::int64_t n, std::int64_t k) {
+    matmulTransposed(x, w, y, m, n, k);
+}
+
+void f32MatmulTransposed(const float* x, const float* w, float* y, std::int64_t m, std::int64_t n, std::int64_t k) {
+    matmulTransposed(x, w, y, m, n, k);
 }
 
 }  // namespace dragoman::kernels

@@ -26,6 +26,16 @@ torch::Tensor widenedBlocksProduct(const torch::Tensor& rows, const torch::Tenso
 
 }  // namespace
 
+torch::Tensor smallRowsLinear(const torch::Tensor& x, const torch::Tensor& weight) {
+    const auto k = weight.size(1), n = weight.size(0);
+    const auto rows = x.reshape({-1, k}).contiguous();
+    auto y = torch::empty({rows.size(0), n}, torch::kFloat32);
+    kernels::f32MatmulTransposed(rows.data_ptr<float>(), weight.data_ptr<float>(), y.data_ptr<float>(), rows.size(0), n, k);
+    auto sizes = x.sizes().vec();
+    sizes.back() = n;
+    return y.view(sizes);
+}
+
 torch::Tensor project(const torch::Tensor& x, const torch::Tensor& weight) {
     if (weight.scalar_type() == torch::kFloat32) return ops::linear(x, weight);
     if (weight.scalar_type() != torch::kBFloat16 || !weight.is_contiguous() || x.scalar_type() != torch::kFloat32)
