@@ -59,7 +59,7 @@ void EngineWorker::runLoad(const QString& modelIdOrPath) {
         const ModelStore store;
         auto model = openModel(store, modelIdOrPath.toStdString(), options);
         auto translator = std::make_shared<Translator>(model);
-        ModelInfo info{QString::fromStdString(model->id()), QString::fromStdString(model->architecture), QStringLiteral("CPU"),
+        ModelInfo info{QString::fromStdString(model->id()), QString::fromStdString(model->architecture), QString::fromStdString(model->device()),
                        {}, QString::fromStdString(translator->fixedPair().first),
                        QString::fromStdString(translator->fixedPair().second)};
         for (const auto& code : translator->targetLanguages()) info.targetLanguages << QString::fromStdString(code);

@@ -96,7 +96,7 @@ nlohmann::ordered_json benchCausal(const RunnableModel& model, const GenerateBen
     const auto bytesPerToken = m.weightBytesPerToken();
     return nlohmann::ordered_json{{"model", model.id()},
                                   {"architecture", model.architecture},
-                                  {"device", m.device()},
+                                  {"device", model.device()},
                                   {"prompt_tokens", options.promptTokens},
                                   {"new_tokens", options.newTokens},
                                   {"ttft_s", ttft},

@@ -31,7 +31,6 @@ public:
     virtual std::int64_t maxPositions() const = 0;
     // Bytes of weights one decoding step reads (for the bandwidth efficiency report).
     virtual std::int64_t weightBytesPerToken() const = 0;
-    virtual std::string device() const { return "cpu"; }
 };
 
 }  // namespace dragoman

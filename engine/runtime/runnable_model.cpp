@@ -5,7 +5,14 @@
 #include "util/error.h"
 #include "util/log.h"
 
+#include <torch/cuda.h>
+
 namespace dragoman {
+
+std::string RunnableModel::device() const {
+    // The engine's kernels are CPU kernels; a CUDA build of libtorch is detected and reported, not used yet.
+    return torch::cuda::is_available() ? "CPU (CUDA present, not used yet)" : "CPU";
+}
 
 const Tokenizer& RunnableModel::requireTokenizer() const {
     if (!tokenizer) throw Error("tokenizer", id() + " has no tokenizer files (source.spm / tokenizer.json)");

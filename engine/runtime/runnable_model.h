@@ -20,6 +20,8 @@ struct RunnableModel {
     GenerationConfig generation;
 
     const std::string& id() const { return loaded.entry.id; }
+    // Where inference runs, for the status line: "CPU", with the reason when CUDA is not used.
+    std::string device() const;
     // Throws Error("tokenizer") when the folder has none.
     const Tokenizer& requireTokenizer() const;
 };

@@ -79,6 +79,7 @@ void TestMainWindow::translatesWithALoadedModel() {
     QVERIFY(!window.loadBar()->isVisible());
     QCOMPARE(window.toPicker()->currentData().toString(), QStringLiteral("de"));  // the model's fixed pair
     QVERIFY(window.modelStatus()->text().contains("marian"));
+    QVERIFY(window.modelStatus()->text().contains("CPU"));  // the device the status names
     window.sourcePane()->setPlainText(QStringLiteral("The man sees a small house today.\n\nMy brother lives in Berlin."));
     QTest::mouseClick(window.translateButton(), Qt::LeftButton);
     QTRY_VERIFY_WITH_TIMEOUT(window.translationStatus()->text().contains("tokens/s"), 30000);
