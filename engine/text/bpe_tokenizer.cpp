@@ -9,6 +9,8 @@
 #include <fmt/format.h>
 #include <simdjson.h>
 #include <unicode/normalizer2.h>
+#include <unicode/uchar.h>
+#include <unicode/utf8.h>
 #include <unicode/unistr.h>
 
 #include <algorithm>
@@ -42,6 +44,26 @@ public:
 private:
     std::string file_;
 };
+
+bool isSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
+
+bool isWordCodePoint(UChar32 c) { return c >= 0 && (u_isalnum(c) || c == '_'); }
+
+bool wordCharAt(std::string_view text, std::size_t at) {
+    if (at >= text.size()) return false;
+    UChar32 c;
+    auto i = static_cast<std::int32_t>(at);
+    U8_NEXT(reinterpret_cast<const std::uint8_t*>(text.data()), i, static_cast<std::int32_t>(text.size()), c);
+    return isWordCodePoint(c);
+}
+
+bool wordCharBefore(std::string_view text, std::size_t at) {
+    if (at == 0) return false;
+    UChar32 c;
+    auto i = static_cast<std::int32_t>(at);
+    U8_PREV(reinterpret_cast<const std::uint8_t*>(text.data()), 0, i, c);
+    return isWordCodePoint(c);
+}
 
 SplitBehavior behaviorFrom(std::string_view name, const Reader& r) {
     if (name == "Isolated") return SplitBehavior::Isolated;
@@ -173,10 +195,9 @@ void BpeTokenizer::load(const std::filesystem::path& tokenizerJson) {
         for (auto token : added) {
             std::int64_t id;
             if (token["id"].get(id)) r.fail("an added token has no id");
-            Added a{std::string(r.text(token, "content")), id, r.flag(token, "special", false)};
+            Added a{std::string(r.text(token, "content")), id, r.flag(token, "special", false), r.flag(token, "lstrip", false),
+                    r.flag(token, "rstrip", false), r.flag(token, "single_word", false)};
             if (a.content.empty()) r.fail("an added token is empty");
-            if (r.flag(token, "lstrip", false) || r.flag(token, "rstrip", false) || r.flag(token, "single_word", false))
-                r.fail("added token '" + a.content + "' uses lstrip/rstrip/single_word, which are not supported");
             addedById_[id] = added_.size();
             added_.push_back(std::move(a));
             vocabSize_ = std::max(vocabSize_, static_cast<std::size_t>(id) + 1);
@@ -313,18 +334,25 @@ std::vector<TokenId> BpeTokenizer::encodePlain(std::string_view text) const {
         const Added* hit = nullptr;
         for (auto index : addedByFirstByte_[static_cast<unsigned char>(text[i])]) {
             const auto& a = added_[index];
-            if (text.compare(i, a.content.size(), a.content) == 0) {
-                hit = &a;
-                break;
-            }
+            if (text.compare(i, a.content.size(), a.content) != 0) continue;
+            // single_word: only where the token is not part of a longer word.
+            if (a.singleWord && (wordCharBefore(text, i) || wordCharAt(text, i + a.content.size()))) continue;
+            hit = &a;
+            break;
         }
         if (!hit) {
             ++i;
             continue;
         }
-        appendSegment(text.substr(segmentStart, i - segmentStart), ids);
+        // lstrip / rstrip: the token also takes the whitespace on that side.
+        auto start = i, end = i + hit->content.size();
+        if (hit->lstrip)
+            while (start > segmentStart && isSpace(text[start - 1])) --start;
+        if (hit->rstrip)
+            while (end < text.size() && isSpace(text[end])) ++end;
+        appendSegment(text.substr(segmentStart, start - segmentStart), ids);
         ids.push_back(hit->id);
-        i += hit->content.size();
+        i = end;
         segmentStart = i;
     }
     appendSegment(text.substr(segmentStart), ids);

@@ -38,6 +38,7 @@ private:
         std::string content;
         TokenId id;
         bool special;
+        bool lstrip = false, rstrip = false, singleWord = false;  // tokenizers' AddedToken options
     };
     enum class Normalization { None, NFC, NFKC, NFD, NFKD };
 

@@ -44,6 +44,8 @@ private Q_SLOTS:
     void specialTokensAreKnown();
     void invalidUtf8IsAnInputError();
     void compiledCacheGivesTheSameTokenizer();
+    void addedTokenOptions_data();
+    void addedTokenOptions();
     void unsupportedFilesAreNamed_data();
     void unsupportedFilesAreNamed();
 
@@ -162,6 +164,39 @@ void TestBpeTokenizer::compiledCacheGivesTheSameTokenizer() {
     }
     const BpeTokenizer afterDamage(json);
     QCOMPARE(nlohmann::json(afterDamage.encode("Hello world!")).dump(), std::string("[668,108,593,269,282,344,33]"));
+}
+
+// tokenizers' AddedToken options: lstrip/rstrip take the neighbouring whitespace, single_word matches only
+// whole words. The fixture's <｜hy_User｜> (757) is given each option in turn.
+void TestBpeTokenizer::addedTokenOptions_data() {
+    QTest::addColumn<QString>("option");
+    QTest::addColumn<QString>("text");
+    QTest::addColumn<QString>("withOption");  // encodePlain(text) with the option == encodePlain(this) without it
+    QTest::newRow("lstrip") << "lstrip" << "A  <｜hy_User｜>B" << "A<｜hy_User｜>B";
+    QTest::newRow("rstrip") << "rstrip" << "A<｜hy_User｜>  B" << "A<｜hy_User｜>B";
+    QTest::newRow("single_word inside a word") << "single_word" << "x<｜hy_User｜>y" << "";
+    QTest::newRow("single_word alone") << "single_word" << "x <｜hy_User｜> y" << "x <｜hy_User｜> y";
+}
+
+void TestBpeTokenizer::addedTokenOptions() {
+    QFETCH(QString, option);
+    QFETCH(QString, text);
+    QFETCH(QString, withOption);
+    QTemporaryDir dir;
+    qputenv("DRAGOMAN_MODELS", QFile::encodeName(dir.path()));
+    std::ifstream in(kDir / "tokenizer.json");
+    auto json = nlohmann::json::parse(in);
+    for (auto& token : json["added_tokens"])
+        if (token["id"] == 757) token[option.toStdString()] = true;
+    const auto path = std::filesystem::path(dir.path().toStdString()) / "tokenizer.json";
+    std::ofstream(path) << json.dump();
+    const BpeTokenizer tokenizer(path);
+    const auto got = tokenizer.encodePlain(text.toStdString());
+    if (withOption.isEmpty()) {  // not split out: no 757 in the ids
+        QVERIFY(std::find(got.begin(), got.end(), 757) == got.end());
+    } else {
+        QCOMPARE(nlohmann::json(got).dump(), nlohmann::json(tokenizer_->encodePlain(withOption.toStdString())).dump());
+    }
 }
 
 void TestBpeTokenizer::unsupportedFilesAreNamed_data() {
