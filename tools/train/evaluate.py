@@ -10,9 +10,11 @@ Each direction's source lines go through `dragoman-cli translate` (greedy) in on
 """
 import argparse
 import json
+import os
 import math
 import re
 import subprocess
+import tempfile
 from collections import Counter
 from pathlib import Path
 
@@ -109,6 +111,10 @@ def main():
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
     results = []
+    # A fresh model store per run: a checkpoint re-exported by training must not trip the integrity check that
+    # protects users from files changed behind the manifest's back.
+    store = tempfile.mkdtemp(prefix="dragoman-eval-")
+    env = dict(os.environ, DRAGOMAN_MODELS=store)
     for pair, src, tgt in DIRECTIONS:
         rows = [l.rstrip("\n").split("\t") for l in open(Path(args.corpora) / f"{pair}.dev.tsv", encoding="utf-8")]
         rows = [r for r in rows if len(r) >= 2 and r[0].strip() and r[1].strip()]
@@ -118,7 +124,7 @@ def main():
         sources = [(r[0] if en_first else r[1]).replace("\n", " ") for r in rows]
         refs = [(r[1] if en_first else r[0]) for r in rows]
         out = subprocess.run([args.cli, "translate", "--model", args.model, "--from", src, "--to", tgt],
-                             input="\n".join(sources) + "\n", capture_output=True, text=True, check=True)
+                             input="\n".join(sources) + "\n", capture_output=True, text=True, check=True, env=env)
         hyps = out.stdout.split("\n")[: len(sources)]
         tokenize = tokenize_zh if tgt == "zh" else tokenize_13a
         results.append({"direction": f"{src}->{tgt}", "lines": len(rows), "chrF2": round(corpus_chrf(hyps, refs), 1),
