@@ -22,7 +22,7 @@ import torch
 import torch.nn.functional as F
 
 
-def load_safetensors(path, dtype_name):
+def load_safetensors(path):
     with open(path, "rb") as f:
         data = f.read()
     n = int.from_bytes(data[:8], "little")
@@ -136,7 +136,7 @@ def main():
         torch.set_num_threads(a.threads)
     t0 = time.time()
     cfg = json.load(open(f"{a.model}/config.json"))
-    model = Model(cfg, load_safetensors(f"{a.model}/model.safetensors", cfg.get("torch_dtype")))
+    model = Model(cfg, load_safetensors(f"{a.model}/model.safetensors"))
     load_s = time.time() - t0
     vocab = cfg["vocab_size"]
     prompt = torch.tensor([[2 + (j * 131) % (vocab - 3) for j in range(a.prompt_tokens)]])
