@@ -97,6 +97,50 @@ __attribute__((target("avx2,fma"))) void rowsAgainstBlock(const float* x, const 
     if (j < rowEnd) singleRow<Rows, W>(x, w, y, n, k, j);
 }
 
+// Short weight rows (<= 2 KiB, e.g. K = 512 in float32): one weight row at a time, read as a single
+// sequential stream. Interleaving several short rows measured 30-40% slower here (the hardware
+// prefetcher follows one stream per row better than four streams a few KiB apart), while long rows
+// favour the interleaved tiles above. Chains independent accumulators per activation row.
+template <int Rows, typename W>
+__attribute__((target("avx2,fma"))) void shortRowsAgainstBlock(const float* x, const W* w, float* y, std::int64_t n,
+                                                               std::int64_t k, std::int64_t rowBegin, std::int64_t rowEnd) {
+    constexpr int Chains = Rows == 1 ? 4 : Rows == 2 ? 4 : 2;
+    for (std::int64_t j = rowBegin; j < rowEnd; ++j) {
+        const W* row = w + j * k;
+        __m256 acc[Rows][Chains];
+#pragma GCC unroll 4
+        for (int r = 0; r < Rows; ++r)
+#pragma GCC unroll 4
+            for (int c = 0; c < Chains; ++c) acc[r][c] = _mm256_setzero_ps();
+        std::int64_t i = 0;
+        for (; i + 8 * Chains <= k; i += 8 * Chains) {
+#pragma GCC unroll 4
+            for (int c = 0; c < Chains; ++c) {
+                const __m256 wv = load8(row + i + 8 * c);
+#pragma GCC unroll 4
+                for (int r = 0; r < Rows; ++r) acc[r][c] = _mm256_fmadd_ps(_mm256_loadu_ps(x + r * k + i + 8 * c), wv, acc[r][c]);
+            }
+        }
+        for (; i < k; i += 8) {
+            const __m256 wv = load8(row + i);
+#pragma GCC unroll 4
+            for (int r = 0; r < Rows; ++r) acc[r][0] = _mm256_fmadd_ps(_mm256_loadu_ps(x + r * k + i), wv, acc[r][0]);
+        }
+#pragma GCC unroll 4
+        for (int r = 0; r < Rows; ++r) {
+            __m256 total = acc[r][0];
+#pragma GCC unroll 4
+            for (int c = 1; c < Chains; ++c) total = _mm256_add_ps(total, acc[r][c]);
+            y[r * n + j] = sum8(total);
+        }
+    }
+}
+
+template <typename W>
+bool shortRows(std::int64_t k) {
+    return k * static_cast<std::int64_t>(sizeof(W)) <= 2048;
+}
+
 template <typename W>
 __attribute__((target("avx2,fma"))) void avx2Block(const float* x, const W* w, float* y, std::int64_t m, std::int64_t n,
                                                    std::int64_t k, std::int64_t rowBegin, std::int64_t rowEnd) {
@@ -104,20 +148,34 @@ __attribute__((target("avx2,fma"))) void avx2Block(const float* x, const W* w, f
     for (std::int64_t r = 0; r < m; r += 4) {
         const float* xr = x + r * k;
         float* yr = y + r * n;
+        const bool sequential = shortRows<W>(k);
         switch (std::min<std::int64_t>(4, m - r)) {
-            case 4: rowsAgainstBlock<4, W>(xr, w, yr, n, k, rowBegin, rowEnd); break;
-            case 3: rowsAgainstBlock<3, W>(xr, w, yr, n, k, rowBegin, rowEnd); break;
-            case 2: rowsAgainstBlock<2, W>(xr, w, yr, n, k, rowBegin, rowEnd); break;
-            default: rowsAgainstBlock<1, W>(xr, w, yr, n, k, rowBegin, rowEnd); break;
+            case 4:
+                if (sequential) shortRowsAgainstBlock<4, W>(xr, w, yr, n, k, rowBegin, rowEnd);
+                else rowsAgainstBlock<4, W>(xr, w, yr, n, k, rowBegin, rowEnd);
+                break;
+            case 3:
+                if (sequential) shortRowsAgainstBlock<3, W>(xr, w, yr, n, k, rowBegin, rowEnd);
+                else rowsAgainstBlock<3, W>(xr, w, yr, n, k, rowBegin, rowEnd);
+                break;
+            case 2:
+                if (sequential) shortRowsAgainstBlock<2, W>(xr, w, yr, n, k, rowBegin, rowEnd);
+                else rowsAgainstBlock<2, W>(xr, w, yr, n, k, rowBegin, rowEnd);
+                break;
+            default:
+                if (sequential) shortRowsAgainstBlock<1, W>(xr, w, yr, n, k, rowBegin, rowEnd);
+                else rowsAgainstBlock<1, W>(xr, w, yr, n, k, rowBegin, rowEnd);
+                break;
         }
     }
 }
 
 // One activation row (a decoding step): four weight rows at once, two accumulators each, so eight
-// independent FMA chains keep enough loads in flight to run at memory speed.
+// independent FMA chains keep enough loads in flight to run at memory speed. Short rows: one at a time.
 template <typename W>
 __attribute__((target("avx2,fma"))) void gemvBlock(const float* x, const W* w, float* y, std::int64_t k,
                                                    std::int64_t rowBegin, std::int64_t rowEnd) {
+    if (shortRows<W>(k)) return shortRowsAgainstBlock<1, W>(x, w, y, 0, k, rowBegin, rowEnd);
     std::int64_t j = rowBegin;
     for (; j + 3 < rowEnd; j += 4) {
         const W* r0 = w + j * k;

@@ -1,0 +1,100 @@
+// The engine's own matrix kernels (engine/kernels) against a float64 reference: every path the dispatch
+// can take (one row, few rows, short and long weight rows, K tails, bf16 and f32 weights, fused GEMVs).
+#include "kernels/bf16_matmul.h"
+
+#include <QTest>
+
+#include <torch/torch.h>
+
+using namespace dragoman;
+
+namespace {
+
+// Weights rounded to bf16 first, so both dtypes are compared against the same exact values.
+torch::Tensor randomWeights(std::int64_t n, std::int64_t k, std::uint64_t seed) {
+    auto generator = at::detail::createCPUGenerator(seed);
+    return torch::randn({n, k}, generator, torch::kFloat32).to(torch::kBFloat16);
+}
+
+torch::Tensor reference(const torch::Tensor& x, const torch::Tensor& w) {
+    return torch::matmul(x.to(torch::kFloat64), w.to(torch::kFloat64).t());
+}
+
+// Float32 accumulation over K terms of unit-variance products: the error grows about like sqrt(K).
+double tolerance(std::int64_t k) { return 1e-5 * std::sqrt(static_cast<double>(k)) * 8; }
+
+}  // namespace
+
+class TestKernels : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void matmulMatchesReference_data();
+    void matmulMatchesReference();
+    void gemvManyMatchesSeparateProducts();
+    void widenIsExact();
+};
+
+void TestKernels::matmulMatchesReference_data() {
+    QTest::addColumn<int>("m");
+    QTest::addColumn<int>("n");
+    QTest::addColumn<int>("k");
+    // K = 8 and 24 leave tails after 16/32-wide steps; 512 is a short f32 row (2 KiB), 1032 a long f32 row
+    // but a short bf16 one, 4096 long in both. N = 3 and 130 leave tails after 2- and 4-row tiles, and
+    // 130 also splits unevenly over the thread pool. M = 5 and 9 run a full group of 4 rows and a rest.
+    for (int k : {8, 24, 512, 1032, 4096})
+        for (int m : {1, 2, 3, 4, 5, 9})
+            for (int n : {1, 3, 130})
+                QTest::addRow("m%d_n%d_k%d", m, n, k) << m << n << k;
+}
+
+void TestKernels::matmulMatchesReference() {
+    QFETCH(int, m);
+    QFETCH(int, n);
+    QFETCH(int, k);
+    const auto w = randomWeights(n, k, 7);
+    const auto x = torch::randn({m, k}, at::detail::createCPUGenerator(11), torch::kFloat32);
+    const auto expected = reference(x, w);
+
+    auto yBf16 = torch::empty({m, n}, torch::kFloat32);
+    kernels::bf16MatmulTransposed(x.data_ptr<float>(), reinterpret_cast<const std::uint16_t*>(w.data_ptr<at::BFloat16>()),
+                                  yBf16.data_ptr<float>(), m, n, k);
+    const auto wF32 = w.to(torch::kFloat32).contiguous();
+    auto yF32 = torch::empty({m, n}, torch::kFloat32);
+    kernels::f32MatmulTransposed(x.data_ptr<float>(), wF32.data_ptr<float>(), yF32.data_ptr<float>(), m, n, k);
+
+    const double bf16Error = (yBf16.to(torch::kFloat64) - expected).abs().max().item<double>();
+    const double f32Error = (yF32.to(torch::kFloat64) - expected).abs().max().item<double>();
+    QVERIFY2(bf16Error < tolerance(k), qPrintable(QString("bf16 weights: max error %1").arg(bf16Error)));
+    QVERIFY2(f32Error < tolerance(k), qPrintable(QString("f32 weights: max error %1").arg(f32Error)));
+}
+
+void TestKernels::gemvManyMatchesSeparateProducts() {
+    // q/k/v-like outputs of different heights sharing one activation row, long and short rows.
+    for (std::int64_t k : {64, 2048}) {
+        const std::vector<std::int64_t> heights{130, 16, 3};
+        const auto x = torch::randn({1, k}, at::detail::createCPUGenerator(3), torch::kFloat32);
+        std::vector<torch::Tensor> weights, outputs;
+        std::vector<kernels::Bf16Output> targets;
+        for (std::size_t i = 0; i < heights.size(); ++i) {
+            weights.push_back(randomWeights(heights[i], k, 20 + i));
+            outputs.push_back(torch::full({heights[i]}, std::nanf(""), torch::kFloat32));
+            targets.push_back({reinterpret_cast<const std::uint16_t*>(weights.back().data_ptr<at::BFloat16>()),
+                               outputs.back().data_ptr<float>(), heights[i]});
+        }
+        kernels::bf16GemvMany(x.data_ptr<float>(), targets.data(), targets.size(), k);
+        for (std::size_t i = 0; i < heights.size(); ++i) {
+            const double error = (outputs[i].to(torch::kFloat64) - reference(x, weights[i]).squeeze(0)).abs().max().item<double>();
+            QVERIFY2(error < tolerance(k), qPrintable(QString("k=%1 output %2: max error %3").arg(k).arg(i).arg(error)));
+        }
+    }
+}
+
+void TestKernels::widenIsExact() {
+    const auto w = randomWeights(1, 100003, 5).flatten();  // odd length: a scalar tail after 8-wide steps
+    auto out = torch::empty({w.numel()}, torch::kFloat32);
+    kernels::widenBf16(reinterpret_cast<const std::uint16_t*>(w.data_ptr<at::BFloat16>()), out.data_ptr<float>(), w.numel());
+    QVERIFY(torch::equal(out, w.to(torch::kFloat32)));
+}
+
+QTEST_GUILESS_MAIN(TestKernels)
+#include "tst_kernels.moc"
