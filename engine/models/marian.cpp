@@ -328,21 +328,24 @@ torch::Tensor MarianModel::step(DecoderState& base, const torch::Tensor& tokens)
     if (t >= state.maxSteps)
         throw Error("input", "output longer than the model's " + std::to_string(state.maxSteps) + " positions");
     const auto heads = config_.decoderHeads;
-    auto x = embed(tokens.unsqueeze(1), t);  // [B, 1, d]
+    const auto batch = tokens.size(0);
+    auto x = embed(tokens.unsqueeze(1), t).squeeze(1);  // [B, d]
     for (std::size_t i = 0; i < decoder_.size(); ++i) {
         const auto& layer = decoder_[i];
         auto& cache = state.layers[i];
         const auto& a = layer.selfAttn;
-        auto q = splitHeads(ops::linear(x, a.qW, a.qB), heads);
-        cache.selfK.narrow(2, t, 1).copy_(splitHeads(ops::linear(x, a.kW, a.kB), heads));
-        cache.selfV.narrow(2, t, 1).copy_(splitHeads(ops::linear(x, a.vW, a.vB), heads));
-        auto h = attend(q, cache.selfK.narrow(2, 0, t + 1), cache.selfV.narrow(2, 0, t + 1));
-        x = layer.selfAttnNorm(x + ops::linear(mergeHeads(h), a.oW, a.oB));
-        auto q2 = splitHeads(ops::linear(x, layer.crossAttn.qW, layer.crossAttn.qB), heads);
-        x = decoderLayerTail(layer, x, q2, cache.crossK, cache.crossV, {}, 0.0);
+        auto q = ops::linear(x, a.qW, a.qB);
+        cache.selfK.narrow(2, t, 1).copy_(splitHeads(ops::linear(x, a.kW, a.kB).view({batch, 1, -1}), heads));
+        cache.selfV.narrow(2, t, 1).copy_(splitHeads(ops::linear(x, a.vW, a.vB).view({batch, 1, -1}), heads));
+        auto h = ops::attendOneQuery(q, cache.selfK.narrow(2, 0, t + 1), cache.selfV.narrow(2, 0, t + 1), heads);
+        x = layer.selfAttnNorm(x + ops::linear(h, a.oW, a.oB));
+        const auto& c = layer.crossAttn;
+        auto crossed = ops::attendOneQuery(ops::linear(x, c.qW, c.qB), cache.crossK, cache.crossV, heads);
+        x = layer.crossAttnNorm(x + ops::linear(crossed, c.oW, c.oB));
+        x = layer.finalNorm(x + feedForward(config_.activation, x, layer.fc1W, layer.fc1B, layer.fc2W, layer.fc2B));
     }
     state.length_ = t + 1;
-    return logits(x.squeeze(1));
+    return logits(x);
 }
 
 void MarianModel::reorder(DecoderState& base, const torch::Tensor& beams) const {

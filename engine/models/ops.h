@@ -31,6 +31,13 @@ inline torch::Tensor linear(const torch::Tensor& x, const torch::Tensor& weight,
     return torch::nn::functional::linear(x, weight, bias);
 }
 
+// Scaled dot-product attention of one new query row per sequence (a decoding step) over cached keys and
+// values, in one pass of the engine's kernel (kernels/attention.h). queries: contiguous float32
+// [batch, heads * head_dim]; keys, values: [batch or 1 (shared), kv_heads, length, head_dim] views with
+// contiguous rows. Returns [batch, heads * head_dim], the heads merged.
+torch::Tensor attendOneQuery(const torch::Tensor& queries, const torch::Tensor& keys, const torch::Tensor& values,
+                             std::int64_t heads);
+
 // project() of the same x by several weights; one decoding row by bf16 weights runs as a single kernel pass.
 std::vector<torch::Tensor> projectMany(const torch::Tensor& x, const std::vector<torch::Tensor>& weights);
 

@@ -1,6 +1,7 @@
 // The engine's own matrix kernels (engine/kernels) against a float64 reference: every path the dispatch
 // can take (one row, few rows, short and long weight rows, K tails, bf16 and f32 weights, fused GEMVs).
 #include "kernels/bf16_matmul.h"
+#include "models/ops.h"
 
 #include <QTest>
 
@@ -32,6 +33,8 @@ private Q_SLOTS:
     void matmulMatchesReference();
     void gemvManyMatchesSeparateProducts();
     void widenIsExact();
+    void attentionMatchesReference_data();
+    void attentionMatchesReference();
 };
 
 void TestKernels::matmulMatchesReference_data() {
@@ -94,6 +97,48 @@ void TestKernels::widenIsExact() {
     auto out = torch::empty({w.numel()}, torch::kFloat32);
     kernels::widenBf16(reinterpret_cast<const std::uint16_t*>(w.data_ptr<at::BFloat16>()), out.data_ptr<float>(), w.numel());
     QVERIFY(torch::equal(out, w.to(torch::kFloat32)));
+}
+
+void TestKernels::attentionMatchesReference_data() {
+    QTest::addColumn<int>("batch");
+    QTest::addColumn<int>("heads");
+    QTest::addColumn<int>("kvHeads");
+    QTest::addColumn<int>("length");
+    QTest::addColumn<bool>("sharedCache");
+    QTest::addColumn<int>("headDim");
+    // Beams over a shared cross-attention cache, grouped-query heads (HunYuan: 16 over 4), head sizes with
+    // and without an 8-wide tail, and a cache long enough to go to the thread pool.
+    QTest::newRow("greedy self") << 1 << 8 << 8 << 1 << false << 64;
+    QTest::newRow("beams self") << 4 << 8 << 8 << 37 << false << 64;
+    QTest::newRow("beams shared cross") << 4 << 8 << 8 << 23 << true << 64;
+    QTest::newRow("grouped") << 1 << 16 << 4 << 50 << false << 128;
+    QTest::newRow("odd head size") << 2 << 3 << 1 << 9 << false << 20;
+    QTest::newRow("long, parallel") << 1 << 16 << 4 << 700 << false << 128;
+}
+
+void TestKernels::attentionMatchesReference() {
+    QFETCH(int, batch);
+    QFETCH(int, heads);
+    QFETCH(int, kvHeads);
+    QFETCH(int, length);
+    QFETCH(bool, sharedCache);
+    QFETCH(int, headDim);
+    auto generator = at::detail::createCPUGenerator(17);
+    const int cacheBatch = sharedCache ? 1 : batch;
+    // Caches with spare capacity, as a decoder's preallocated ones: only `length` rows are attended.
+    const auto keys = torch::randn({cacheBatch, kvHeads, length + 5, headDim}, generator).narrow(2, 0, length);
+    const auto values = torch::randn({cacheBatch, kvHeads, length + 5, headDim}, generator).narrow(2, 0, length);
+    const auto queries = torch::randn({batch, heads * headDim}, generator);
+    const auto got = ops::attendOneQuery(queries, keys, values, heads);
+
+    const auto group = heads / kvHeads;
+    const auto q = queries.to(torch::kFloat64).view({batch, heads, 1, headDim});
+    const auto k = keys.to(torch::kFloat64).repeat_interleave(group, 1).expand({batch, heads, length, headDim});
+    const auto v = values.to(torch::kFloat64).repeat_interleave(group, 1).expand({batch, heads, length, headDim});
+    const auto weights = torch::softmax(torch::matmul(q, k.transpose(-1, -2)) / std::sqrt(static_cast<double>(headDim)), -1);
+    const auto expected = torch::matmul(weights, v).view({batch, heads * headDim});
+    const double error = (got.to(torch::kFloat64) - expected).abs().max().item<double>();
+    QVERIFY2(error < 1e-5, qPrintable(QString("max error %1").arg(error)));
 }
 
 QTEST_GUILESS_MAIN(TestKernels)

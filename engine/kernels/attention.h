@@ -1,0 +1,24 @@
+#pragma once
+// Attention of one new query row per sequence against its cached keys and values: what every decoding
+// step does, once per layer (self-attention over the tokens so far, cross-attention over the source).
+// As libtorch ops this was ~6 calls per layer (two batched GEMMs through OpenBLAS for a 1 x T product,
+// a scale, a softmax, a head merge); here it is one pass that writes the heads already merged.
+#include <cstdint>
+
+namespace dragoman::kernels {
+
+// Where one sequence's cached rows live: row t of head h of batch entry b starts at
+// data + b * batchStride + h * headStride + t * rowStride (batchStride 0: one cache shared by every entry).
+struct KvLayout {
+    const float* data;
+    std::int64_t batchStride, headStride, rowStride;
+};
+
+// out[b, h * headDim + j] = sum_t softmax_t(scale * q[b,h] . K[b,h/group,t]) V[b,h/group,t,j], with
+// q [batch, heads * headDim] and out [batch, heads * headDim] contiguous. `group` query heads share one
+// key/value head (grouped-query attention; 1 for ordinary multi-head attention). Float32 throughout, the
+// softmax with max subtraction as libtorch's.
+void attendOneQuery(const float* q, const KvLayout& keys, const KvLayout& values, float* out, std::int64_t batch,
+                    std::int64_t heads, std::int64_t group, std::int64_t length, std::int64_t headDim, float scale);
+
+}  // namespace dragoman::kernels
