@@ -14,6 +14,13 @@ bool isEos(TokenId id, const std::vector<TokenId>& eos) { return std::find(eos.b
 
 constexpr float kFinishedOff = -1.0e9f;  // transformers' "not a candidate" score
 
+// A small result tensor's values, read once: per-element item() calls cost an ATen dispatch each.
+template <typename T>
+std::vector<T> hostValues(const torch::Tensor& t) {
+    const auto c = t.to(c10::CppTypeToScalarType<T>::value).contiguous();
+    return std::vector<T>(c.template data_ptr<T>(), c.template data_ptr<T>() + c.numel());
+}
+
 }  // namespace
 
 std::vector<TokenId> greedySearch(DecodingSession& session, const std::vector<TokenId>& prefix, const SearchOptions& options) {
@@ -91,25 +98,25 @@ std::vector<TokenId> beamSearch(DecodingSession& session, const std::vector<Toke
         const auto vocab = logProbs.size(1);
         auto accumulated = (logProbs + runningScores.unsqueeze(1)).reshape({B * vocab});
         auto [topValues, topIndices] = torch::topk(accumulated, K);
-        auto sourceBeams = topIndices.div(vocab, "floor");
-        auto tokens = topIndices.remainder(vocab);
+        const auto sourceBeams = hostValues<std::int64_t>(topIndices.div(vocab, "floor"));
+        const auto tokens = hostValues<std::int64_t>(topIndices.remainder(vocab));
 
         std::vector<std::vector<TokenId>> candidates(K);
         std::vector<bool> hits(K);
         const bool atMax = curLength + 1 >= maxLength;
         for (std::int64_t k = 0; k < K; ++k) {
-            candidates[k] = running[sourceBeams[k].item<std::int64_t>()];
-            const TokenId token = tokens[k].item<TokenId>();
-            candidates[k].push_back(token);
-            hits[k] = token == eos || atMax;
+            candidates[k] = running[sourceBeams[k]];
+            candidates[k].push_back(tokens[k]);
+            hits[k] = tokens[k] == eos || atMax;
         }
         // Running beams for the next step: the best B candidates that did not just finish.
         auto hitMask = torch::tensor(std::vector<float>(hits.begin(), hits.end()), torch::kFloat32);
         auto runningCandidates = topValues + hitMask * kFinishedOff;
-        auto nextBeams = std::get<1>(torch::topk(runningCandidates, B));
+        const auto nextBeamsTensor = std::get<1>(torch::topk(runningCandidates, B));
+        const auto nextBeams = hostValues<std::int64_t>(nextBeamsTensor);
         std::vector<std::vector<TokenId>> nextRunning(B);
-        for (std::int64_t b = 0; b < B; ++b) nextRunning[b] = candidates[nextBeams[b].item<std::int64_t>()];
-        runningScores = runningCandidates.index_select(0, nextBeams);
+        for (std::int64_t b = 0; b < B; ++b) nextRunning[b] = candidates[nextBeams[b]];
+        runningScores = runningCandidates.index_select(0, nextBeamsTensor);
 
         // Finished hypotheses: candidates that ended here and rank among the top B, merged with those kept.
         const double generatedLength = static_cast<double>(curLength + 1 - promptLength);
@@ -123,11 +130,12 @@ std::vector<TokenId> beamSearch(DecodingSession& session, const std::vector<Toke
         }
         candidateScores = candidateScores + torch::tensor(offsets, torch::kFloat32);
         auto mergedScores = torch::cat({finishedScores, candidateScores});
-        auto keep = std::get<1>(torch::topk(mergedScores, B));
+        const auto keepTensor = std::get<1>(torch::topk(mergedScores, B));
+        const auto keep = hostValues<std::int64_t>(keepTensor);
         std::vector<std::vector<TokenId>> nextFinished(B);
         std::vector<bool> nextIsFinished(B);
         for (std::int64_t b = 0; b < B; ++b) {
-            const auto index = keep[b].item<std::int64_t>();
+            const auto index = keep[b];
             if (index < B) {
                 nextFinished[b] = finished[index];
                 nextIsFinished[b] = isFinished[index];
@@ -136,7 +144,7 @@ std::vector<TokenId> beamSearch(DecodingSession& session, const std::vector<Toke
                 nextIsFinished[b] = hits[index - B] && (index - B) < B;
             }
         }
-        finishedScores = mergedScores.index_select(0, keep);
+        finishedScores = mergedScores.index_select(0, keepTensor);
         finished = std::move(nextFinished);
         isFinished = std::move(nextIsFinished);
         curLength += 1;
@@ -152,9 +160,12 @@ std::vector<TokenId> beamSearch(DecodingSession& session, const std::vector<Toke
         const bool validContinuation = !std::all_of(hits.begin(), hits.end(), [](bool h) { return h; });
         if (!(heuristicUnsatisfied && existsOpen && validContinuation)) break;
 
-        // Continue: reorder the cache to the chosen source beams and feed their new tokens.
-        auto chosenSources = sourceBeams.index_select(0, nextBeams);
-        session.reorder(chosenSources);
+        // Continue: reorder the cache to the chosen source beams (unless every beam continues itself, as
+        // it mostly does once the beams settle) and feed their new tokens.
+        std::vector<std::int64_t> chosenSources(B);
+        bool identity = true;
+        for (std::int64_t b = 0; b < B; ++b) identity &= (chosenSources[b] = sourceBeams[nextBeams[b]]) == b;
+        if (!identity) session.reorder(torch::tensor(chosenSources, torch::kInt64));
         running = std::move(nextRunning);
         std::vector<TokenId> last(B);
         for (std::int64_t b = 0; b < B; ++b) last[b] = running[b].back();
