@@ -140,6 +140,8 @@ torch::Tensor HunyuanModel::attention(const HunyuanLayer& l, std::size_t index, 
     state.keys[index].narrow(1, start, t).copy_(k);
     state.values[index].narrow(1, start, t).copy_(v);
     const auto keys = state.keys[index].narrow(1, 0, total), values = state.values[index].narrow(1, 0, total);
+    if (t == 1)  // a decoding step: one pass of the engine's attention kernel, heads merged
+        return ops::project(ops::attendOneQuery(q.reshape({1, heads * hd}), keys.unsqueeze(0), values.unsqueeze(0), heads), l.o);
     // Query heads sharing a key/value head are stacked so one batched product serves the whole group.
     const auto group = heads / kvHeads;
     auto grouped = q.reshape({kvHeads, group * t, hd});
