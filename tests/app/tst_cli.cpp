@@ -21,6 +21,7 @@ private Q_SLOTS:
     void makeSyntheticWritesRealShapes();
     void modelsImportListVerify();
     void benchLoadReportsContractKeys();
+    void benchTranslateTimesTheRealTranslation();
     void loadIsLoggedWithModelId();
     void generateMatchesReference_data();
     void generateMatchesReference();
@@ -186,6 +187,24 @@ void TestCli::benchLoadReportsContractKeys() {
     QCOMPARE(json.value("copies").toInt(), 0);
     QVERIFY(json.value("bytes").toDouble() > 200000);
     QVERIFY(json.value("ready_s").toDouble() >= json.value("page_in_s").toDouble());
+}
+
+void TestCli::benchTranslateTimesTheRealTranslation() {
+    QTemporaryDir cache;
+    modelsDir_ = cache.path();
+    const QString model = QStringLiteral(DRAGOMAN_TEST_FIXTURES "/marian-tiny");
+    const QString text = QStringLiteral("The man sees a small house today.");
+    const auto bench = run({"bench", "translate", "--model", model, "--text", text, "--repeat", "3", "--json"});
+    const auto plain = run({"translate", "--model", model, "--from", "en", "--to", "de", "--text", text});
+    modelsDir_.clear();
+    QVERIFY2(bench.code == 0, qPrintable(bench.err));
+    const auto json = QJsonDocument::fromJson(bench.out.toUtf8()).object();
+    for (const char* key : {"ready_s", "median_s", "max_s", "source_tokens", "generated_tokens", "output"})
+        QVERIFY2(json.contains(key), key);
+    QCOMPARE(json.value("output").toString() + "\n", plain.out);  // the timed work is the real translation
+    QVERIFY(json.value("generated_tokens").toInt() > 0);
+    QVERIFY(json.value("ready_s").toDouble() > 0);
+    QVERIFY(json.value("median_s").toDouble() > 0 && json.value("median_s").toDouble() <= json.value("max_s").toDouble());
 }
 
 void TestCli::loadIsLoggedWithModelId() {

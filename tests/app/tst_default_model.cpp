@@ -1,0 +1,183 @@
+// The bundled default model end to end, as a user first meets it: chosen without --model through the model
+// store, translating everyday sentences in all four directions through the CLI (stdin lines, --text,
+// --stream) and through the GUI's engine worker. Greedy decoding, so every expectation is deterministic.
+#include "engine_worker.h"
+
+#include <QProcess>
+#include <QRegularExpression>
+#include <QSignalSpy>
+#include <QTest>
+
+using dragoman::EngineWorker;
+using dragoman::TranslationInfo;
+
+namespace {
+
+struct Case {
+    const char* from;
+    const char* to;
+    const char* source;
+    QStringList keyWords;  // the output must contain at least one (case-insensitive)
+};
+
+// Everyday sentences of the kind the model was trained on, each with words any correct translation uses.
+const QList<Case>& cases() {
+    static const QList<Case> all{
+        {"en", "de", "Good morning!", {"Guten Morgen"}},
+        {"en", "de", "Thank you very much.", {"Danke", "danke"}},
+        {"en", "de", "Where is the train station?", {"Bahnhof"}},
+        {"en", "de", "I have two brothers.", {"Brüder"}},
+        {"de", "en", "Ich liebe dich.", {"love"}},
+        {"de", "en", "Wo ist der Bahnhof?", {"station"}},
+        {"de", "en", "Das Wetter ist heute schön.", {"weather"}},
+        {"en", "zh", "Thank you.", {"谢谢", "感谢"}},
+        {"en", "zh", "I love you.", {"爱"}},
+        {"en", "zh", "I don't know.", {"知道"}},
+        {"zh", "en", "我爱你。", {"love"}},
+        {"zh", "en", "谢谢你。", {"thank"}},
+        {"zh", "en", "我不知道。", {"know"}},
+    };
+    return all;
+}
+
+bool containsAny(const QString& text, const QStringList& words) {
+    return std::any_of(words.begin(), words.end(), [&](const QString& w) { return text.contains(w, Qt::CaseInsensitive); });
+}
+
+// "Came out in the right language": Chinese output is written in Han characters and has no Latin words;
+// English and German output is Latin script with no Han characters.
+bool inLanguage(const QString& text, const QString& language) {
+    static const QRegularExpression han(QStringLiteral("\\p{Han}")), latinWord(QStringLiteral("[A-Za-z]{3,}"));
+    if (language == "zh") return text.contains(han) && !text.contains(latinWord);
+    return text.contains(latinWord) && !text.contains(han);
+}
+
+}  // namespace
+
+class TestDefaultModel : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void isTheDefaultModel();
+    void translateText_data();
+    void translateText();
+    void stdinLinesStayAligned();
+    void streamEqualsText();
+    void workerTranslatesEveryDirection();
+    void workerIsDeterministic();
+
+private:
+    struct Result {
+        int code;
+        QString out, err;
+    };
+    Result cli(const QStringList& args, const QByteArray& input = {});
+};
+
+TestDefaultModel::Result TestDefaultModel::cli(const QStringList& args, const QByteArray& input) {
+    QProcess process;
+    process.start(qEnvironmentVariable("DRAGOMAN_CLI"), args);
+    process.write(input);
+    process.closeWriteChannel();
+    if (!process.waitForFinished(120000)) return {-1, {}, QStringLiteral("timeout")};
+    return {process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -2,
+            QString::fromUtf8(process.readAllStandardOutput()), QString::fromUtf8(process.readAllStandardError())};
+}
+
+void TestDefaultModel::isTheDefaultModel() {
+    const auto r = cli({"models", "list", "--json"});
+    QCOMPARE(r.code, 0);
+    QVERIFY2(r.out.contains("dragoman-en-de-zh"), qPrintable(r.out));
+    QVERIFY2(r.out.contains("bundled"), qPrintable(r.out));
+}
+
+void TestDefaultModel::translateText_data() {
+    QTest::addColumn<QString>("from");
+    QTest::addColumn<QString>("to");
+    QTest::addColumn<QString>("source");
+    QTest::addColumn<QStringList>("keyWords");
+    for (const auto& c : cases())
+        QTest::addRow("%s->%s %s", c.from, c.to, c.source) << c.from << c.to << QString::fromUtf8(c.source) << c.keyWords;
+}
+
+void TestDefaultModel::translateText() {
+    QFETCH(QString, from);
+    QFETCH(QString, to);
+    QFETCH(QString, source);
+    QFETCH(QStringList, keyWords);
+    const auto r = cli({"translate", "--from", from, "--to", to, "--text", source});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    const auto text = r.out.trimmed();
+    QVERIFY2(inLanguage(text, to), qPrintable("not " + to + ": " + text));
+    QVERIFY2(containsAny(text, keyWords), qPrintable(text + " lacks " + keyWords.join(" / ")));
+}
+
+void TestDefaultModel::stdinLinesStayAligned() {
+    // One output line per input line, empty lines kept, in one process (the model loads once).
+    const QByteArray input = "Good morning!\n\nWhere is the train station?\nThank you very much.\n";
+    const auto r = cli({"translate", "--from", "en", "--to", "de"}, input);
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    const auto lines = r.out.split('\n');
+    QCOMPARE(lines.size(), 5);  // four lines and the final newline
+    QVERIFY2(lines[0].contains("Guten Morgen"), qPrintable(lines[0]));
+    QCOMPARE(lines[1], QString());
+    QVERIFY2(lines[2].contains("Bahnhof"), qPrintable(lines[2]));
+    QVERIFY2(lines[3].contains("anke"), qPrintable(lines[3]));
+    QCOMPARE(lines[4], QString());
+}
+
+void TestDefaultModel::streamEqualsText() {
+    QStringList directions;  // the first sentence of each direction: two processes per sentence
+    for (const auto& c : cases()) {
+        const auto direction = QString(c.from) + c.to;
+        if (directions.contains(direction)) continue;
+        directions << direction;
+        const QStringList args{"translate", "--from", c.from, "--to", c.to, "--text", QString::fromUtf8(c.source)};
+        const auto plain = cli(args);
+        const auto streamed = cli(args + QStringList{"--stream"});
+        QVERIFY2(plain.code == 0 && streamed.code == 0, qPrintable(plain.err + streamed.err));
+        QCOMPARE(streamed.out, plain.out);
+    }
+}
+
+void TestDefaultModel::workerTranslatesEveryDirection() {
+    EngineWorker worker;
+    QSignalSpy loaded(&worker, &EngineWorker::loaded);
+    worker.requestLoad(QStringLiteral("dragoman-en-de-zh"));
+    QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 60000);
+    QSignalSpy finished(&worker, &EngineWorker::finished);
+    QSignalSpy tokens(&worker, &EngineWorker::tokenReady);
+    int expected = 0;
+    for (const auto& c : cases()) {
+        tokens.clear();
+        worker.requestTranslation(QString::fromUtf8(c.source), c.from, c.to);
+        ++expected;
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), expected, 60000);
+        const auto result = finished.last().at(1).value<TranslationInfo>();
+        QString streamed;
+        for (const auto& signal : tokens) streamed += signal.at(1).toString();
+        QCOMPARE(streamed, result.text);
+        QVERIFY2(inLanguage(result.text, c.to), qPrintable(QString(c.to) + ": " + result.text));
+        QVERIFY2(containsAny(result.text, c.keyWords), qPrintable(result.text + " lacks " + c.keyWords.join(" / ")));
+    }
+}
+
+void TestDefaultModel::workerIsDeterministic() {
+    EngineWorker worker;
+    QSignalSpy loaded(&worker, &EngineWorker::loaded);
+    worker.requestLoad(QStringLiteral("dragoman-en-de-zh"));
+    QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 60000);
+    QSignalSpy finished(&worker, &EngineWorker::finished);
+    const QString source = QStringLiteral("My brother lives in a small house near the station.\n\nThe weather is nice today.");
+    QString first;
+    for (int i = 1; i <= 10; ++i) {
+        worker.requestTranslation(source, "en", "zh");
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), i, 60000);
+        const auto text = finished.last().at(1).value<TranslationInfo>().text;
+        if (i == 1) first = text;
+        QCOMPARE(text, first);
+    }
+    QCOMPARE(first.count('\n'), 2);
+}
+
+QTEST_GUILESS_MAIN(TestDefaultModel)
+#include "tst_default_model.moc"
