@@ -160,4 +160,26 @@ std::vector<std::string> hashMismatches(const Manifest& manifest, const HashProg
     return problems;
 }
 
+void checkShippedChecksums(const Manifest& manifest) {
+    const auto listPath = manifest.dir / "SHA256SUMS";
+    std::ifstream in(listPath);
+    if (!in) return;
+    std::vector<std::string> problems;
+    std::string line;
+    while (std::getline(in, line)) {
+        if (line.empty()) continue;
+        const auto space = line.find(' ');
+        if (space != 64 || line.size() < 67) throw Error("integrity", listPath.string() + ": malformed line '" + line + "'");
+        const auto digest = line.substr(0, 64);
+        const auto name = line.substr(line[65] == '*' || line[65] == ' ' ? 66 : 65);
+        const auto file = std::find_if(manifest.files.begin(), manifest.files.end(), [&](const ManifestFile& f) { return f.name == name; });
+        if (file == manifest.files.end()) problems.push_back(name + " is missing");
+        else if (file->sha256 != digest) problems.push_back(name + ": SHA-256 " + file->sha256 + " differs from the shipped " + digest);
+    }
+    if (problems.empty()) return;
+    std::string text;
+    for (const auto& p : problems) text += (text.empty() ? "" : "; ") + p;
+    throw Error("integrity", manifest.id + " (bundled): " + text + ". The installation is damaged: reinstall Dragoman");
+}
+
 }  // namespace dragoman

@@ -46,4 +46,9 @@ std::vector<std::string> hashMismatches(const Manifest& manifest, const HashProg
 // SHA-256 named by a Hugging Face cache blob that `path` links to, or "" if it is not such a link.
 std::string hubBlobSha256(const std::filesystem::path& path);
 
+// A bundled model ships a SHA256SUMS file (sha256sum's format: "<hex>  <name>" per line) written when it
+// was installed. Throws Error("integrity") naming every file whose hash differs or that the list names but
+// the folder lacks; a folder without SHA256SUMS passes (nothing to compare with).
+void checkShippedChecksums(const Manifest& manifest);
+
 }  // namespace dragoman

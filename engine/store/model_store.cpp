@@ -197,13 +197,22 @@ std::filesystem::path ModelStore::manifestPath(const ModelEntry& entry) const {
 
 Manifest ModelStore::ensureManifest(const ModelEntry& entry, const HashProgress& progress) const {
     const auto path = manifestPath(entry);
+    const bool bundled = entry.source == ModelSource::Bundled;
     std::error_code ec;
     if (std::filesystem::exists(path, ec)) {
         auto manifest = readManifest(path);
-        if (std::filesystem::equivalent(manifest.dir, entry.dir, ec)) return manifest;
+        if (std::filesystem::equivalent(manifest.dir, entry.dir, ec)) {
+            // A bundled model changes when the application is updated, not by accident: it is hashed again
+            // and checked against the checksums it ships with, instead of being refused.
+            if (!bundled || statMismatches(manifest).empty()) return manifest;
+            log::info({entry.id}, "bundled model {} changed since it was hashed (an application update): hashing it again",
+                      entry.dir.string());
+        }
+    } else {
+        log::info({entry.id}, "first sight of {}: hashing its files once", entry.dir.string());
     }
-    log::info({entry.id}, "first sight of {}: hashing its files once", entry.dir.string());
     auto manifest = buildManifest(entry.id, entry.dir, progress);
+    if (bundled) checkShippedChecksums(manifest);
     try {
         writeManifest(path, manifest);
     } catch (const std::exception& e) {

@@ -46,6 +46,8 @@ private Q_SLOTS:
     void resolveByPathAndUnknownId();
     void changedFileIsReported_data();
     void changedFileIsReported();
+    void bundledModelFollowsItsShippedChecksums_data();
+    void bundledModelFollowsItsShippedChecksums();
 
 private:
     std::unique_ptr<QTemporaryDir> dir_;
@@ -156,6 +158,64 @@ void TestModelStore::changedFileIsReported() {
     QCOMPARE(!problems.empty(), statNotices);
     QVERIFY(problems.empty() || problems[0].find("model.safetensors") != std::string::npos);
     if (change == "rewrite") QCOMPARE(hashMismatches(manifest).size(), std::size_t(1));
+}
+
+namespace {
+
+// What tools/train/install_default_model.sh writes: sha256sum's format for every file of the folder.
+void writeShippedChecksums(const fs::path& model) {
+    std::ofstream out(model / "SHA256SUMS", std::ios::trunc);
+    for (const auto& f : fs::directory_iterator(model))
+        if (f.path().filename() != "SHA256SUMS") out << sha256File(f.path()) << "  " << f.path().filename().string() << "\n";
+}
+
+void appendBytes(const fs::path& file, const char* bytes) {
+    std::ofstream(file, std::ios::app | std::ios::binary) << bytes;
+    fs::last_write_time(file, fs::last_write_time(file) + std::chrono::seconds(1));
+}
+
+}  // namespace
+
+void TestModelStore::bundledModelFollowsItsShippedChecksums_data() {
+    QTest::addColumn<QString>("change");
+    QTest::addColumn<QString>("expectedError");  // empty: accepted
+    QTest::newRow("unchanged") << "none" << "";
+    QTest::newRow("updated with the application") << "update" << "";
+    QTest::newRow("damaged after install") << "damage" << "vocab.json: SHA-256";
+    QTest::newRow("file missing") << "remove" << "vocab.json is missing";
+}
+
+void TestModelStore::bundledModelFollowsItsShippedChecksums() {
+    // A bundled model is hashed at first sight and checked against the SHA256SUMS it ships with. When an
+    // update of the application replaces it (new files, new checksums) it is hashed again, not refused;
+    // a file that does not match what was shipped is an integrity error naming it.
+    QFETCH(QString, change);
+    QFETCH(QString, expectedError);
+    const auto model = roots_.bundled.front() / "dragoman-test";
+    copyFolder(fixture("marian-tiny"), model);
+    writeShippedChecksums(model);
+    const ModelStore store(roots_);
+    const auto entry = store.resolve("dragoman-test");
+    QCOMPARE(entry.source, ModelSource::Bundled);
+    store.ensureManifest(entry);  // first sight
+    if (change == "update") {
+        appendBytes(model / "vocab.json", " ");
+        writeShippedChecksums(model);
+    } else if (change == "damage") {
+        appendBytes(model / "vocab.json", " ");
+    } else if (change == "remove") {
+        fs::remove(model / "vocab.json");
+    }
+    try {
+        const auto manifest = store.ensureManifest(store.resolve("dragoman-test"));
+        QVERIFY2(expectedError.isEmpty(), "accepted a bundled model that does not match its checksums");
+        QVERIFY(statMismatches(manifest).empty());
+        QVERIFY(statMismatches(store.ensureManifest(store.resolve("dragoman-test"))).empty());  // recorded
+    } catch (const Error& e) {
+        QVERIFY2(!expectedError.isEmpty(), e.what());
+        QCOMPARE(e.category(), std::string("integrity"));
+        QVERIFY2(QString(e.what()).contains(expectedError), e.what());
+    }
 }
 
 QTEST_GUILESS_MAIN(TestModelStore)

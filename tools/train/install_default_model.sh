@@ -19,4 +19,6 @@ chosen by a target-language token (`>>deu<<`, `>>eng<<`, `>>zho<<`). Trained on 
 `tools/train/train_default_model.sh` from Tatoeba (CC-BY 2.0 FR, https://tatoeba.org) and TICO-19 (CC0)
 sentence pairs; quality and the exact training command are in the project README. See NOTICE.
 MD
+# Checksums the model store checks the bundled model against (at first sight, and after an update).
+(cd "$target" && rm -f SHA256SUMS && sha256sum -- * > SHA256SUMS.tmp && mv SHA256SUMS.tmp SHA256SUMS)
 du -sh "$target"
