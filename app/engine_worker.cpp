@@ -10,7 +10,7 @@
 
 namespace dragoman {
 
-EngineWorker::EngineWorker() {
+EngineWorker::EngineWorker(int threads) {
     qRegisterMetaType<ModelInfo>();
     qRegisterMetaType<LoadInfo>();
     qRegisterMetaType<TranslationInfo>();
@@ -18,7 +18,7 @@ EngineWorker::EngineWorker() {
     moveToThread(&thread_);
     thread_.start();
     // Thread pools are sized once, on the engine thread, before any inference.
-    QMetaObject::invokeMethod(this, [] { configureThreads(); }, Qt::QueuedConnection);
+    QMetaObject::invokeMethod(this, [threads] { configureThreads(threads); }, Qt::QueuedConnection);
 }
 
 EngineWorker::~EngineWorker() {

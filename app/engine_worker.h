@@ -39,7 +39,9 @@ struct TranslationInfo {
 class EngineWorker : public QObject {
     Q_OBJECT
 public:
-    EngineWorker();
+    // `threads`: compute threads for the engine (0: one per core). Set once, on the engine thread, before any
+    // inference; a later change takes effect at the next start.
+    explicit EngineWorker(int threads = 0);
     ~EngineWorker() override;
 
     // All thread-safe; they return at once.

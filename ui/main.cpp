@@ -5,6 +5,7 @@
 
 #include <QApplication>
 #include <QComboBox>
+#include <QSettings>
 
 int main(int argc, char** argv) {
     QApplication app(argc, argv);
@@ -17,7 +18,8 @@ int main(int argc, char** argv) {
     dragoman::log::logger().info("Dragoman {} starting", DRAGOMAN_VERSION);
 
     // dragoman [MODEL]: a model folder or id; otherwise the default model, if one is installed.
-    dragoman::EngineWorker engine;
+    // The compute threads chosen in Settings (0: one per core); libtorch's pools are sized once per process.
+    dragoman::EngineWorker engine(QSettings().value(QStringLiteral("engine/threads"), 0).toInt());
     dragoman::MainWindow window(&engine);
     window.show();
     const auto args = QApplication::arguments();

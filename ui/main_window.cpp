@@ -6,7 +6,9 @@
 #include "language_list.h"
 #include "model_library.h"
 
+#include <QActionGroup>
 #include <QApplication>
+#include <QFontDialog>
 #include <QCheckBox>
 #include <QClipboard>
 #include <QCloseEvent>
@@ -27,6 +29,8 @@
 #include <QStatusBar>
 #include <QToolButton>
 #include <QVBoxLayout>
+
+#include <thread>
 
 namespace dragoman {
 namespace {
@@ -56,17 +60,16 @@ void MainWindow::closeEvent(QCloseEvent* event) {
     QMainWindow::closeEvent(event);
 }
 
-// Languages, model, geometry, font and translate-as-you-type survive a restart (QSettings: ~/.config/Dragoman).
+// Languages, model, geometry, font, threads and translate-as-you-type survive a restart (QSettings: ~/.config/Dragoman).
 void MainWindow::restoreSettings() {
     QSettings settings;
     if (auto geometry = settings.value("window/geometry").toByteArray(); !geometry.isEmpty()) restoreGeometry(geometry);
     if (auto font = settings.value("window/font").toString(); !font.isEmpty()) {
         QFont f;
-        if (f.fromString(font)) {
-            source_->setFont(f);
-            output_->setFont(f);
-        }
+        if (f.fromString(font)) setPaneFont(f);
     }
+    const int threads = settings.value("engine/threads", 0).toInt();
+    for (auto* action : threads_->actions()) action->setChecked(action->data().toInt() == threads);
     for (auto [picker, key] : {std::pair{from_, "languages/from"}, std::pair{to_, "languages/to"}})
         if (auto code = settings.value(key).toString(); !code.isEmpty() && picker->findData(code) >= 0) picker->setCurrentIndex(picker->findData(code));
     asYouType_->setChecked(settings.value("translate/asYouType", true).toBool());
@@ -82,6 +85,39 @@ void MainWindow::saveSettings() const {
     settings.setValue("languages/to", to_->currentData().toString());
     settings.setValue("translate/asYouType", asYouType_->isChecked());
     if (!loadedModel_.isEmpty()) settings.setValue("model/id", loadedModel_);
+}
+
+void MainWindow::setPaneFont(const QFont& font) {
+    source_->setFont(font);
+    output_->setFont(font);
+}
+
+void MainWindow::chooseFont() {
+    bool ok = false;
+    const QFont font = QFontDialog::getFont(&ok, source_->font(), this, tr("Font of the text panes"));
+    if (ok) setPaneFont(font);
+}
+
+QList<QAction*> MainWindow::threadActions() const { return threads_->actions(); }
+
+void MainWindow::buildSettingsMenu() {
+    auto* settingsMenu = menuBar()->addMenu(tr("&Settings"));
+    settingsMenu->addAction(tr("&Font…"), this, &MainWindow::chooseFont);
+    auto* threadsMenu = settingsMenu->addMenu(tr("Compute &threads"));
+    threads_ = new QActionGroup(this);
+    const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    for (int n = 0; n <= cores; ++n) {
+        auto* action = threadsMenu->addAction(n == 0 ? tr("&Automatic (%1, one per core)").arg(cores) : QString::number(n));
+        action->setCheckable(true);
+        action->setData(n);
+        action->setChecked(n == 0);
+        threads_->addAction(action);
+    }
+    // The engine sizes its thread pools once, before its first inference: a new choice applies at the next start.
+    connect(threads_, &QActionGroup::triggered, this, [this](QAction* action) {
+        QSettings().setValue("engine/threads", action->data().toInt());
+        statusBar()->showMessage(tr("Compute threads: %1. This takes effect the next time Dragoman starts.").arg(action->text().remove('&')), 8000);
+    });
 }
 
 void MainWindow::fillModelPicker() {
@@ -257,6 +293,7 @@ void MainWindow::buildUi() {
     layout->addWidget(panes, 1);
     setCentralWidget(central);
 
+    buildSettingsMenu();
     auto* help = menuBar()->addMenu(tr("&Help"));
     help->addAction(tr("&About Dragoman"), this, [this] { showAboutDialog(this); });
 

@@ -3,7 +3,10 @@
 // and shows results; translation logic lives in app/.
 #include <QMainWindow>
 
+class QAction;
+class QActionGroup;
 class QCheckBox;
+class QFont;
 class QComboBox;
 class QTimer;
 class QProgressBar;
@@ -39,6 +42,8 @@ public:
     QComboBox* modelPicker() const { return modelPicker_; }
     QCheckBox* translateAsYouType() const { return asYouType_; }
     QPushButton* stopButton() const { return stop_; }
+    // Settings > Compute threads: one checkable action per choice, data = thread count (0: automatic).
+    QList<QAction*> threadActions() const;
 
 public Q_SLOTS:
     void swapLanguages();
@@ -46,6 +51,9 @@ public Q_SLOTS:
     void stopTranslation();
     void copyOutput();
     void clearPanes();
+    // The font of both panes (Settings > Font…), remembered across restarts.
+    void setPaneFont(const QFont& font);
+    void chooseFont();
 
 protected:
     void closeEvent(QCloseEvent* event) override;
@@ -59,6 +67,7 @@ private:
     void fillModelPicker();
     void restoreSettings();
     void saveSettings() const;
+    void buildSettingsMenu();
 
     EngineWorker* engine_ = nullptr;
     quint64 currentRequest_ = 0;
@@ -80,6 +89,7 @@ private:
     QCheckBox* asYouType_ = nullptr;
     QTimer* typingPause_ = nullptr;  // translate-as-you-type fires when typing pauses this long
     QString loadedModel_;
+    QActionGroup* threads_ = nullptr;
 };
 
 }  // namespace dragoman

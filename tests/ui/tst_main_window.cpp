@@ -16,6 +16,7 @@
 #include <QPushButton>
 #include <QStatusBar>
 #include <QMenuBar>
+#include <QSettings>
 #include <QTest>
 
 using dragoman::MainWindow;
@@ -137,6 +138,16 @@ void TestMainWindow::settingsSurviveARestart() {
         window.toPicker()->setCurrentIndex(window.toPicker()->findData(QStringLiteral("ja")));
         window.translateAsYouType()->setChecked(false);
         window.resize(812, 533);
+        QFont font(QStringLiteral("DejaVu Serif"));
+        font.setPointSize(17);
+        window.setPaneFont(font);
+        // Settings > Compute threads > 1 (the engine applies it at the next start).
+        const auto threads = window.threadActions();
+        QVERIFY(threads.size() >= 2);
+        QCOMPARE(threads.first()->data().toInt(), 0);  // automatic, checked by default
+        QVERIFY(threads.first()->isChecked());
+        threads.at(1)->trigger();
+        QVERIFY(threads.at(1)->isChecked() && !threads.first()->isChecked());
         window.close();
     }
     MainWindow restored;
@@ -144,7 +155,15 @@ void TestMainWindow::settingsSurviveARestart() {
     QCOMPARE(restored.toPicker()->currentData().toString(), QStringLiteral("ja"));
     QVERIFY(!restored.translateAsYouType()->isChecked());
     QCOMPARE(restored.size(), QSize(812, 533));
-    restored.translateAsYouType()->setChecked(true);  // leave the default for the other tests
+    QCOMPARE(restored.sourcePane()->font().pointSize(), 17);
+    QCOMPARE(restored.outputPane()->font().pointSize(), 17);
+    QCOMPARE(restored.sourcePane()->font().family(), QStringLiteral("DejaVu Serif"));
+    QCOMPARE(QSettings().value("engine/threads").toInt(), 1);
+    QVERIFY(restored.threadActions().at(1)->isChecked());
+    // Leave the defaults for the other tests.
+    restored.translateAsYouType()->setChecked(true);
+    restored.threadActions().first()->trigger();
+    restored.setPaneFont(QApplication::font());
     restored.close();
 }
 
