@@ -1,6 +1,7 @@
 #include "bench/generate_bench.h"
 
 #include "decode/search.h"
+#include "kernels/thread_pool.h"
 #include "models/ops.h"
 
 #include <torch/torch.h>
@@ -106,7 +107,7 @@ nlohmann::ordered_json benchCausal(const RunnableModel& model, const GenerateBen
                                   {"bandwidth_f32_mv_bytes_per_s", f32Bandwidth},
                                   {"bandwidth_bf16_mv_bytes_per_s", bf16Bandwidth},
                                   {"efficiency", decodeRate * static_cast<double>(bytesPerToken) / bandwidth},
-                                  {"threads", torch::get_num_threads()}};
+                                  {"threads", ThreadPool::shared().size()}, {"aten_threads", torch::get_num_threads()}};
 }
 
 nlohmann::ordered_json benchEncoderDecoder(const RunnableModel& model, const GenerateBenchOptions& options) {
@@ -154,7 +155,7 @@ nlohmann::ordered_json benchEncoderDecoder(const RunnableModel& model, const Gen
                                {"decode_tokens_per_s", tokensPerSecond},
                                {"weight_bytes_per_token", bytesPerToken},
                                {"memory_bandwidth_bytes_per_s", bandwidth},
-                               {"threads", torch::get_num_threads()}};
+                               {"threads", ThreadPool::shared().size()}, {"aten_threads", torch::get_num_threads()}};
     // Greedy decoding reads every decoder weight once per token: tokens/s x bytes/token is the bandwidth it
     // uses, and its share of the measured limit is how close to the memory bound the decoder runs.
     if (options.beams == 1) out["efficiency"] = tokensPerSecond * static_cast<double>(bytesPerToken) / bandwidth;
