@@ -1,11 +1,13 @@
 #include "models/marian.h"
 
 #include "models/config_reader.h"
+#include "kernels/layer_norm.h"
 #include "models/ops.h"
 #include "util/error.h"
 
 #include <torch/torch.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -72,6 +74,18 @@ torch::Tensor attention(const MarianAttention& a, const torch::Tensor& x, const 
     auto k = splitHeads(ops::linear(kv, a.kW, a.kB), heads);
     auto v = splitHeads(ops::linear(kv, a.vW, a.vB), heads);
     return ops::linear(mergeHeads(attend(q, k, v, mask)), a.oW, a.oB);
+}
+
+// Writes one step's keys or values ([B, d], heads side by side) into row t of a cache [B, H, maxSteps, hd]:
+// plain copies, where view/transpose/narrow/copy_ were four ATen calls.
+void appendStep(torch::Tensor& cache, std::int64_t t, const torch::Tensor& step) {
+    const auto batch = cache.size(0), heads = cache.size(1), hd = cache.size(3);
+    const auto rows = step.contiguous();
+    const float* from = rows.data_ptr<float>();
+    float* to = cache.data_ptr<float>();
+    for (std::int64_t b = 0; b < batch; ++b)
+        for (std::int64_t h = 0; h < heads; ++h)
+            std::copy_n(from + (b * heads + h) * hd, hd, to + cache.stride(0) * b + cache.stride(1) * h + cache.stride(2) * t);
 }
 
 // Additive mask [B, 1, 1, S] that hides padded source positions (valid: [B, S] bool).
@@ -188,6 +202,19 @@ torch::Tensor MarianLayerNorm::operator()(const torch::Tensor& x) const {
     // Norm weights are tiny: a bf16 checkpoint's are widened per call rather than converted at load.
     if (weight.scalar_type() != torch::kFloat32) return torch::layer_norm(x, {x.size(-1)}, weight.to(torch::kFloat32), bias.to(torch::kFloat32), kLayerNormEps);
     return torch::layer_norm(x, {x.size(-1)}, weight, bias, kLayerNormEps);
+}
+
+torch::Tensor MarianLayerNorm::residual(const torch::Tensor& x, const torch::Tensor& h) const {
+    const bool tracked = torch::GradMode::is_enabled() && (x.requires_grad() || h.requires_grad() || weight.requires_grad());
+    const auto f32 = torch::kFloat32;
+    if (tracked || x.scalar_type() != f32 || h.scalar_type() != f32 || weight.scalar_type() != f32 || bias.scalar_type() != f32 ||
+        !x.is_contiguous() || !h.is_contiguous() || x.sizes() != h.sizes())
+        return (*this)(x + h);
+    auto out = torch::empty_like(x);
+    const auto d = x.size(-1);
+    kernels::addLayerNorm(x.data_ptr<float>(), h.data_ptr<float>(), weight.data_ptr<float>(), bias.data_ptr<float>(),
+                          out.data_ptr<float>(), x.numel() / d, d, kLayerNormEps);
+    return out;
 }
 
 MarianModel::MarianModel(const MarianConfig& config, const WeightTable& weights, const std::string& modelId)
@@ -328,21 +355,20 @@ torch::Tensor MarianModel::step(DecoderState& base, const torch::Tensor& tokens)
     if (t >= state.maxSteps)
         throw Error("input", "output longer than the model's " + std::to_string(state.maxSteps) + " positions");
     const auto heads = config_.decoderHeads;
-    const auto batch = tokens.size(0);
     auto x = embed(tokens.unsqueeze(1), t).squeeze(1);  // [B, d]
     for (std::size_t i = 0; i < decoder_.size(); ++i) {
         const auto& layer = decoder_[i];
         auto& cache = state.layers[i];
         const auto& a = layer.selfAttn;
         auto q = ops::linear(x, a.qW, a.qB);
-        cache.selfK.narrow(2, t, 1).copy_(splitHeads(ops::linear(x, a.kW, a.kB).view({batch, 1, -1}), heads));
-        cache.selfV.narrow(2, t, 1).copy_(splitHeads(ops::linear(x, a.vW, a.vB).view({batch, 1, -1}), heads));
+        appendStep(cache.selfK, t, ops::linear(x, a.kW, a.kB));
+        appendStep(cache.selfV, t, ops::linear(x, a.vW, a.vB));
         auto h = ops::attendOneQuery(q, cache.selfK.narrow(2, 0, t + 1), cache.selfV.narrow(2, 0, t + 1), heads);
-        x = layer.selfAttnNorm(x + ops::linear(h, a.oW, a.oB));
+        x = layer.selfAttnNorm.residual(x, ops::linear(h, a.oW, a.oB));
         const auto& c = layer.crossAttn;
         auto crossed = ops::attendOneQuery(ops::linear(x, c.qW, c.qB), cache.crossK, cache.crossV, heads);
-        x = layer.crossAttnNorm(x + ops::linear(crossed, c.oW, c.oB));
-        x = layer.finalNorm(x + feedForward(config_.activation, x, layer.fc1W, layer.fc1B, layer.fc2W, layer.fc2B));
+        x = layer.crossAttnNorm.residual(x, ops::linear(crossed, c.oW, c.oB));
+        x = layer.finalNorm.residual(x, feedForward(config_.activation, x, layer.fc1W, layer.fc1B, layer.fc2W, layer.fc2B));
     }
     state.length_ = t + 1;
     return logits(x);

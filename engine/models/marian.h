@@ -39,6 +39,8 @@ struct MarianLayerNorm {
     torch::Tensor weight, bias;
     void bind(WeightBinder& w, const std::string& prefix, std::int64_t d);
     torch::Tensor operator()(const torch::Tensor& x) const;
+    // operator()(x + h); one pass of the engine's kernel when nothing is tracked by autograd.
+    torch::Tensor residual(const torch::Tensor& x, const torch::Tensor& h) const;
 };
 
 struct MarianEncoderLayer {

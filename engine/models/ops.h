@@ -13,7 +13,7 @@ torch::Tensor project(const torch::Tensor& x, const torch::Tensor& weight);
 // streams W once at memory speed for all rows, where libtorch sent one row to a GEMM 2-4x slower than mv()
 // and OpenBLAS ran 4 rows at ~8 GFLOP/s.
 constexpr std::int64_t kSmallRows = 4;
-torch::Tensor smallRowsLinear(const torch::Tensor& x, const torch::Tensor& weight);
+torch::Tensor smallRowsLinear(const torch::Tensor& x, const torch::Tensor& weight, const torch::Tensor& bias = {});
 
 // y = x W^T + b for x [..., in]. Weights other than float32 (bf16 checkpoints) go through project(), which
 // widens them on the fly; the bias is widened (a few hundred values). A few rows go through
@@ -25,8 +25,7 @@ inline torch::Tensor linear(const torch::Tensor& x, const torch::Tensor& weight,
     }
     const bool tracked = torch::GradMode::is_enabled() && (weight.requires_grad() || x.requires_grad());
     if (!tracked && x.numel() <= kSmallRows * x.size(-1) && x.scalar_type() == torch::kFloat32 && weight.is_contiguous()) {
-        auto y = smallRowsLinear(x, weight);
-        return bias.defined() ? y.add_(bias) : y;
+        return smallRowsLinear(x, weight, bias);
     }
     return torch::nn::functional::linear(x, weight, bias);
 }

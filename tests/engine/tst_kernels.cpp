@@ -1,6 +1,7 @@
 // The engine's own matrix kernels (engine/kernels) against a float64 reference: every path the dispatch
 // can take (one row, few rows, short and long weight rows, K tails, bf16 and f32 weights, fused GEMVs).
 #include "kernels/bf16_matmul.h"
+#include "kernels/layer_norm.h"
 #include "models/ops.h"
 
 #include <QTest>
@@ -35,6 +36,7 @@ private Q_SLOTS:
     void widenIsExact();
     void attentionMatchesReference_data();
     void attentionMatchesReference();
+    void addLayerNormMatchesLibtorch();
 };
 
 void TestKernels::matmulMatchesReference_data() {
@@ -139,6 +141,25 @@ void TestKernels::attentionMatchesReference() {
     const auto expected = torch::matmul(weights, v).view({batch, heads * headDim});
     const double error = (got.to(torch::kFloat64) - expected).abs().max().item<double>();
     QVERIFY2(error < 1e-5, qPrintable(QString("max error %1").arg(error)));
+}
+
+void TestKernels::addLayerNormMatchesLibtorch() {
+    auto generator = at::detail::createCPUGenerator(23);
+    for (std::int64_t d : {7, 256, 512}) {
+        const auto x = torch::randn({3, d}, generator) * 4 + 1, h = torch::randn({3, d}, generator);
+        const auto weight = torch::randn({d}, generator), bias = torch::randn({d}, generator);
+        auto out = torch::empty_like(x);
+        kernels::addLayerNorm(x.data_ptr<float>(), h.data_ptr<float>(), weight.data_ptr<float>(), bias.data_ptr<float>(),
+                              out.data_ptr<float>(), 3, d, 1e-5);
+        const auto expected = torch::layer_norm((x + h).to(torch::kFloat64), {d}, weight.to(torch::kFloat64), bias.to(torch::kFloat64), 1e-5);
+        const double error = (out.to(torch::kFloat64) - expected).abs().max().item<double>();
+        QVERIFY2(error < 1e-5, qPrintable(QString("d=%1: max error %2").arg(d).arg(error)));
+        // In place, as a decoding step may use it.
+        auto inPlace = x.clone();
+        kernels::addLayerNorm(inPlace.data_ptr<float>(), h.data_ptr<float>(), weight.data_ptr<float>(), bias.data_ptr<float>(),
+                              inPlace.data_ptr<float>(), 3, d, 1e-5);
+        QVERIFY(torch::equal(inPlace, out));
+    }
 }
 
 QTEST_GUILESS_MAIN(TestKernels)
