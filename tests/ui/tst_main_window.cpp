@@ -16,6 +16,7 @@
 #include <QPushButton>
 #include <QStatusBar>
 #include <QMenuBar>
+#include <QPalette>
 #include <QSettings>
 #include <QTest>
 
@@ -35,6 +36,8 @@ private Q_SLOTS:
     void settingsSurviveARestart();
     void modelPickerListsTheStore();
     void guiThreadNeverStalls();
+    void followsTheSystemPalette_data();
+    void followsTheSystemPalette();
 };
 
 void TestMainWindow::opensWithEmptyPanes() {
@@ -208,6 +211,41 @@ void TestMainWindow::guiThreadNeverStalls() {
     // The target is 50 ms; the bound here leaves room for a loaded 2-core CI machine and still catches any
     // synchronous load or decode on the GUI thread (those take seconds).
     QVERIFY2(longest < 250, qPrintable(QString("GUI thread stalled for %1 ms").arg(longest)));
+}
+
+void TestMainWindow::followsTheSystemPalette_data() {
+    QTest::addColumn<QColor>("window");
+    QTest::addColumn<QColor>("base");
+    QTest::addColumn<QColor>("text");
+    QTest::newRow("dark") << QColor(0x2b, 0x2b, 0x2b) << QColor(0x1e, 0x1e, 0x1e) << QColor(0xe6, 0xe6, 0xe6);
+    QTest::newRow("light") << QColor(0xef, 0xef, 0xef) << QColor(0xff, 0xff, 0xff) << QColor(0x10, 0x10, 0x10);
+}
+
+void TestMainWindow::followsTheSystemPalette() {
+    // The window sets no colours of its own: whatever palette the desktop gives the application (a dark theme
+    // included) reaches the panes and controls, also when it changes while the window is open.
+    QFETCH(QColor, window);
+    QFETCH(QColor, base);
+    QFETCH(QColor, text);
+    const QPalette original = QApplication::palette();
+    MainWindow shown;
+    shown.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&shown));
+    QPalette palette = original;
+    palette.setColor(QPalette::Window, window);
+    palette.setColor(QPalette::Base, base);
+    palette.setColor(QPalette::Text, text);
+    palette.setColor(QPalette::WindowText, text);
+    QApplication::setPalette(palette);  // reaches the widgets through posted palette-change events
+    for (QWidget* widget : {static_cast<QWidget*>(shown.sourcePane()), static_cast<QWidget*>(shown.outputPane())}) {
+        QTRY_COMPARE(widget->palette().color(QPalette::Base), base);
+        QTRY_COMPARE(widget->palette().color(QPalette::Text), text);
+    }
+    QTRY_COMPARE(shown.palette().color(QPalette::Window), window);
+    QTRY_COMPARE(shown.modelStatus()->palette().color(QPalette::WindowText), text);
+    QTRY_COMPARE(shown.fromPicker()->palette().color(QPalette::Base), base);
+    QApplication::setPalette(original);
+    QTRY_COMPARE(shown.sourcePane()->palette().color(QPalette::Base), original.color(QPalette::Base));
 }
 
 QTEST_MAIN(TestMainWindow)
