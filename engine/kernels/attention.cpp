@@ -1,5 +1,6 @@
 #include "kernels/attention.h"
 
+#include "kernels/simd.h"
 #include "kernels/thread_pool.h"
 
 #include <immintrin.h>
@@ -25,11 +26,7 @@ __attribute__((target("avx2,fma"))) float dotAvx2(const float* a, const float* b
         s1 = _mm256_fmadd_ps(_mm256_loadu_ps(a + i + 8), _mm256_loadu_ps(b + i + 8), s1);
     }
     for (; i + 7 < n; i += 8) s0 = _mm256_fmadd_ps(_mm256_loadu_ps(a + i), _mm256_loadu_ps(b + i), s0);
-    const __m256 s = _mm256_add_ps(s0, s1);
-    __m128 r = _mm_add_ps(_mm256_castps256_ps128(s), _mm256_extractf128_ps(s, 1));
-    r = _mm_add_ps(r, _mm_movehl_ps(r, r));
-    r = _mm_add_ss(r, _mm_shuffle_ps(r, r, 1));
-    float sum = _mm_cvtss_f32(r);
+    float sum = sum8(_mm256_add_ps(s0, s1));
     for (; i < n; ++i) sum += a[i] * b[i];
     return sum;
 }
@@ -44,11 +41,6 @@ __attribute__((target("avx2,fma"))) void axpyAvx2(float w, const float* v, float
 
 void axpyPortable(float w, const float* v, float* out, std::int64_t n) {
     for (std::int64_t i = 0; i < n; ++i) out[i] += w * v[i];
-}
-
-bool hasAvx2() {
-    static const bool yes = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-    return yes;
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 #include "kernels/bf16_matmul.h"
 
+#include "kernels/simd.h"
 #include "kernels/thread_pool.h"
 
 #include <immintrin.h>
@@ -37,14 +38,6 @@ __attribute__((target("avx2,fma"))) inline __m256 load8(const std::uint16_t* p) 
 }
 
 __attribute__((target("avx2,fma"))) inline __m256 load8(const float* p) { return _mm256_loadu_ps(p); }
-
-__attribute__((target("avx2,fma"))) inline float sum8(__m256 v) {
-    const __m128 lo = _mm256_castps256_ps128(v), hi = _mm256_extractf128_ps(v, 1);
-    __m128 s = _mm_add_ps(lo, hi);
-    s = _mm_add_ps(s, _mm_movehl_ps(s, s));
-    s = _mm_add_ss(s, _mm_shuffle_ps(s, s, 1));
-    return _mm_cvtss_f32(s);
-}
 
 // Up to 4 activation rows against 2 weight rows at a time: 8 accumulators, every widened weight used
 // by every row. K must be a multiple of 8 (the caller handles the tail). The row loops are unrolled by
@@ -141,31 +134,27 @@ bool shortRows(std::int64_t k) {
     return k * static_cast<std::int64_t>(sizeof(W)) <= 2048;
 }
 
+// Up to 4 activation rows against a block of weight rows, with the walk chosen by the rows' length.
+template <int Rows, typename W>
+void rowGroup(bool sequential, const float* x, const W* w, float* y, std::int64_t n, std::int64_t k, std::int64_t rowBegin,
+              std::int64_t rowEnd) {
+    if (sequential) shortRowsAgainstBlock<Rows, W>(x, w, y, n, k, rowBegin, rowEnd);
+    else rowsAgainstBlock<Rows, W>(x, w, y, n, k, rowBegin, rowEnd);
+}
+
 template <typename W>
 __attribute__((target("avx2,fma"))) void avx2Block(const float* x, const W* w, float* y, std::int64_t m, std::int64_t n,
                                                    std::int64_t k, std::int64_t rowBegin, std::int64_t rowEnd) {
     // The weight block stays in cache while every group of 4 activation rows passes over it.
+    const bool sequential = shortRows<W>(k);
     for (std::int64_t r = 0; r < m; r += 4) {
         const float* xr = x + r * k;
         float* yr = y + r * n;
-        const bool sequential = shortRows<W>(k);
         switch (std::min<std::int64_t>(4, m - r)) {
-            case 4:
-                if (sequential) shortRowsAgainstBlock<4, W>(xr, w, yr, n, k, rowBegin, rowEnd);
-                else rowsAgainstBlock<4, W>(xr, w, yr, n, k, rowBegin, rowEnd);
-                break;
-            case 3:
-                if (sequential) shortRowsAgainstBlock<3, W>(xr, w, yr, n, k, rowBegin, rowEnd);
-                else rowsAgainstBlock<3, W>(xr, w, yr, n, k, rowBegin, rowEnd);
-                break;
-            case 2:
-                if (sequential) shortRowsAgainstBlock<2, W>(xr, w, yr, n, k, rowBegin, rowEnd);
-                else rowsAgainstBlock<2, W>(xr, w, yr, n, k, rowBegin, rowEnd);
-                break;
-            default:
-                if (sequential) shortRowsAgainstBlock<1, W>(xr, w, yr, n, k, rowBegin, rowEnd);
-                else rowsAgainstBlock<1, W>(xr, w, yr, n, k, rowBegin, rowEnd);
-                break;
+            case 4: rowGroup<4, W>(sequential, xr, w, yr, n, k, rowBegin, rowEnd); break;
+            case 3: rowGroup<3, W>(sequential, xr, w, yr, n, k, rowBegin, rowEnd); break;
+            case 2: rowGroup<2, W>(sequential, xr, w, yr, n, k, rowBegin, rowEnd); break;
+            default: rowGroup<1, W>(sequential, xr, w, yr, n, k, rowBegin, rowEnd); break;
         }
     }
 }
@@ -208,11 +197,6 @@ __attribute__((target("avx2,fma"))) void gemvBlock(const float* x, const W* w, f
         y[j + 3] = sum8(_mm256_add_ps(d0, d1));
     }
     for (; j < rowEnd; ++j) singleRow<1, W>(x, w, y, 0, k, j);
-}
-
-bool hasAvx2() {
-    static const bool yes = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-    return yes;
 }
 
 }  // namespace
