@@ -16,8 +16,7 @@ constexpr auto kSpin = std::chrono::microseconds(200);
 }  // namespace
 
 ThreadPool::ThreadPool(int threads) {
-    ranges_.resize(static_cast<std::size_t>(std::max(1, threads)));
-    for (int i = 1; i < std::max(1, threads); ++i) workers_.emplace_back([this, i] { work(i); });
+    for (int i = 1; i < std::max(1, threads); ++i) workers_.emplace_back([this] { work(); });
 }
 
 ThreadPool::~ThreadPool() {
@@ -34,7 +33,7 @@ ThreadPool& ThreadPool::shared() {
     return pool;
 }
 
-void ThreadPool::work(int index) {
+void ThreadPool::work() {
     std::uint64_t seen = 0;
     for (;;) {
         const auto spinUntil = std::chrono::steady_clock::now() + kSpin;
@@ -48,8 +47,7 @@ void ThreadPool::work(int index) {
         }
         if (stopping_.load()) return;
         seen = generation_.load(std::memory_order_acquire);
-        const auto range = ranges_[static_cast<std::size_t>(index)];
-        if (range.second > range.first) (*job_)(range.first, range.second);
+        runChunks();
         pending_.fetch_sub(1, std::memory_order_acq_rel);
     }
 }
@@ -57,17 +55,14 @@ void ThreadPool::work(int index) {
 void ThreadPool::parallelFor(std::int64_t count, std::int64_t grain, const std::function<void(std::int64_t, std::int64_t)>& fn) {
     const auto threads = static_cast<std::int64_t>(size());
     grain = std::max<std::int64_t>(1, grain);
-    const auto blocks = (count + grain - 1) / grain;
-    if (threads == 1 || blocks < 2) {
+    if (threads == 1 || count <= grain) {
         if (count > 0) fn(0, count);
         return;
     }
     std::lock_guard call(callMutex_);
-    for (std::int64_t t = 0; t < threads; ++t) {
-        const auto begin = std::min(count, (blocks * t / threads) * grain);
-        const auto end = std::min(count, (blocks * (t + 1) / threads) * grain);
-        ranges_[static_cast<std::size_t>(t)] = {begin, end};
-    }
+    count_ = count;
+    grain_ = grain;
+    next_.store(0, std::memory_order_relaxed);
     job_ = &fn;
     pending_.store(static_cast<int>(workers_.size()), std::memory_order_relaxed);
     {
@@ -76,9 +71,17 @@ void ThreadPool::parallelFor(std::int64_t count, std::int64_t grain, const std::
         generation_.fetch_add(1, std::memory_order_acq_rel);
     }
     wake_.notify_all();
-    const auto mine = ranges_[0];
-    if (mine.second > mine.first) fn(mine.first, mine.second);
+    runChunks();
     while (pending_.load(std::memory_order_acquire) > 0) _mm_pause();
+}
+
+// Chunks are claimed in ascending order, so each thread still streams forward through the weights.
+void ThreadPool::runChunks() {
+    for (;;) {
+        const auto begin = next_.fetch_add(grain_, std::memory_order_relaxed);
+        if (begin >= count_) return;
+        (*job_)(begin, std::min(count_, begin + grain_));
+    }
 }
 
 }  // namespace dragoman

@@ -1,6 +1,7 @@
 #pragma once
-// A small fixed pool for the compute kernels: parallelFor splits [0, count) into one contiguous range per
-// thread and runs them at once, the caller taking the first. A decoding step makes hundreds of short calls
+// A small fixed pool for the compute kernels: parallelFor cuts [0, count) into grain-sized chunks that the
+// caller and the workers claim in order from a shared counter, so a thread slowed by another process (the
+// machines are shared) does not leave the others spinning at the end of every call. A decoding step makes hundreds of short calls
 // back to back, so idle workers spin briefly before they sleep: waking a sleeping thread costs tens of
 // microseconds, as long as a whole small projection takes.
 #include <atomic>
@@ -21,20 +22,23 @@ public:
     ThreadPool& operator=(const ThreadPool&) = delete;
 
     int size() const { return static_cast<int>(workers_.size()) + 1; }
-    // fn(begin, end) over disjoint ranges covering [0, count), rounded to multiples of `grain`.
+    // fn(begin, end) over disjoint chunks covering [0, count), each `grain` long (the last may be shorter);
+    // a thread may run several chunks. With one thread, or a count within one grain, fn(0, count) runs inline.
     void parallelFor(std::int64_t count, std::int64_t grain, const std::function<void(std::int64_t, std::int64_t)>& fn);
 
     // The kernels' pool: as many threads as configureThreads() gave BLAS (set once, on the engine thread).
     static ThreadPool& shared();
 
 private:
-    void work(int index);
+    void work();
+    void runChunks();
 
     std::vector<std::thread> workers_;
     std::mutex mutex_;
     std::condition_variable wake_;
     const std::function<void(std::int64_t, std::int64_t)>* job_ = nullptr;
-    std::vector<std::pair<std::int64_t, std::int64_t>> ranges_;
+    std::int64_t count_ = 0, grain_ = 1;
+    std::atomic<std::int64_t> next_{0};  // start of the next unclaimed chunk
     std::atomic<std::uint64_t> generation_{0};
     std::atomic<int> pending_{0};
     std::atomic<bool> stopping_{false};

@@ -2,11 +2,16 @@
 // can take (one row, few rows, short and long weight rows, K tails, bf16 and f32 weights, fused GEMVs).
 #include "kernels/bf16_matmul.h"
 #include "kernels/layer_norm.h"
+#include "kernels/thread_pool.h"
 #include "models/ops.h"
 
 #include <QTest>
 
 #include <torch/torch.h>
+
+#include <atomic>
+#include <mutex>
+#include <vector>
 
 using namespace dragoman;
 
@@ -33,10 +38,14 @@ private Q_SLOTS:
     void matmulMatchesReference_data();
     void matmulMatchesReference();
     void gemvManyMatchesSeparateProducts();
+    void projectMatchesReference_data();
+    void projectMatchesReference();
     void widenIsExact();
     void attentionMatchesReference_data();
     void attentionMatchesReference();
     void addLayerNormMatchesLibtorch();
+    void parallelForCoversEveryIndexOnce_data();
+    void parallelForCoversEveryIndexOnce();
 };
 
 void TestKernels::matmulMatchesReference_data() {
@@ -92,6 +101,27 @@ void TestKernels::gemvManyMatchesSeparateProducts() {
             QVERIFY2(error < tolerance(k), qPrintable(QString("k=%1 output %2: max error %3").arg(k).arg(i).arg(error)));
         }
     }
+}
+
+void TestKernels::projectMatchesReference_data() {
+    QTest::addColumn<int>("m");
+    QTest::addColumn<int>("k");
+    // ops::project picks the engine's kernel for a few rows and widened blocks through OpenBLAS for a long
+    // prompt (96 rows and more); K = 20 is not a multiple of 8 and takes the portable code.
+    for (int m : {1, 40, 95, 96, 130})
+        for (int k : {20, 1032})
+            QTest::addRow("m%d_k%d", m, k) << m << k;
+}
+
+void TestKernels::projectMatchesReference() {
+    QFETCH(int, m);
+    QFETCH(int, k);
+    const auto w = randomWeights(1100, k, 5);  // more than one widened block of 1024 rows
+    const auto x = torch::randn({m, k}, at::detail::createCPUGenerator(13), torch::kFloat32);
+    const auto got = ops::project(x, w);
+    QCOMPARE(got.sizes(), (std::vector<std::int64_t>{m, 1100}));
+    const double error = (got.to(torch::kFloat64) - reference(x, w)).abs().max().item<double>();
+    QVERIFY2(error < tolerance(k), qPrintable(QString("max error %1").arg(error)));
 }
 
 void TestKernels::widenIsExact() {
@@ -159,6 +189,41 @@ void TestKernels::addLayerNormMatchesLibtorch() {
         kernels::addLayerNorm(inPlace.data_ptr<float>(), h.data_ptr<float>(), weight.data_ptr<float>(), bias.data_ptr<float>(),
                               inPlace.data_ptr<float>(), 3, d, 1e-5);
         QVERIFY(torch::equal(inPlace, out));
+    }
+}
+
+void TestKernels::parallelForCoversEveryIndexOnce_data() {
+    QTest::addColumn<int>("threads");
+    QTest::addColumn<qint64>("count");
+    QTest::addColumn<qint64>("grain");
+    QTest::newRow("empty") << 2 << qint64(0) << qint64(64);
+    QTest::newRow("one chunk, run inline") << 2 << qint64(64) << qint64(64);
+    QTest::newRow("tail chunk") << 2 << qint64(1000) << qint64(64);
+    QTest::newRow("grain 1") << 2 << qint64(17) << qint64(1);
+    QTest::newRow("more threads than chunks") << 4 << qint64(130) << qint64(64);
+    QTest::newRow("many chunks, 3 threads") << 3 << qint64(12081) << qint64(64);
+    QTest::newRow("single thread") << 1 << qint64(500) << qint64(7);
+}
+
+// Chunks are claimed from a shared counter: each index must still be visited exactly once, chunks start on
+// a multiple of the grain, and a pool must serve many calls in a row (a decoding step makes hundreds).
+void TestKernels::parallelForCoversEveryIndexOnce() {
+    QFETCH(int, threads);
+    QFETCH(qint64, count);
+    QFETCH(qint64, grain);
+    ThreadPool pool(threads);
+    for (int call = 0; call < 50; ++call) {
+        std::vector<std::atomic<int>> visits(static_cast<std::size_t>(count));
+        std::atomic<bool> misaligned{false}, tooLong{false};
+        pool.parallelFor(count, grain, [&](std::int64_t begin, std::int64_t end) {
+            if (begin % grain != 0) misaligned = true;
+            if (end - begin > grain && threads > 1) tooLong = true;  // one thread runs the range inline
+            for (std::int64_t i = begin; i < end; ++i) visits[static_cast<std::size_t>(i)].fetch_add(1);
+        });
+        QVERIFY(!misaligned);
+        QVERIFY(!tooLong);
+        for (std::int64_t i = 0; i < count; ++i)
+            QVERIFY2(visits[static_cast<std::size_t>(i)].load() == 1, qPrintable(QString("call %1, index %2 visited %3 times").arg(call).arg(i).arg(visits[i].load())));
     }
 }
 
