@@ -1,15 +1,13 @@
 #include "cli/command_line.h"
 #include "cli/commands.h"
 #include "cli/model_option.h"
-#include "decode/causal_session.h"
-#include "decode/search.h"
 #include "io/safetensors_writer.h"
-#include "runtime/runnable_model.h"
-#include "util/error.h"
+#include "runtime/reference_calls.h"
 
 #include <torch/torch.h>
 
 #include <cstring>
+#include <optional>
 
 namespace dragoman::cli {
 namespace {
@@ -19,24 +17,6 @@ std::vector<std::byte> floatBytes(const torch::Tensor& tensor) {
     std::vector<std::byte> bytes(contiguous.numel() * sizeof(float));
     std::memcpy(bytes.data(), contiguous.data_ptr(), bytes.size());
     return bytes;
-}
-
-// A decoder-only model continues its prompt: greedy, processors from generation_config.json unless raw,
-// stopping after its EOS as generate() does.
-int generateCausal(const RunnableModel& model, const std::vector<TokenId>& prompt, std::int64_t maxNew, std::int64_t beams, bool raw) {
-    if (beams > 1) throw Error("unsupported", "beam search is not available for decoder-only models (" + model.id() + ")");
-    const auto& c = *model.causal;
-    const auto length = static_cast<std::int64_t>(prompt.size());
-    if (length >= c.maxPositions()) throw Error("input", "the prompt fills the model's " + std::to_string(c.maxPositions()) + " positions");
-    maxNew = std::min(maxNew, c.maxPositions() - length);
-    const LogitsProcessors processors(model.generation, length + maxNew);
-    SearchOptions options;
-    options.maxNewTokens = maxNew;
-    options.eosIds = model.generation.eosIds;
-    options.processors = raw || processors.empty() ? nullptr : &processors;
-    CausalSession session(c, prompt, maxNew);
-    print(joinIds(greedySearch(session, prompt, options)) + "\n");
-    return kExitOk;
 }
 
 }  // namespace
@@ -52,27 +32,18 @@ int runLogits(const QStringList& args) {
     if (!cmd.isSet("ids") || !cmd.isSet("out")) throw UsageError("--ids and --out are required");
     const auto ids = parseIds(cmd.value("ids"), "ids");
     if (ids.empty()) throw UsageError("--ids is empty");
-    const auto model = openModelOption(cmd);
-    c10::InferenceMode guard;
-    SafetensorsWriter writer;
-    if (const auto& m = model->encoderDecoder) {
-        auto decoderIds = cmd.isSet("decoder-ids") ? parseIds(cmd.value("decoder-ids"), "decoder-ids") : std::vector<TokenId>{m->decoderStartId()};
-        if (decoderIds.empty()) throw UsageError("--decoder-ids is empty");
-        for (auto id : decoderIds)
-            if (id < 0 || id >= m->vocabSize()) throw Error("input", "decoder id " + std::to_string(id) + " is outside the vocabulary");
-        const auto encoded = m->encode(ids);
-        EncoderDecoderSession session(*m, encoded, 1, static_cast<std::int64_t>(decoderIds.size()));
-        std::vector<torch::Tensor> rows;
-        for (auto id : decoderIds) rows.push_back(session.next(torch::tensor({id}, torch::kInt64))[0]);
-        const auto logits = torch::stack(rows);
-        writer.addBytes("logits", DType::F32, logits.sizes().vec(), floatBytes(logits));
-        writer.addBytes("encoder_last_hidden_state", DType::F32, encoded.sizes().vec(), floatBytes(encoded));
-    } else if (const auto& c = model->causal) {
-        if (cmd.isSet("decoder-ids")) throw UsageError("--decoder-ids is for encoder-decoder models; " + model->id() + " is decoder-only");
-        auto state = c->start(static_cast<std::int64_t>(ids.size()));
-        const auto logits = c->forward(*state, torch::tensor(ids, torch::kInt64), true);
-        writer.addBytes("logits", DType::F32, logits.sizes().vec(), floatBytes(logits));
+    std::optional<std::vector<TokenId>> decoderIds;
+    if (cmd.isSet("decoder-ids")) {
+        decoderIds = parseIds(cmd.value("decoder-ids"), "decoder-ids");
+        if (decoderIds->empty()) throw UsageError("--decoder-ids is empty");
     }
+    const auto model = openModelOption(cmd);
+    if (decoderIds && model->causal) throw UsageError("--decoder-ids is for encoder-decoder models; " + model->id() + " is decoder-only");
+    const auto forced = teacherForcedLogits(*model, ids, decoderIds);
+    SafetensorsWriter writer;
+    writer.addBytes("logits", DType::F32, forced.logits.sizes().vec(), floatBytes(forced.logits));
+    if (forced.encoder.defined())
+        writer.addBytes("encoder_last_hidden_state", DType::F32, forced.encoder.sizes().vec(), floatBytes(forced.encoder));
     writer.write(cmd.value("out").toStdString());
     return kExitOk;
 }
@@ -92,20 +63,7 @@ int runGenerate(const QStringList& args) {
     const auto maxNew = cmd.intValue("max-new-tokens", 64, 1, 100000);
     const auto beams = cmd.intValue("beams", 1, 1, 64);
     const auto model = openModelOption(cmd);
-    c10::InferenceMode guard;
-    if (model->causal) return generateCausal(*model, ids, maxNew, beams, cmd.isSet("raw"));
-    const auto& m = model->encoderDecoder;
-    const std::vector<TokenId> prefix{model->generation.decoderStartId.value_or(m->decoderStartId())};
-    const LogitsProcessors processors(model->generation, static_cast<std::int64_t>(prefix.size()) + maxNew);
-    SearchOptions options;
-    options.maxNewTokens = maxNew;
-    options.eosIds = model->generation.eosIds.empty() ? std::vector<TokenId>{m->eosId()} : model->generation.eosIds;
-    options.processors = cmd.isSet("raw") ? nullptr : &processors;
-    const auto encoded = m->encode(ids);
-    EncoderDecoderSession session(*m, encoded, beams, static_cast<std::int64_t>(prefix.size()) + maxNew);
-    const auto generated = beams == 1 ? greedySearch(session, prefix, options)
-                                      : beamSearch(session, prefix, options,
-                                                   {beams, model->generation.lengthPenalty, model->generation.earlyStopping});
+    const auto generated = generateIds(*model, ids, maxNew, beams, cmd.isSet("raw"));
     print(joinIds(generated) + "\n");
     return kExitOk;
 }

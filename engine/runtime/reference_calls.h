@@ -1,0 +1,29 @@
+#pragma once
+// The two calls that parity checks make on any model, as Hugging Face does them: ids generated the way
+// generate() does (greedy or beam search, generation_config.json's processors unless raw, up to and
+// including EOS), and teacher-forced logits. Shared by dragoman-cli (generate, logits) and the tests.
+#include "runtime/runnable_model.h"
+
+#include <torch/torch.h>
+
+#include <optional>
+#include <vector>
+
+namespace dragoman {
+
+// ids: a causal model's prompt, or an encoder-decoder model's source. Returns only the new ids (not the
+// prompt, not the decoder start token). Throws Error("unsupported") for beam search on a causal model.
+std::vector<TokenId> generateIds(const RunnableModel& model, const std::vector<TokenId>& ids, std::int64_t maxNewTokens,
+                                 std::int64_t beams, bool raw);
+
+struct TeacherForced {
+    torch::Tensor logits;   // [T, vocab] float32
+    torch::Tensor encoder;  // [S, d] for an encoder-decoder model, undefined otherwise
+};
+// A causal model: the logits at every position of ids. An encoder-decoder model: the decoder logits at
+// every position of decoderIds (default: the decoder start token) with ids as the source. Throws
+// Error("input") for decoder ids outside the vocabulary or given to a causal model.
+TeacherForced teacherForcedLogits(const RunnableModel& model, const std::vector<TokenId>& ids,
+                                  const std::optional<std::vector<TokenId>>& decoderIds);
+
+}  // namespace dragoman
