@@ -3,6 +3,7 @@
 #include "decode/search.h"
 #include "kernels/thread_pool.h"
 #include "models/ops.h"
+#include "util/stopwatch.h"
 
 #include <torch/torch.h>
 
@@ -11,9 +12,7 @@
 namespace dragoman::bench {
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-double seconds(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
+using Clock = SteadyClock;
 
 // Bytes of weights one decoder step reads: every decoder weight (cross-attention K/V projections are applied
 // once per sequence, not per step) plus the output projection (the shared embedding).
@@ -52,7 +51,7 @@ double measureMemoryBandwidth() {
     for (int i = 0; i < 5; ++i) {
         const auto start = Clock::now();
         auto out = torch::mv(matrix, vector);
-        best = std::max(best, static_cast<double>(matrix.numel() * 4) / seconds(start));
+        best = std::max(best, static_cast<double>(matrix.numel() * 4) / secondsSince(start));
     }
     return best;
 }
@@ -67,7 +66,7 @@ double measureBf16Bandwidth() {
     for (int i = 0; i < 5; ++i) {
         const auto start = Clock::now();
         auto out = ops::project(vector, matrix);
-        best = std::max(best, static_cast<double>(matrix.nbytes()) / seconds(start));
+        best = std::max(best, static_cast<double>(matrix.nbytes()) / secondsSince(start));
     }
     return best;
 }
@@ -85,7 +84,7 @@ nlohmann::ordered_json benchCausal(const RunnableModel& model, const GenerateBen
         const auto firstToken = Clock::now();
         if (ttft) *ttft = std::chrono::duration<double>(firstToken - start).count();
         for (std::int64_t i = 1; i < newTokens; ++i) next = m.forward(*state, torch::tensor({next}, torch::kInt64)).argmax().item<TokenId>();
-        if (decodeSeconds) *decodeSeconds = seconds(firstToken);
+        if (decodeSeconds) *decodeSeconds = secondsSince(firstToken);
     };
     run(2, nullptr, nullptr);  // warm-up: first touch of every weight page, allocator pools
     double ttft = 0, decodeSeconds = 0;
@@ -128,7 +127,7 @@ nlohmann::ordered_json benchEncoderDecoder(const RunnableModel& model, const Gen
         SearchOptions local = search;
         if (firstToken)
             local.onToken = [&](TokenId) {
-                if (*firstToken < 0) *firstToken = seconds(start);
+                if (*firstToken < 0) *firstToken = secondsSince(start);
                 return true;
             };
         EncoderDecoderSession session(m, m.encode(source), options.beams, 1 + options.newTokens);
@@ -140,7 +139,7 @@ nlohmann::ordered_json benchEncoderDecoder(const RunnableModel& model, const Gen
     std::int64_t tokens = 0;
     const auto start = Clock::now();
     for (std::size_t i = 0; i < sources.size(); ++i) tokens += static_cast<std::int64_t>(runOne(sources[i], i == 0 ? &ttft : nullptr).size());
-    const double elapsed = seconds(start);
+    const double elapsed = secondsSince(start);
     const double bandwidth = measureMemoryBandwidth();
     const auto bytesPerToken = decoderBytesPerStep(model);
     const double tokensPerSecond = tokens / elapsed;

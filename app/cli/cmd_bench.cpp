@@ -9,6 +9,7 @@
 #include "runtime/threads.h"
 #include "runtime/translator.h"
 #include "util/error.h"
+#include "util/stopwatch.h"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -141,8 +142,7 @@ int benchTranslate(const QStringList& args) {
     cmd.addOption({QStringLiteral("repeat"), QStringLiteral("Timed translations (default 20)"), QStringLiteral("N")});
     cmd.addOption({QStringLiteral("json"), QStringLiteral("Print one JSON object")});
     if (!cmd.parse(args)) return kExitOk;
-    using Clock = std::chrono::steady_clock;
-    const auto since = [](Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); };
+    using Clock = SteadyClock;
     configureThreads();
     const ModelStore store;
     const auto entry = resolveModel(cmd, store);
@@ -150,7 +150,7 @@ int benchTranslate(const QStringList& args) {
     const auto loadStart = Clock::now();
     const auto model = openModel(store, entry.id);
     const Translator translator(model);
-    const double ready = since(loadStart);
+    const double ready = secondsSince(loadStart);
 
     TranslationRequest request;
     request.text = cmd.isSet("text") ? cmd.value("text").toStdString() : "My brother and I are going to visit our grandmother next week.";
@@ -163,7 +163,7 @@ int benchTranslate(const QStringList& args) {
     for (int i = 0; i < repeat; ++i) {
         const auto start = Clock::now();
         translator.translate(request);
-        seconds.push_back(since(start));
+        seconds.push_back(secondsSince(start));
     }
     std::sort(seconds.begin(), seconds.end());
     const double median = seconds[seconds.size() / 2], worst = seconds.back();

@@ -2,6 +2,7 @@
 #include "cli/commands.h"
 #include "store/model_store.h"
 #include "util/error.h"
+#include "util/text.h"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -65,11 +66,7 @@ int verifyModel(const QStringList& args) {
         auto hashed = hashMismatches(manifest);
         problems.insert(problems.end(), hashed.begin(), hashed.end());
     }
-    if (!problems.empty()) {
-        std::string text;
-        for (const auto& p : problems) text += (text.empty() ? "" : "; ") + p;
-        throw Error("integrity", entry.id + ": " + text);
-    }
+    if (!problems.empty()) throw Error("integrity", entry.id + ": " + joinProblems(problems));
     print(fmt::format("ok: {} ({} files, {:.1f} MB{})\n", entry.id, manifest.files.size(), manifest.totalBytes() / 1e6,
                       cmd.isSet("full") ? ", all re-hashed" : ", sizes and times match"));
     return kExitOk;

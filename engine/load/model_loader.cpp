@@ -5,6 +5,8 @@
 #include "util/error.h"
 #include "util/json_file.h"
 #include "util/log.h"
+#include "util/stopwatch.h"
+#include "util/text.h"
 
 #include <chrono>
 #include <fstream>
@@ -12,9 +14,8 @@
 namespace dragoman {
 namespace {
 
-using Clock = std::chrono::steady_clock;
+using Clock = SteadyClock;
 
-double secondsSince(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
 
 // Wraps the user's callback: reports, and turns "stop" into Cancelled.
 class Reporter {
@@ -62,9 +63,7 @@ LoadedModel loadModel(const ModelStore& store, const std::string& idOrPath, cons
         return report.keepGoing(LoadPhase::Verify, total ? 0.99 * double(done) / double(total) : 0.0);
     });
     if (auto problems = statMismatches(manifest); !problems.empty()) {
-        std::string text;
-        for (const auto& p : problems) text += (text.empty() ? "" : "; ") + p;
-        throw Error("integrity", entry.id + ": " + text + ". Run 'dragoman-cli models verify " + entry.id +
+        throw Error("integrity", entry.id + ": " + joinProblems(problems) + ". Run 'dragoman-cli models verify " + entry.id +
                                      " --full' to re-check, or re-import the model");
     }
     stats.hashedOnLoad = firstSight;

@@ -2,6 +2,7 @@
 
 #include "util/error.h"
 #include "util/sha256.h"
+#include "util/text.h"
 
 #include <nlohmann/json.hpp>
 
@@ -177,9 +178,7 @@ void checkShippedChecksums(const Manifest& manifest) {
         else if (file->sha256 != digest) problems.push_back(name + ": SHA-256 " + file->sha256 + " differs from the shipped " + digest);
     }
     if (problems.empty()) return;
-    std::string text;
-    for (const auto& p : problems) text += (text.empty() ? "" : "; ") + p;
-    throw Error("integrity", manifest.id + " (bundled): " + text + ". The installation is damaged: reinstall Dragoman");
+    throw Error("integrity", manifest.id + " (bundled): " + joinProblems(problems) + ". The installation is damaged: reinstall Dragoman");
 }
 
 }  // namespace dragoman
