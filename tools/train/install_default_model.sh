@@ -15,9 +15,9 @@ cat > "$target/README.md" <<'MD'
 # dragoman-en-de-zh
 
 Dragoman's bundled default model: one Marian (MarianMTModel) transformer for en→de, de→en, en→zh and zh→en,
-chosen by a target-language token (`>>deu<<`, `>>eng<<`, `>>zho<<`). Trained on this project's machines with
-`tools/train/train_default_model.sh` from Tatoeba (CC-BY 2.0 FR, https://tatoeba.org) and TICO-19 (CC0)
-sentence pairs; quality and the exact training command are in the project README. See NOTICE.
+chosen by a target-language token (`>>deu<<`, `>>eng<<`, `>>zho<<`), trained by this project from Tatoeba
+(CC-BY 2.0 FR, https://tatoeba.org) and TICO-19 (CC0) sentence pairs. The project README ("The default model")
+gives the exact commands, how the shipped weights were trained, and their measured quality. See NOTICE.
 MD
 # Checksums the model store checks the bundled model against (at first sight, and after an update).
 (cd "$target" && rm -f SHA256SUMS && sha256sum -- * > SHA256SUMS.tmp && mv SHA256SUMS.tmp SHA256SUMS)

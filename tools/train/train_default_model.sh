@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Trains Dragoman's bundled default model (en<->de, en<->zh, one Marian model) from ../shared/corpora, end to end:
 #   corpus preparation -> sentencepiece (spm_train) -> Hugging Face Marian layout -> dragoman-train -> evaluation.
-# Usage: tools/train/train_default_model.sh [WORKDIR] [EPOCHS]
+# Usage: tools/train/train_default_model.sh [WORKDIR] [EPOCHS]     (PREPARE_ONLY=1: stop before training)
 # Resumable: rerunning with the same WORKDIR continues from the last checkpoint. When it finishes,
 # WORKDIR/layout is a complete model folder; tools/train/install_default_model.sh copies it into resources/.
 set -euo pipefail
@@ -28,6 +28,8 @@ fi
 if [ ! -f "$work/layout/config.json" ]; then
     "$python" "$here/make_layout.py" --spm-prefix "$work/data/spm" --out "$work/layout"
 fi
+
+[[ "${PREPARE_ONLY:-0}" == 1 ]] && { echo "prepared $work/data and $work/layout"; exit 0; }
 
 # glibc returning freed blocks to the kernel after every step cost measurable time (see ../shared/notes).
 export MALLOC_MMAP_MAX_=0 MALLOC_TRIM_THRESHOLD_=17179869184
