@@ -2,27 +2,17 @@
 """Turns run_transformers.py's answers into the test fixture tests/fixtures/transformers-xcheck: the
 checkpoints, reference.json (inputs, generated ids, versions) and reference.safetensors (logits, encoder
 states as F32 '<model>/case<i>/logits' and '<model>/case<i>/encoder'). tst_transformers_parity compares
-dragoman-cli's output with it.
+what the engine's generate/logits calls (those of dragoman-cli) give with it.
 
   /usr/bin/python3 tools/xcheck/make_fixture.py MODELS_DIR tools/xcheck/cases.json TRANSFORMERS.json OUT_DIR"""
 import json
 import shutil
-import struct
 import sys
 from pathlib import Path
 
+import torch
 
-def write_f32(path, tensors):
-    header, blobs, offset = {}, [], 0
-    for name, rows in tensors.items():
-        flat = [v for row in rows for v in row]
-        data = struct.pack(f"<{len(flat)}f", *flat)
-        header[name] = {"dtype": "F32", "shape": [len(rows), len(rows[0])], "data_offsets": [offset, offset + len(data)]}
-        offset += len(data)
-        blobs.append(data)
-    raw = json.dumps(header, separators=(",", ":")).encode()
-    raw += b" " * ((8 - (8 + len(raw)) % 8) % 8)
-    Path(path).write_bytes(struct.pack("<Q", len(raw)) + raw + b"".join(blobs))
+from make_variants import write_safetensors
 
 
 def main():
@@ -44,7 +34,7 @@ def main():
             runs.append(run)
         summary["models"][name] = runs
     (out / "reference.json").write_text(json.dumps(summary, indent=1))
-    write_f32(out / "reference.safetensors", tensors)
+    write_safetensors(out / "reference.safetensors", {k: torch.tensor(v, dtype=torch.float32) for k, v in tensors.items()})
 
 
 if __name__ == "__main__":
