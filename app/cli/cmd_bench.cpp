@@ -108,10 +108,11 @@ int benchGenerate(const QStringList& args) {
         if (cmd.isSet("json")) print(out.dump() + "\n");
         else
             print(fmt::format("{} ({}): first token after a {}-token prompt {:.3f} s; decode {:.2f} tokens/s over {} tokens\n"
-                              "  {:.1f} MB of weights per token, memory bandwidth {:.1f} GB/s, efficiency {:.2f}\n",
+                              "  {:.1f} MB of weights per token, memory bandwidth {:.1f} GB/s, efficiency {:.2f}; {:.0f}% of the weights in 2 MiB pages\n",
                               model->id(), out["device"].get<std::string>(), options.promptTokens, out["ttft_s"].get<double>(),
                               out["decode_tokens_per_s"].get<double>(), options.newTokens, out["weight_bytes_per_token"].get<std::int64_t>() / 1e6,
-                              out["memory_bandwidth_bytes_per_s"].get<double>() / 1e9, out["efficiency"].get<double>()));
+                              out["memory_bandwidth_bytes_per_s"].get<double>() / 1e9, out["efficiency"].get<double>(),
+                              100 * out["weights_in_2mib_pages"].get<double>()));
         return kExitOk;
     }
     const auto out = bench::benchEncoderDecoder(*model, options);
@@ -120,11 +121,12 @@ int benchGenerate(const QStringList& args) {
         return kExitOk;
     }
     print(fmt::format("{}: {} sequences, {} beam(s): {} target tokens in {:.2f} s = {:.1f} tokens/s; first token {:.4f} s\n"
-                      "  {:.1f} MB of weights per token, memory bandwidth {:.1f} GB/s{}\n",
+                      "  {:.1f} MB of weights per token, memory bandwidth {:.1f} GB/s{}; {:.0f}% of the weights in 2 MiB pages\n",
                       model->id(), options.sequences, options.beams, out["target_tokens"].get<std::int64_t>(),
                       out["seconds"].get<double>(), out["target_tokens_per_s"].get<double>(), out["ttft_s"].get<double>(),
                       out["weight_bytes_per_token"].get<std::uint64_t>() / 1e6, out["memory_bandwidth_bytes_per_s"].get<double>() / 1e9,
-                      out.contains("efficiency") ? fmt::format(", efficiency {:.2f}", out["efficiency"].get<double>()) : ""));
+                      out.contains("efficiency") ? fmt::format(", efficiency {:.2f}", out["efficiency"].get<double>()) : "",
+                      100 * out["weights_in_2mib_pages"].get<double>()));
     return kExitOk;
 }
 

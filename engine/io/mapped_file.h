@@ -25,6 +25,11 @@ public:
     // Hints the kernel to start reading [offset, offset + length) from disk now.
     void willNeed(std::uint64_t offset, std::uint64_t length) const noexcept;
 
+    // Bytes of the mapping the kernel maps with 2 MiB page-table entries (FilePmdMapped in
+    // /proc/self/smaps), 0 where that is not known. Reads the process's whole smaps (milliseconds):
+    // for benchmarks and diagnostics, not for the load path.
+    std::uint64_t hugePageBytes() const;
+
 private:
     MappedFile(std::filesystem::path path, const std::byte* data, std::uint64_t size)
         : path_(std::move(path)), data_(data), size_(size) {}

@@ -16,7 +16,8 @@ namespace dragoman {
 
 class SafetensorsWriter {
 public:
-    // fill(buffer, offsetInTensor): write buffer.size() bytes of the tensor starting at that byte offset.
+    // fill(buffer, offsetInTensor): write buffer.size() bytes of the tensor starting at that byte offset;
+    // both are whole elements (multiples of the dtype size).
     using Fill = std::function<void(std::span<std::byte> buffer, std::uint64_t offset)>;
 
     void add(std::string name, DType dtype, std::vector<std::int64_t> shape, Fill fill);

@@ -34,5 +34,6 @@ print(f"{'time to first token, 40-token prompt':36s} {o['ttft_s']:10.2f} {b['ttf
 print(f"{'warm process start -> first token (s)':36s} {p:10.2f} {b['process_to_first_token_s']:10.2f} {p/b['process_to_first_token_s']:8.3f}  (target <= 1.5 s and <= 0.1)")
 print(f"decode efficiency {o['efficiency']:.2f} (target >= 0.7): {o['weight_bytes_per_token']/1e6:.0f} MB/token at "
       f"{o['decode_tokens_per_s']:.2f} tok/s vs {o['memory_bandwidth_bytes_per_s']/1e9:.1f} GB/s "
-      f"(f32 mv {o['bandwidth_f32_mv_bytes_per_s']/1e9:.1f}, bf16 mv {o['bandwidth_bf16_mv_bytes_per_s']/1e9:.1f})")
+      f"(f32 mv {o['bandwidth_f32_mv_bytes_per_s']/1e9:.1f}, bf16 mv {o['bandwidth_bf16_mv_bytes_per_s']/1e9:.1f}); "
+      f"{100 * o['weights_in_2mib_pages']:.0f}% of the weights mapped in 2 MiB pages")
 PY

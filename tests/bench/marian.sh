@@ -34,5 +34,6 @@ print(f"{'':28s} {'ours tok/s':>11s} {'baseline':>10s} {'ratio':>7s}")
 for name, o, b in (("greedy", o1, b1), ("beam 4", o4, b4)):
     print(f"{name:28s} {o['target_tokens_per_s']:11.1f} {b['target_tokens_per_s']:10.1f} {o['target_tokens_per_s']/b['target_tokens_per_s']:7.2f}  (target >= 3)")
 print(f"greedy decode efficiency: {o1['efficiency']:.2f} of the measured memory bandwidth "
-      f"({o1['memory_bandwidth_bytes_per_s']/1e9:.1f} GB/s, {o1['weight_bytes_per_token']/1e6:.0f} MB of weights per token)")
+      f"({o1['memory_bandwidth_bytes_per_s']/1e9:.1f} GB/s, {o1['weight_bytes_per_token']/1e6:.0f} MB of weights per token); "
+      f"{100 * o1['weights_in_2mib_pages']:.0f}% of the weights mapped in 2 MiB pages")
 PY

@@ -2,13 +2,16 @@
 // byte flips of the good files. Built twice: normally and under AddressSanitizer/UBSan (torch-free).
 #include "fixture_cases.h"
 #include "io/safetensors.h"
+#include "io/safetensors_writer.h"
 #include "util/error.h"
 #include "util/sha256.h"
 
+#include <QTemporaryDir>
 #include <QTest>
 
 #include <fstream>
 #include <iterator>
+#include <unistd.h>
 
 using namespace dragoman;
 using dragoman::test::SafetensorsCase;
@@ -65,6 +68,8 @@ private Q_SLOTS:
     void truncationsFailCleanly();
     void byteFlipsFailCleanly();
     void missingFileIsAnIoError();
+    void writerRoundTrips_data();
+    void writerRoundTrips();
 };
 
 void TestSafetensors::fixtureCase_data() {
@@ -153,6 +158,55 @@ void TestSafetensors::missingFileIsAnIoError() {
         QCOMPARE(e.category(), std::string("io"));
         QVERIFY(e.detail().find("/nonexistent/model.safetensors") != std::string::npos);
     }
+}
+
+// The writer stages its output in 8 MiB buffers; a tensor whose elements sit at positions that are not a
+// multiple of their size (after a bf16 tensor of odd length) has an element straddling each boundary.
+void TestSafetensors::writerRoundTrips_data() {
+    QTest::addColumn<QString>("firstDtype");
+    QTest::addColumn<qint64>("firstCount");
+    QTest::addColumn<QString>("bigDtype");
+    QTest::addColumn<qint64>("bigCount");
+    QTest::newRow("small") << "BF16" << qint64(3) << "F32" << qint64(5);
+    QTest::newRow("f32 straddles 8 MiB") << "BF16" << qint64(3) << "F32" << qint64(5'000'001);
+    QTest::newRow("f64 straddles 8 and 16 MiB") << "BF16" << qint64(1) << "F64" << qint64(2'500'003);
+    QTest::newRow("aligned, exactly 8 MiB of data") << "F32" << qint64(2) << "U8" << qint64((8 << 20) - 8);
+}
+
+void TestSafetensors::writerRoundTrips() {
+    QFETCH(QString, firstDtype);
+    QFETCH(qint64, firstCount);
+    QFETCH(QString, bigDtype);
+    QFETCH(qint64, bigCount);
+    // Byte i of tensor t is a hash of (t, i): any misplaced or duplicated byte changes the content.
+    auto byteAt = [](int tensor, std::uint64_t i) { return std::byte(((i * 2654435761u) >> 7) + tensor * 29); };
+    bool wholeElements = true;
+    SafetensorsWriter writer;
+    const std::pair<DType, std::int64_t> specs[] = {{*dtypeFromName(firstDtype.toStdString()), firstCount},
+                                                   {*dtypeFromName(bigDtype.toStdString()), bigCount}};
+    for (int t = 0; t < 2; ++t) {
+        const auto width = dtypeSize(specs[t].first);
+        writer.add("t" + std::to_string(t), specs[t].first, {specs[t].second}, [&, t, width](std::span<std::byte> out, std::uint64_t offset) {
+            wholeElements = wholeElements && offset % width == 0 && out.size() % width == 0;
+            for (std::size_t i = 0; i < out.size(); ++i) out[i] = byteAt(t, offset + i);
+        });
+    }
+    QTemporaryDir dir;
+    const std::filesystem::path path = dir.filePath("w.safetensors").toStdString();
+    writer.write(path);
+    QVERIFY2(wholeElements, "fill() was called on a partial element");
+    const auto file = SafetensorsFile::open(path);
+    QCOMPARE(file->tensors().size(), std::size_t(2));
+    for (int t = 0; t < 2; ++t) {
+        const auto& info = file->tensors()[t];
+        QCOMPARE(info.name, "t" + std::to_string(t));
+        const auto bytes = file->bytes(info);
+        QCOMPARE(bytes.size(), dtypeSize(specs[t].first) * static_cast<std::size_t>(specs[t].second));
+        std::size_t wrong = 0;
+        for (std::size_t i = 0; i < bytes.size(); ++i) wrong += bytes[i] != byteAt(t, i);
+        QCOMPARE(wrong, std::size_t(0));
+    }
+    QVERIFY(!std::filesystem::exists(path.string() + ".part" + std::to_string(::getpid())));
 }
 
 QTEST_GUILESS_MAIN(TestSafetensors)
