@@ -1,14 +1,18 @@
 #include "kernels/bf16_matmul.h"
+#include "kernels/packed_gemm.h"
+#include "kernels/simd.h"
 #include "models/ops.h"
 
 namespace dragoman::ops {
 namespace {
 
-// From this many rows on (a long prompt), blocks of the bf16 weights are widened into a cache-sized float32
-// buffer and multiplied by OpenBLAS's GEMM; nothing is kept, the checkpoint stays bf16. Below it the engine's
-// own kernel is faster: OpenBLAS runs skinny products poorly. Measured on the HY-MT1.5-1.8B shapes, 2 cores,
-// time to first token: 40 rows 2.20 s ours vs 3.61 s OpenBLAS, 64 rows 2.68 vs 3.22, 96 rows 3.92 vs 3.94,
-// 128 rows 6.39 vs 5.37.
+// From this many rows on (a prompt), the packed GEMM (packed_gemm.h) beats the engine's dot-product tiles;
+// below it the tiles win. Best of 6 on the HY-MT1.5-1.8B projection shapes, 2 cores, GFLOP/s, tiles / packed
+// / widened blocks through OpenBLAS: 8 rows 58 / 45 / 12, 16 rows 67 / 63 / 27, 40 rows 100 / 102 / 45,
+// 96 rows 98 / 117 / 75, 200 rows 104 / 133 / 114 (the CPU's FMA peak: 178).
+constexpr std::int64_t kPackedRows = 32;
+// Without AVX2 (no packed kernel), long prompts widen blocks of the weights into a cache-sized float32 buffer
+// for OpenBLAS's GEMM; nothing is kept, the checkpoint stays bf16.
 constexpr std::int64_t kGemmRows = 96;
 constexpr std::int64_t kBlockRows = 1024;
 
@@ -53,12 +57,15 @@ torch::Tensor project(const torch::Tensor& x, const torch::Tensor& weight) {
     const auto k = weight.size(1), n = weight.size(0);
     const auto rows = x.reshape({-1, k}).contiguous();
     torch::Tensor y;
-    if (rows.size(0) >= kGemmRows) {
+    const auto* w = reinterpret_cast<const std::uint16_t*>(weight.data_ptr());
+    if (rows.size(0) >= kPackedRows && kernels::hasAvx2()) {
+        y = torch::empty({rows.size(0), n}, torch::kFloat32);
+        kernels::bf16PackedMatmulTransposed(rows.data_ptr<float>(), w, y.data_ptr<float>(), rows.size(0), n, k);
+    } else if (rows.size(0) >= kGemmRows) {
         y = widenedBlocksProduct(rows, weight);
     } else {
         y = torch::empty({rows.size(0), n}, torch::kFloat32);
-        kernels::bf16MatmulTransposed(rows.data_ptr<float>(), reinterpret_cast<const std::uint16_t*>(weight.data_ptr()),
-                                      y.data_ptr<float>(), rows.size(0), n, k);
+        kernels::bf16MatmulTransposed(rows.data_ptr<float>(), w, y.data_ptr<float>(), rows.size(0), n, k);
     }
     auto sizes = x.sizes().vec();
     sizes.back() = n;

@@ -161,6 +161,14 @@ std::vector<std::string> hashMismatches(const Manifest& manifest, const HashProg
     return problems;
 }
 
+void recordCurrentTimes(Manifest& manifest) {
+    for (auto& f : manifest.files)
+        if (const auto st = statFile(manifest.dir / f.name)) {
+            f.size = st->size;
+            f.mtimeNs = st->mtimeNs;
+        }
+}
+
 void checkShippedChecksums(const Manifest& manifest) {
     const auto listPath = manifest.dir / "SHA256SUMS";
     std::ifstream in(listPath);

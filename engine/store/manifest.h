@@ -43,6 +43,10 @@ std::vector<std::string> statMismatches(const Manifest& manifest);
 // Re-hashes every file. Returns one message per file whose content no longer matches.
 std::vector<std::string> hashMismatches(const Manifest& manifest, const HashProgress& progress = {});
 
+// After hashMismatches() found every file's content unchanged: records the files' current size and mtime, so
+// a file rewritten with the same bytes (a copy, a regenerated checkpoint) loads again.
+void recordCurrentTimes(Manifest& manifest);
+
 // SHA-256 named by a Hugging Face cache blob that `path` links to, or "" if it is not such a link.
 std::string hubBlobSha256(const std::filesystem::path& path);
 

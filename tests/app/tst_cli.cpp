@@ -1,4 +1,5 @@
 // dragoman-cli as a real process: the exit-code and output contract of CLI.md.
+#include <QDateTime>
 #include <QDir>
 #include <QFile>
 #include <QJsonArray>
@@ -164,6 +165,19 @@ void TestCli::modelsImportListVerify() {
     QCOMPARE(models[0].toObject().value("id").toString(), QStringLiteral("test/opus-tiny"));
     QCOMPARE(models[0].toObject().value("architecture").toString(), QStringLiteral("MarianMTModel"));
     QCOMPARE(run({"models", "verify", "test/opus-tiny", "--full"}).code, 0);
+
+    // Rewritten with the same bytes (new mtime): the stat check refuses it, a full re-hash accepts and re-records it.
+    QFile same(model + "/config.json");
+    QVERIFY(same.open(QIODevice::ReadWrite));
+    QVERIFY(same.setFileTime(QDateTime::currentDateTime().addSecs(5), QFileDevice::FileModificationTime));
+    same.close();
+    const auto stale = run({"models", "verify", "test/opus-tiny"});
+    QCOMPARE(stale.code, 1);
+    QVERIFY2(stale.err.contains("config.json was modified since it was hashed"), qPrintable(stale.err));
+    const auto rehashed = run({"models", "verify", "test/opus-tiny", "--full"});
+    QCOMPARE(rehashed.code, 0);
+    QVERIFY2(rehashed.out.contains("content unchanged, new file times recorded"), qPrintable(rehashed.out));
+    QCOMPARE(run({"models", "verify", "test/opus-tiny"}).code, 0);
 
     QFile weights(model + "/model.safetensors");
     QVERIFY(weights.open(QIODevice::ReadWrite));

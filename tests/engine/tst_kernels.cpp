@@ -1,6 +1,8 @@
 // The engine's own matrix kernels (engine/kernels) against a float64 reference: every path the dispatch
 // can take (one row, few rows, short and long weight rows, K tails, bf16 and f32 weights, fused GEMVs).
 #include "kernels/bf16_matmul.h"
+#include "kernels/packed_gemm.h"
+#include "kernels/simd.h"
 #include "kernels/layer_norm.h"
 #include "kernels/thread_pool.h"
 #include "models/ops.h"
@@ -38,6 +40,8 @@ private Q_SLOTS:
     void matmulMatchesReference_data();
     void matmulMatchesReference();
     void gemvManyMatchesSeparateProducts();
+    void packedMatmulMatchesReference_data();
+    void packedMatmulMatchesReference();
     void projectMatchesReference_data();
     void projectMatchesReference();
     void widenIsExact();
@@ -103,12 +107,38 @@ void TestKernels::gemvManyMatchesSeparateProducts() {
     }
 }
 
+void TestKernels::packedMatmulMatchesReference_data() {
+    QTest::addColumn<int>("m");
+    QTest::addColumn<int>("n");
+    QTest::addColumn<int>("k");
+    // The packed GEMM's edges: M around its 6-row panels, N around its 16-row weight panels, K below 8 (no
+    // vector step), not a multiple of 8 (a scalar tail), and past one 512-deep block (partial sums added up).
+    for (int m : {1, 5, 6, 7, 40})
+        for (int n : {1, 15, 16, 17, 130})
+            for (int k : {3, 8, 20, 1032})
+                QTest::addRow("m%d_n%d_k%d", m, n, k) << m << n << k;
+}
+
+void TestKernels::packedMatmulMatchesReference() {
+    if (!kernels::hasAvx2()) QSKIP("the packed GEMM needs AVX2/FMA");
+    QFETCH(int, m);
+    QFETCH(int, n);
+    QFETCH(int, k);
+    const auto w = randomWeights(n, k, 3);
+    const auto x = torch::randn({m, k}, at::detail::createCPUGenerator(17), torch::kFloat32);
+    auto y = torch::full({m, n}, std::nanf(""), torch::kFloat32);  // every output must be written
+    kernels::bf16PackedMatmulTransposed(x.data_ptr<float>(), reinterpret_cast<const std::uint16_t*>(w.data_ptr<at::BFloat16>()),
+                                        y.data_ptr<float>(), m, n, k);
+    const double error = (y.to(torch::kFloat64) - reference(x, w)).abs().max().item<double>();
+    QVERIFY2(error < tolerance(k), qPrintable(QString("max error %1").arg(error)));
+}
+
 void TestKernels::projectMatchesReference_data() {
     QTest::addColumn<int>("m");
     QTest::addColumn<int>("k");
-    // ops::project picks the engine's kernel for a few rows and widened blocks through OpenBLAS for a long
-    // prompt (96 rows and more); K = 20 is not a multiple of 8 and takes the portable code.
-    for (int m : {1, 40, 95, 96, 130})
+    // ops::project picks the engine's dot-product tiles for a few rows and the packed GEMM from 32 rows on (on
+    // a CPU without AVX2: widened blocks through OpenBLAS from 96 rows); K = 20 is not a multiple of 8.
+    for (int m : {1, 31, 32, 40, 96, 130})
         for (int k : {20, 1032})
             QTest::addRow("m%d_k%d", m, k) << m << k;
 }
