@@ -4,7 +4,8 @@
 # the eager PyTorch baseline (tools/baselines/marian_eager.py, transformers' math), in one run.
 #   tests/bench/marian.sh [SEQUENCES] [WORKDIR]      SEQUENCES defaults to 100
 # The baseline is run with 1 and 2 torch threads and its faster result is used, so the ratio is not flattered
-# by a bad thread setting on the baseline's side.
+# by a bad thread setting on the baseline's side (BASELINE_THREADS="1 2" by default). Every run's JSON is printed
+# as soon as it ends, so a stopped benchmark keeps what it measured.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cli="${DRAGOMAN_CLI:-$root/build/app/dragoman-cli}"
@@ -21,15 +22,15 @@ fi
 declare -A ours base
 for beams in 1 4; do
     ours[$beams]="$("$cli" bench generate --model "$model" --sequences "$sequences" --beams "$beams" --json)"
+    echo "beams=$beams ours: ${ours[$beams]}"
     best=""
-    for threads in 1 2; do
+    for threads in ${BASELINE_THREADS:-1 2}; do
         run="$(/usr/bin/python3 "$root/tools/baselines/marian_eager.py" --model "$model" --sequences "$sequences" \
                --beams "$beams" --threads "$threads" --json)"
+        echo "beams=$beams baseline, $threads thread(s): $run"
         best="$(python3 -c 'import json,sys; a,b=sys.argv[1],sys.argv[2]; print(b if not a or json.loads(b)["target_tokens_per_s"]>json.loads(a)["target_tokens_per_s"] else a)' "$best" "$run")"
     done
     base[$beams]="$best"
-    echo "beams=$beams ours: ${ours[$beams]}"
-    echo "beams=$beams baseline: ${base[$beams]}"
 done
 python3 - "${ours[1]}" "${base[1]}" "${ours[4]}" "${base[4]}" <<'PY'
 import json, sys
