@@ -41,12 +41,18 @@ void SafetensorsWriter::write(const std::filesystem::path& path) const {
     const auto temporary = path.string() + ".part" + std::to_string(::getpid());
     const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0) throw Error("io", temporary + ": cannot create: " + std::strerror(errno));
-    auto fail = [&](const char* what) {
-        const std::string reason = std::strerror(errno);
-        ::close(fd);
-        std::remove(temporary.c_str());
-        throw Error("io", temporary + ": " + what + ": " + reason);
-    };
+    // Whatever stops the write (a failed write(), a fill() that throws) closes the file and removes it.
+    struct Partial {
+        int fd;
+        const std::string& path;
+        bool done = false;
+        ~Partial() {
+            if (done) return;
+            ::close(fd);
+            std::remove(path.c_str());
+        }
+    } partial{fd, temporary};
+    auto fail = [&](const char* what) { throw Error("io", temporary + ": " + what + ": " + std::strerror(errno)); };
     // Everything goes out in whole staging buffers, so each write() covers an 8 MiB-aligned range of the
     // file: the page cache then holds the new file in 2 MiB folios, which a reader maps with one TLB entry
     // each (unaligned writes left about half of it in 4 KiB pages, and decoding that ran ~20% slower).
@@ -96,6 +102,7 @@ void SafetensorsWriter::write(const std::filesystem::path& path) const {
     putBytes(text.data(), text.size());
     for (const auto& t : tensors_) put(t.nbytes, dtypeSize(t.dtype), t.fill);
     flush();
+    partial.done = true;
     if (::close(fd) != 0) {
         std::remove(temporary.c_str());
         throw Error("io", temporary + ": write failed: " + std::strerror(errno));

@@ -70,6 +70,7 @@ private Q_SLOTS:
     void missingFileIsAnIoError();
     void writerRoundTrips_data();
     void writerRoundTrips();
+    void writerLeavesNothingWhenAFillFails();
 };
 
 void TestSafetensors::fixtureCase_data() {
@@ -207,6 +208,16 @@ void TestSafetensors::writerRoundTrips() {
         QCOMPARE(wrong, std::size_t(0));
     }
     QVERIFY(!std::filesystem::exists(path.string() + ".part" + std::to_string(::getpid())));
+}
+
+void TestSafetensors::writerLeavesNothingWhenAFillFails() {
+    SafetensorsWriter writer;
+    writer.add("ok", DType::F32, {4}, [](std::span<std::byte> out, std::uint64_t) { std::memset(out.data(), 0, out.size()); });
+    writer.add("bad", DType::F32, {4}, [](std::span<std::byte>, std::uint64_t) { throw std::runtime_error("source vanished"); });
+    QTemporaryDir dir;
+    const std::filesystem::path path = dir.filePath("w.safetensors").toStdString();
+    QVERIFY_THROWS_EXCEPTION(std::runtime_error, writer.write(path));
+    QVERIFY(std::filesystem::is_empty(dir.path().toStdString()));  // neither the file nor its temporary
 }
 
 QTEST_GUILESS_MAIN(TestSafetensors)
