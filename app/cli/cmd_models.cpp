@@ -61,16 +61,13 @@ int verifyModel(const QStringList& args) {
     const ModelStore store;
     const auto entry = store.resolve(cmd.positional().front().toStdString());
     auto manifest = store.ensureManifest(entry);
-    auto problems = statMismatches(manifest);
-    bool rerecorded = false;
-    if (cmd.isSet("full")) {
-        // The content decides: files rewritten with the same bytes (new times) are recorded again, and load.
-        problems = hashMismatches(manifest);
-        if (problems.empty() && !statMismatches(manifest).empty()) {
-            recordCurrentTimes(manifest);
-            writeManifest(store.manifestPath(entry), manifest);
-            rerecorded = true;
-        }
+    const auto stale = statMismatches(manifest);
+    // With --full the content decides: files rewritten with the same bytes (new times) are recorded again, and load.
+    const auto problems = cmd.isSet("full") ? hashMismatches(manifest) : stale;
+    const bool rerecorded = cmd.isSet("full") && problems.empty() && !stale.empty();
+    if (rerecorded) {
+        recordCurrentTimes(manifest);
+        writeManifest(store.manifestPath(entry), manifest);
     }
     if (!problems.empty()) throw Error("integrity", entry.id + ": " + joinProblems(problems));
     print(fmt::format("ok: {} ({} files, {:.1f} MB{}{})\n", entry.id, manifest.files.size(), manifest.totalBytes() / 1e6,
