@@ -159,42 +159,31 @@ __attribute__((target("avx2,fma"))) void avx2Block(const float* x, const W* w, f
     }
 }
 
-// One activation row (a decoding step): four weight rows at once, two accumulators each, so eight
-// independent FMA chains keep enough loads in flight to run at memory speed. Short rows: one at a time.
+// One activation row (a decoding step): eight weight rows at once, one accumulator each. Each row is a
+// separate stream; with 4 KiB rows every one starts on a new page, where the hardware prefetcher restarts,
+// and eight streams in flight hide more of that than four: 6-16% faster over the HY-MT 1.8B decode
+// sequence (A/B in one process, 2 cores). Short rows: one at a time.
 template <typename W>
 __attribute__((target("avx2,fma"))) void gemvBlock(const float* x, const W* w, float* y, std::int64_t k,
                                                    std::int64_t rowBegin, std::int64_t rowEnd) {
     if (shortRows<W>(k)) return shortRowsAgainstBlock<1, W>(x, w, y, 0, k, rowBegin, rowEnd);
+    constexpr int kRows = 8;
     std::int64_t j = rowBegin;
-    for (; j + 3 < rowEnd; j += 4) {
-        const W* r0 = w + j * k;
-        const W* r1 = r0 + k;
-        const W* r2 = r1 + k;
-        const W* r3 = r2 + k;
-        __m256 a0 = _mm256_setzero_ps(), a1 = a0, b0 = a0, b1 = a0, c0 = a0, c1 = a0, d0 = a0, d1 = a0;
-        std::int64_t i = 0;
-        for (; i + 15 < k; i += 16) {
-            const __m256 x0 = _mm256_loadu_ps(x + i), x1 = _mm256_loadu_ps(x + i + 8);
-            a0 = _mm256_fmadd_ps(x0, load8(r0 + i), a0);
-            a1 = _mm256_fmadd_ps(x1, load8(r0 + i + 8), a1);
-            b0 = _mm256_fmadd_ps(x0, load8(r1 + i), b0);
-            b1 = _mm256_fmadd_ps(x1, load8(r1 + i + 8), b1);
-            c0 = _mm256_fmadd_ps(x0, load8(r2 + i), c0);
-            c1 = _mm256_fmadd_ps(x1, load8(r2 + i + 8), c1);
-            d0 = _mm256_fmadd_ps(x0, load8(r3 + i), d0);
-            d1 = _mm256_fmadd_ps(x1, load8(r3 + i + 8), d1);
+    for (; j + kRows <= rowEnd; j += kRows) {
+        const W* rows[kRows];
+        __m256 acc[kRows];
+#pragma GCC unroll 8
+        for (int r = 0; r < kRows; ++r) {
+            rows[r] = w + (j + r) * k;
+            acc[r] = _mm256_setzero_ps();
         }
-        for (; i < k; i += 8) {
-            const __m256 x0 = _mm256_loadu_ps(x + i);
-            a0 = _mm256_fmadd_ps(x0, load8(r0 + i), a0);
-            b0 = _mm256_fmadd_ps(x0, load8(r1 + i), b0);
-            c0 = _mm256_fmadd_ps(x0, load8(r2 + i), c0);
-            d0 = _mm256_fmadd_ps(x0, load8(r3 + i), d0);
+        for (std::int64_t i = 0; i < k; i += 8) {
+            const __m256 xv = _mm256_loadu_ps(x + i);
+#pragma GCC unroll 8
+            for (int r = 0; r < kRows; ++r) acc[r] = _mm256_fmadd_ps(xv, load8(rows[r] + i), acc[r]);
         }
-        y[j] = sum8(_mm256_add_ps(a0, a1));
-        y[j + 1] = sum8(_mm256_add_ps(b0, b1));
-        y[j + 2] = sum8(_mm256_add_ps(c0, c1));
-        y[j + 3] = sum8(_mm256_add_ps(d0, d1));
+#pragma GCC unroll 8
+        for (int r = 0; r < kRows; ++r) y[j + r] = sum8(acc[r]);
     }
     for (; j < rowEnd; ++j) singleRow<1, W>(x, w, y, 0, k, j);
 }

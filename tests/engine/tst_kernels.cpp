@@ -57,11 +57,12 @@ void TestKernels::matmulMatchesReference_data() {
     QTest::addColumn<int>("n");
     QTest::addColumn<int>("k");
     // K = 8 and 24 leave tails after 16/32-wide steps; 512 is a short f32 row (2 KiB), 1032 a long f32 row
-    // but a short bf16 one, 4096 long in both. N = 3 and 130 leave tails after 2- and 4-row tiles, and
-    // 130 also splits unevenly over the thread pool. M = 5 and 9 run a full group of 4 rows and a rest.
+    // but a short bf16 one, 4096 long in both. N = 3, 13 and 130 leave tails after 2-row tiles and the
+    // 8-row groups of a decoding step, and 130 also splits unevenly over the thread pool. M = 5 and 9 run a
+    // full group of 4 rows and a rest.
     for (int k : {8, 24, 512, 1032, 4096})
         for (int m : {1, 2, 3, 4, 5, 9})
-            for (int n : {1, 3, 130})
+            for (int n : {1, 3, 13, 130})
                 QTest::addRow("m%d_n%d_k%d", m, n, k) << m << n << k;
 }
 
