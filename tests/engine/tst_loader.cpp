@@ -2,6 +2,7 @@
 // sharded checkpoints, and zero-copy binding.
 #include "io/safetensors_writer.h"
 #include "load/model_loader.h"
+#include "load/page_in.h"
 #include "test_files.h"
 #include "util/error.h"
 
@@ -50,6 +51,7 @@ private Q_SLOTS:
     void cancelStopsEachPhase_data();
     void cancelStopsEachPhase();
     void pageInReportsEvery16MiB();
+    void coldPageInReadsEveryByte();
     void truncatedWeightsAreRefused();
     void corruptCheckpointIsRefused();
     void memoryGuardRefuses();
@@ -137,6 +139,31 @@ void TestLoader::pageInReportsEvery16MiB() {
     };
     loadModel(*store_, dir.string(), options);
     QVERIFY2(pageInCalls >= 4, std::to_string(pageInCalls).c_str());
+}
+
+void TestLoader::coldPageInReadsEveryByte() {
+    // A file evicted from the page cache is read back whole by the page-in, in 2 MiB folios where the kernel
+    // offers them (what decoding needs to stream at full speed), and the tensors see the file's bytes.
+    SafetensorsWriter writer;
+    writer.add("ramp", DType::F32, {12, 1024, 1024}, [](std::span<std::byte> b, std::uint64_t first) {
+        auto* f = reinterpret_cast<float*>(b.data());
+        for (std::size_t i = 0; i < b.size() / sizeof(float); ++i) f[i] = static_cast<float>((first / sizeof(float) + i) % 1000003);
+    });
+    const auto dir = root_ / "cold";
+    fs::create_directories(dir);
+    writer.write(dir / "model.safetensors");
+    std::ofstream(dir / "config.json") << R"({"model_type": "test"})";
+    loadModel(*store_, dir.string());  // first sight: hashed and recorded
+    if (!evictFromPageCache(dir / "model.safetensors")) QSKIP("the page cache cannot be dropped here");
+    const auto model = loadModel(*store_, dir.string());
+    const auto& ramp = model.weights.at("ramp");
+    const auto expected = torch::arange(12 * 1024 * 1024, torch::kInt64).remainder(1000003).to(torch::kFloat32).view({12, 1024, 1024});
+    QVERIFY(torch::equal(ramp, expected));
+    const auto& mapping = *model.checkpoint.files().front()->mapping();
+    const auto huge = mapping.hugePageBytes();
+    qInfo("%llu of %llu bytes mapped in 2 MiB pages", static_cast<unsigned long long>(huge), static_cast<unsigned long long>(mapping.size()));
+    if (pageInReadsHugeFolios() && huge > 0)  // 0: the filesystem keeps small folios (tmpfs, old kernels)
+        QVERIFY2(huge >= mapping.size() / 2, (std::to_string(huge) + " of " + std::to_string(mapping.size())).c_str());
 }
 
 void TestLoader::truncatedWeightsAreRefused() {
