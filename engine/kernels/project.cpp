@@ -72,6 +72,10 @@ torch::Tensor project(const torch::Tensor& x, const torch::Tensor& weight) {
     return y.view(sizes);
 }
 
+torch::Tensor libtorchProject(const torch::Tensor& x, const torch::Tensor& weight) {
+    return torch::matmul(x, weight.to(torch::kFloat32).t());  // to(): no copy for float32 weights
+}
+
 std::vector<torch::Tensor> projectMany(const torch::Tensor& x, const std::vector<torch::Tensor>& weights) {
     const auto k = x.size(-1);
     bool fused = x.numel() == k && x.scalar_type() == torch::kFloat32;

@@ -75,7 +75,9 @@ torch::Tensor hunyuanInverseFrequencies(const HunyuanConfig& config) {
     return 1.0 / torch::pow(config.ropeBase(), exponents);
 }
 
-HunyuanModel::HunyuanModel(const HunyuanConfig& config, const WeightTable& weights, const std::string& modelId) : config_(config) {
+HunyuanModel::HunyuanModel(const HunyuanConfig& config, const WeightTable& weights, const std::string& modelId, Placement placement)
+    : config_(config), placement_(placement) {
+    if (!placement_.device.is_cpu()) placement_.libtorchOps = true;
     const auto h = config.hidden, hd = config.headDim;
     WeightBinder w(weights);
     embed_ = w.take("model.embed_tokens.weight", {config.vocabSize, h});
@@ -110,13 +112,36 @@ HunyuanModel::HunyuanModel(const HunyuanConfig& config, const WeightTable& weigh
         for (const auto* t : {&l.inputNorm, &l.q, &l.k, &l.v, &l.o, &l.qNorm, &l.kNorm, &l.postNorm, &l.gate, &l.up, &l.down})
             if (t->defined()) weightBytesPerToken_ += static_cast<std::int64_t>(t->nbytes());
     weightBytesPerToken_ += static_cast<std::int64_t>(lmHead_.nbytes() + finalNorm_.nbytes());
+    if (placement_.device.is_cpu()) return;
+    // One copy to device memory, in the checkpoint's dtype; the tied output layer stays the same tensor.
+    const auto device = placement_.device;
+    const bool tied = lmHead_.is_same(embed_);
+    embed_ = embed_.to(device);
+    lmHead_ = tied ? embed_ : lmHead_.to(device);
+    finalNorm_ = finalNorm_.to(device);
+    invFreq_ = invFreq_.to(device);
+    for (auto& l : layers_)
+        for (auto* t : {&l.inputNorm, &l.q, &l.k, &l.v, &l.o, &l.qNorm, &l.kNorm, &l.postNorm, &l.gate, &l.up, &l.down})
+            if (t->defined()) *t = t->to(device);
+}
+
+torch::Tensor HunyuanModel::project(const torch::Tensor& x, const torch::Tensor& weight) const {
+    return placement_.onCpuKernels() ? ops::project(x, weight) : ops::libtorchProject(x, weight);
+}
+
+std::vector<torch::Tensor> HunyuanModel::projectMany(const torch::Tensor& x, const std::vector<torch::Tensor>& weights) const {
+    if (placement_.onCpuKernels()) return ops::projectMany(x, weights);
+    std::vector<torch::Tensor> out;
+    for (const auto& w : weights) out.push_back(ops::libtorchProject(x, w));
+    return out;
 }
 
 std::unique_ptr<CausalState> HunyuanModel::start(std::int64_t maxTokens) const {
     auto state = std::make_unique<HunyuanState>();
     state->capacity_ = std::max<std::int64_t>(1, std::min(maxTokens, config_.maxPositions));
     for (std::int64_t i = 0; i < config_.layers; ++i) {
-        state->keys.push_back(torch::empty({config_.kvHeads, state->capacity_, config_.headDim}, torch::kFloat32));
+        state->keys.push_back(torch::empty({config_.kvHeads, state->capacity_, config_.headDim},
+                                           torch::TensorOptions().dtype(torch::kFloat32).device(placement_.device)));
         state->values.push_back(torch::empty_like(state->keys.back()));
     }
     return state;
@@ -127,7 +152,7 @@ torch::Tensor HunyuanModel::attention(const HunyuanLayer& l, std::size_t index, 
     auto& state = static_cast<HunyuanState&>(base);
     const auto t = x.size(0), heads = config_.heads, kvHeads = config_.kvHeads, hd = config_.headDim;
     const auto start = state.length_, total = start + t;
-    const auto qkv = ops::projectMany(x, {l.q, l.k, l.v});
+    const auto qkv = projectMany(x, {l.q, l.k, l.v});
     auto q = qkv[0].view({t, heads, hd}).transpose(0, 1);  // [H, T, hd]
     auto k = qkv[1].view({t, kvHeads, hd}).transpose(0, 1);
     auto v = qkv[2].view({t, kvHeads, hd}).transpose(0, 1);
@@ -140,21 +165,22 @@ torch::Tensor HunyuanModel::attention(const HunyuanLayer& l, std::size_t index, 
     state.keys[index].narrow(1, start, t).copy_(k);
     state.values[index].narrow(1, start, t).copy_(v);
     const auto keys = state.keys[index].narrow(1, 0, total), values = state.values[index].narrow(1, 0, total);
-    if (t == 1)  // a decoding step: one pass of the engine's attention kernel, heads merged
-        return ops::project(ops::attendOneQuery(q.reshape({1, heads * hd}), keys.unsqueeze(0), values.unsqueeze(0), heads), l.o);
+    if (t == 1 && placement_.onCpuKernels())  // a decoding step: one pass of the engine's attention kernel, heads merged
+        return project(ops::attendOneQuery(q.reshape({1, heads * hd}), keys.unsqueeze(0), values.unsqueeze(0), heads), l.o);
     // Query heads sharing a key/value head are stacked so one batched product serves the whole group.
     const auto group = heads / kvHeads;
     auto grouped = q.reshape({kvHeads, group * t, hd});
     auto scores = torch::matmul(grouped, keys.transpose(1, 2)) * (1.0 / std::sqrt(static_cast<double>(hd)));
     if (t > 1) {
-        auto positions = torch::arange(start, total, torch::kInt64).unsqueeze(1);        // [T, 1]
-        auto keyPositions = torch::arange(0, total, torch::kInt64).unsqueeze(0);           // [1, total]
-        auto mask = torch::zeros({t, total}, torch::kFloat32).masked_fill(keyPositions > positions, -std::numeric_limits<float>::infinity());
+        const auto on = torch::TensorOptions().device(placement_.device);
+        auto positions = torch::arange(start, total, on.dtype(torch::kInt64)).unsqueeze(1);  // [T, 1]
+        auto keyPositions = torch::arange(0, total, on.dtype(torch::kInt64)).unsqueeze(0);     // [1, total]
+        auto mask = torch::zeros({t, total}, on.dtype(torch::kFloat32)).masked_fill(keyPositions > positions, -std::numeric_limits<float>::infinity());
         scores = scores + mask.repeat({group, 1});
     }
     auto context = torch::matmul(torch::softmax(scores, -1), values);  // [kvHeads, group * T, hd]
     context = context.view({heads, t, hd}).transpose(0, 1).reshape({t, heads * hd});
-    return ops::project(context, l.o);
+    return project(context, l.o);
 }
 
 torch::Tensor HunyuanModel::run(CausalState& base, const torch::Tensor& ids, std::vector<torch::Tensor>* hidden) const {
@@ -166,19 +192,20 @@ torch::Tensor HunyuanModel::run(CausalState& base, const torch::Tensor& ids, std
                                  std::to_string(state.capacity_) + " (the model allows " + std::to_string(config_.maxPositions) + ")");
     if (ids.min().item<std::int64_t>() < 0 || ids.max().item<std::int64_t>() >= config_.vocabSize)
         throw Error("input", "a token id lies outside the vocabulary of " + std::to_string(config_.vocabSize));
-    auto positions = torch::arange(state.length_, state.length_ + t, torch::kInt64).to(torch::kFloat32);
+    const auto on = torch::TensorOptions().device(placement_.device);
+    auto positions = torch::arange(state.length_, state.length_ + t, on.dtype(torch::kInt64)).to(torch::kFloat32);
     auto angles = torch::outer(positions, invFreq_);
     auto emb = torch::cat({angles, angles}, -1);  // [T, hd]
     const auto cos = emb.cos(), sin = emb.sin();
 
-    auto x = torch::embedding(embed_, ids).to(torch::kFloat32);  // [T, H]
+    auto x = torch::embedding(embed_, ids.to(placement_.device)).to(torch::kFloat32);  // [T, H]
     if (hidden) hidden->push_back(x);
     for (std::size_t i = 0; i < layers_.size(); ++i) {
         const auto& l = layers_[i];
         x = x + attention(l, i, state, rmsNorm(x, l.inputNorm, config_.rmsEps), cos, sin);
         auto h = rmsNorm(x, l.postNorm, config_.rmsEps);
-        const auto gateUp = ops::projectMany(h, {l.gate, l.up});
-        x = x + ops::project(torch::silu(gateUp[0]) * gateUp[1], l.down);
+        const auto gateUp = projectMany(h, {l.gate, l.up});
+        x = x + project(torch::silu(gateUp[0]) * gateUp[1], l.down);
         if (hidden) hidden->push_back(x);
     }
     state.length_ += t;
@@ -189,15 +216,16 @@ torch::Tensor HunyuanModel::run(CausalState& base, const torch::Tensor& ids, std
 
 torch::Tensor HunyuanModel::forward(CausalState& state, const torch::Tensor& ids, bool allPositions) const {
     auto x = run(state, ids, nullptr);
-    if (!allPositions) return ops::project(x.narrow(0, x.size(0) - 1, 1), lmHead_).view({config_.vocabSize});
-    return ops::project(x, lmHead_);
+    // Logits come back to the CPU, where search and sampling run (a no-op there).
+    if (!allPositions) return project(x.narrow(0, x.size(0) - 1, 1), lmHead_).view({config_.vocabSize}).to(torch::kCPU);
+    return project(x, lmHead_).to(torch::kCPU);
 }
 
 torch::Tensor HunyuanModel::hiddenStates(const torch::Tensor& ids) const {
     auto state = start(ids.size(0));
     std::vector<torch::Tensor> hidden;
     run(*state, ids, &hidden);
-    return torch::stack(hidden);
+    return torch::stack(hidden).to(torch::kCPU);
 }
 
 }  // namespace dragoman

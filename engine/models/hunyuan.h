@@ -5,6 +5,7 @@
 // per-head RMSNorm of q and k applied after RoPE, SiLU-gated MLP, and the output layer tied to the
 // embeddings when lm_head.weight is absent. Weights are used as mapped (bf16 stays bf16).
 #include "models/causal_lm.h"
+#include "models/placement.h"
 #include "models/weights.h"
 
 #include <nlohmann/json.hpp>
@@ -29,8 +30,9 @@ struct HunyuanLayer {
 
 class HunyuanModel : public CausalLanguageModel {
 public:
-    // Binds the weights as mapped and checks the keys. Throws Error("config"/"checkpoint").
-    HunyuanModel(const HunyuanConfig& config, const WeightTable& weights, const std::string& modelId);
+    // Binds the weights as mapped and checks the keys; off the CPU, copies them to the device (placement.h).
+    // Throws Error("config"/"checkpoint").
+    HunyuanModel(const HunyuanConfig& config, const WeightTable& weights, const std::string& modelId, Placement placement = {});
 
     std::unique_ptr<CausalState> start(std::int64_t maxTokens) const override;
     torch::Tensor forward(CausalState& state, const torch::Tensor& ids, bool allPositions = false) const override;
@@ -41,13 +43,17 @@ public:
     std::int64_t maxPositions() const override { return config_.maxPositions; }
     std::int64_t weightBytesPerToken() const override { return weightBytesPerToken_; }
     const HunyuanConfig& config() const { return config_; }
+    const Placement& placement() const { return placement_; }
 
 private:
     torch::Tensor run(CausalState& state, const torch::Tensor& ids, std::vector<torch::Tensor>* hidden) const;
     torch::Tensor attention(const HunyuanLayer& layer, std::size_t index, CausalState& state, const torch::Tensor& x,
                             const torch::Tensor& cos, const torch::Tensor& sin) const;
+    torch::Tensor project(const torch::Tensor& x, const torch::Tensor& weight) const;
+    std::vector<torch::Tensor> projectMany(const torch::Tensor& x, const std::vector<torch::Tensor>& weights) const;
 
     HunyuanConfig config_;
+    Placement placement_;
     torch::Tensor embed_, finalNorm_, lmHead_, invFreq_;
     std::vector<HunyuanLayer> layers_;
     std::int64_t weightBytesPerToken_ = 0;

@@ -37,6 +37,11 @@ inline torch::Tensor linear(const torch::Tensor& x, const torch::Tensor& weight,
 torch::Tensor attendOneQuery(const torch::Tensor& queries, const torch::Tensor& keys, const torch::Tensor& values,
                              std::int64_t heads);
 
+// x W^T with libtorch's own float32 matmul, bf16 weights widened for the call (a temporary; device memory
+// keeps them bf16): the products off the engine's CPU kernels, on a CUDA device (models/placement.h).
+// Float32 arithmetic keeps the reference's 1e-4 parity: bf16 products measured up to 8e-2 off on the fixtures.
+torch::Tensor libtorchProject(const torch::Tensor& x, const torch::Tensor& weight);
+
 // project() of the same x by several weights; one decoding row by bf16 weights runs as a single kernel pass.
 std::vector<torch::Tensor> projectMany(const torch::Tensor& x, const std::vector<torch::Tensor>& weights);
 

@@ -2,6 +2,7 @@
 
 #include "models/hunyuan.h"
 #include "models/marian.h"
+#include "runtime/device.h"
 #include "util/error.h"
 #include "util/log.h"
 
@@ -10,8 +11,9 @@
 namespace dragoman {
 
 std::string RunnableModel::device() const {
-    // The engine's kernels are CPU kernels; a CUDA build of libtorch is detected and reported, not used yet.
-    return torch::cuda::is_available() ? "CPU (CUDA present, not used yet)" : "CPU";
+    // Marian runs on the engine's CPU kernels only (its models are small); HY-MT follows choosePlacement().
+    if (encoderDecoder && torch::cuda::is_available()) return "CPU (this architecture runs on the CPU kernels)";
+    return describePlacement(placement);
 }
 
 const Tokenizer& RunnableModel::requireTokenizer() const {
@@ -29,7 +31,9 @@ std::shared_ptr<RunnableModel> openModel(const ModelStore& store, const std::str
         model->encoderDecoder = std::make_shared<MarianModel>(MarianConfig::parse(model->loaded.config, label),
                                                               model->loaded.weights, entry.id);
     } else if (model->architecture == "hunyuan_v1_dense") {
-        model->causal = std::make_shared<HunyuanModel>(HunyuanConfig::parse(model->loaded.config, label), model->loaded.weights, entry.id);
+        model->placement = choosePlacement();
+        model->causal = std::make_shared<HunyuanModel>(HunyuanConfig::parse(model->loaded.config, label), model->loaded.weights, entry.id,
+                                                       model->placement);
     } else {
         throw Error("config", label + ": unsupported model_type '" + model->architecture + "' (supported: marian, hunyuan_v1_dense)");
     }

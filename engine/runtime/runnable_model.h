@@ -5,6 +5,7 @@
 #include "load/model_loader.h"
 #include "models/causal_lm.h"
 #include "models/encoder_decoder.h"
+#include "models/placement.h"
 #include "text/tokenizer.h"
 
 #include <memory>
@@ -18,9 +19,10 @@ struct RunnableModel {
     std::shared_ptr<CausalLanguageModel> causal;          // set for decoder-only architectures
     std::unique_ptr<Tokenizer> tokenizer;  // null for checkpoints without tokenizer files
     GenerationConfig generation;
+    Placement placement;  // where the architecture runs (CUDA for HY-MT when available, see runtime/device.h)
 
     const std::string& id() const { return loaded.entry.id; }
-    // Where inference runs, for the status line: "CPU", with the reason when CUDA is not used.
+    // Where inference runs, for the status line: "CUDA:0" or "CPU", with the reason when CUDA is not used.
     std::string device() const;
     // Throws Error("tokenizer") when the folder has none.
     const Tokenizer& requireTokenizer() const;

@@ -1,9 +1,11 @@
 // HunYuanDenseV1 parity with the golden references: tests/fixtures/hunyuan-tiny-f32 (f32 weights) and
 // hunyuan-tiny (bf16 weights, computed in f32 on the widened weights): full-sequence logits and hidden states
 // within 1e-4, RoPE frequencies, greedy ids exact through the KV cache, the cached step logits, determinism,
-// prompts fed in pieces, and named errors for broken checkpoints.
+// prompts fed in pieces, named errors for broken checkpoints, and the libtorch-ops path a CUDA device runs
+// (exercised on the CPU) with the device choice.
 #include "io/tensor_view.h"
 #include "models/hunyuan.h"
+#include "runtime/device.h"
 #include "runtime/runnable_model.h"
 #include "test_files.h"
 #include "util/error.h"
@@ -11,6 +13,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <torch/cuda.h>
 #include <torch/torch.h>
 
 #include <fstream>
@@ -56,6 +59,9 @@ private Q_SLOTS:
     void cacheOverflowIsAnInputError();
     void missingKeyIsNamed();
     void unsupportedConfigIsNamed();
+    void libtorchOpsPathMatches_data();
+    void libtorchOpsPathMatches();
+    void deviceChoiceFollowsEnvironment();
 
 private:
     void addFixtureRows();
@@ -234,6 +240,67 @@ void TestHunyuan::unsupportedConfigIsNamed() {
     } catch (const Error& e) {
         QVERIFY(QString::fromUtf8(e.what()).contains("num_key_value_heads"));
     }
+}
+
+void TestHunyuan::libtorchOpsPathMatches_data() { addFixtureRows(); }
+
+// The path a CUDA device runs (libtorch's float32 matmul, the attention as batched products), here on the
+// CPU: logits within 1e-4 of the reference for the prompt and for every step through the KV cache
+// (teacher-forced on the reference's greedy ids), with its argmax wherever the margin is clear.
+void TestHunyuan::libtorchOpsPathMatches() {
+    QFETCH(QString, fixture);
+    QFETCH(int, caseIndex);
+    c10::InferenceMode guard;
+    const auto& f = fixtures_.at(fixture.toStdString());
+    const HunyuanModel model(f.hunyuan().config(), f.model->loaded.weights, "libtorch-ops", Placement{torch::kCPU, true});
+    QVERIFY(!model.placement().onCpuKernels());
+    const float tolerance = 1e-4f;
+    const auto input = f.inputIds(caseIndex);
+    const auto& greedy = f.json["cases"][caseIndex]["greedy"];
+    const auto expectedIds = greedy["new_ids"].get<std::vector<TokenId>>();
+    const auto stepLogits = f.tensor(greedy["step_logits"].get<std::string>());
+
+    auto whole = model.start(static_cast<std::int64_t>(input.size()));
+    const float wholeDiff = maxDiff(model.forward(*whole, ids(input), true), f.tensor(f.json["cases"][caseIndex]["logits"].get<std::string>()));
+    QVERIFY2(wholeDiff <= tolerance, qPrintable(QString("prompt logits: max diff %1").arg(wholeDiff)));
+
+    auto state = model.start(static_cast<std::int64_t>(input.size() + expectedIds.size()));
+    auto logits = model.forward(*state, ids(input));
+    int clearSteps = 0;
+    for (std::size_t i = 0; i < expectedIds.size(); ++i) {
+        const auto expected = stepLogits[static_cast<std::int64_t>(i)];
+        QVERIFY2(maxDiff(logits, expected) <= tolerance, qPrintable(QString("step %1: max diff %2").arg(i).arg(maxDiff(logits, expected))));
+        const auto top2 = std::get<0>(expected.topk(2));
+        if ((top2[0] - top2[1]).item<float>() > 4 * tolerance) {
+            ++clearSteps;
+            QCOMPARE(logits.argmax().item<TokenId>(), expectedIds[i]);
+        }
+        logits = model.forward(*state, ids({expectedIds[i]}));
+    }
+    QVERIFY(clearSteps > 0);
+}
+
+void TestHunyuan::deviceChoiceFollowsEnvironment() {
+    const QByteArray saved = qgetenv("DRAGOMAN_DEVICE");
+    qputenv("DRAGOMAN_DEVICE", "cpu");
+    QVERIFY(choosePlacement().onCpuKernels());
+    qputenv("DRAGOMAN_DEVICE", "tpu");
+    QVERIFY_THROWS_EXCEPTION(Error, choosePlacement());
+    if (!torch::cuda::is_available()) {
+        qputenv("DRAGOMAN_DEVICE", "cuda");
+        try {
+            choosePlacement();
+            QFAIL("chose CUDA without a device");
+        } catch (const Error& e) {
+            QCOMPARE(QString::fromStdString(e.category()), QStringLiteral("config"));
+            QVERIFY(QString::fromUtf8(e.what()).contains("DRAGOMAN_DEVICE=cuda"));
+        }
+        qunsetenv("DRAGOMAN_DEVICE");
+        QCOMPARE(QString::fromStdString(describePlacement(choosePlacement())), QStringLiteral("CPU"));
+    }
+    QCOMPARE(QString::fromStdString(describePlacement(Placement{torch::Device(torch::kCUDA, 1), true})), QStringLiteral("CUDA:1"));
+    if (saved.isNull()) qunsetenv("DRAGOMAN_DEVICE");
+    else qputenv("DRAGOMAN_DEVICE", saved);
 }
 
 QTEST_GUILESS_MAIN(TestHunyuan)
