@@ -102,10 +102,16 @@ nlohmann::ordered_json benchCausal(const RunnableModel& model, const GenerateBen
     double ttft = 0, decodeSeconds = 0;
     run(options.newTokens, &ttft, &decodeSeconds);
     const double decodeRate = options.newTokens > 1 ? static_cast<double>(options.newTokens - 1) / decodeSeconds : 0.0;
+    const auto bytesPerToken = m.weightBytesPerToken();
+    if (!model.placement.device.is_cpu()) {
+        // The bandwidth references below are the host's; a GPU's decode is reported without an efficiency.
+        return nlohmann::ordered_json{{"model", model.id()}, {"architecture", model.architecture}, {"device", model.device()},
+                                      {"prompt_tokens", options.promptTokens}, {"new_tokens", options.newTokens}, {"ttft_s", ttft},
+                                      {"decode_tokens_per_s", decodeRate}, {"weight_bytes_per_token", bytesPerToken}};
+    }
     // The physical limit: the faster of a large float32 and a large bfloat16 matrix-vector product.
     const double f32Bandwidth = measureMemoryBandwidth(), bf16Bandwidth = measureBf16Bandwidth();
     const double bandwidth = std::max(f32Bandwidth, bf16Bandwidth);
-    const auto bytesPerToken = m.weightBytesPerToken();
     return nlohmann::ordered_json{{"model", model.id()},
                                   {"architecture", model.architecture},
                                   {"device", model.device()},

@@ -106,6 +106,10 @@ int benchGenerate(const QStringList& args) {
     if (model->causal) {
         const auto out = bench::benchCausal(*model, options);
         if (cmd.isSet("json")) print(out.dump() + "\n");
+        else if (!out.contains("efficiency"))  // on a GPU: no host bandwidth reference
+            print(fmt::format("{} ({}): first token after a {}-token prompt {:.3f} s; decode {:.2f} tokens/s over {} tokens\n", model->id(),
+                              out["device"].get<std::string>(), options.promptTokens, out["ttft_s"].get<double>(),
+                              out["decode_tokens_per_s"].get<double>(), options.newTokens));
         else
             print(fmt::format("{} ({}): first token after a {}-token prompt {:.3f} s; decode {:.2f} tokens/s over {} tokens\n"
                               "  {:.1f} MB of weights per token, memory bandwidth {:.1f} GB/s, efficiency {:.2f}; {:.0f}% of the weights in 2 MiB pages\n",
