@@ -1,6 +1,8 @@
 #include "models/hunyuan.h"
 
 #include "models/config_reader.h"
+#include "kernels/rms_norm.h"
+#include "kernels/rope.h"
 #include "models/ops.h"
 #include "util/error.h"
 #include "util/log.h"
@@ -21,8 +23,19 @@ public:
     std::int64_t length_ = 0, capacity_ = 0;
 };
 
-// RMSNorm as transformers: float32 x * rsqrt(mean(x^2) + eps), then weight * x.
-torch::Tensor rmsNorm(const torch::Tensor& x, const torch::Tensor& weight, double eps) {
+// RMSNorm as transformers: float32 x * rsqrt(mean(x^2) + eps), then weight * x. On the CPU kernels' path
+// one pass of kernels::rmsNorm per row.
+torch::Tensor rmsNorm(const torch::Tensor& x, const torch::Tensor& weight, double eps, bool cpuKernels) {
+    const auto wtype = weight.scalar_type();
+    if (cpuKernels && x.scalar_type() == torch::kFloat32 && x.is_contiguous() && weight.is_contiguous() &&
+        (wtype == torch::kBFloat16 || wtype == torch::kFloat32)) {
+        auto out = torch::empty_like(x);
+        const auto d = x.size(-1), rows = x.numel() / d;
+        if (wtype == torch::kFloat32) kernels::rmsNorm(x.data_ptr<float>(), weight.data_ptr<float>(), out.data_ptr<float>(), rows, d, eps);
+        else
+            kernels::rmsNorm(x.data_ptr<float>(), reinterpret_cast<const std::uint16_t*>(weight.data_ptr()), out.data_ptr<float>(), rows, d, eps);
+        return out;
+    }
     auto normed = x * torch::rsqrt(x.pow(2).mean(-1, true) + eps);
     return weight.to(torch::kFloat32) * normed;
 }
@@ -30,6 +43,15 @@ torch::Tensor rmsNorm(const torch::Tensor& x, const torch::Tensor& weight, doubl
 torch::Tensor rotateHalf(const torch::Tensor& x) {
     const auto half = x.size(-1) / 2;
     return torch::cat({-x.narrow(-1, half, half), x.narrow(-1, 0, half)}, -1);
+}
+
+// x [H, T, hd] as a view of a fresh projection, RoPE applied: in place on the CPU kernels' path.
+torch::Tensor rotate(const torch::Tensor& x, const torch::Tensor& cos, const torch::Tensor& sin, bool cpuKernels) {
+    if (!cpuKernels) return x * cos + rotateHalf(x) * sin;
+    auto rows = x.contiguous();  // no copy for one position
+    kernels::applyRope(rows.data_ptr<float>(), rows.size(0) * rows.size(1), rows.size(2), cos.data_ptr<float>(), sin.data_ptr<float>(),
+                       rows.size(1));
+    return rows;
 }
 
 }  // namespace
@@ -156,11 +178,12 @@ torch::Tensor HunyuanModel::attention(const HunyuanLayer& l, std::size_t index, 
     auto q = qkv[0].view({t, heads, hd}).transpose(0, 1);  // [H, T, hd]
     auto k = qkv[1].view({t, kvHeads, hd}).transpose(0, 1);
     auto v = qkv[2].view({t, kvHeads, hd}).transpose(0, 1);
-    q = q * cos + rotateHalf(q) * sin;
-    k = k * cos + rotateHalf(k) * sin;
+    const bool cpuKernels = placement_.onCpuKernels();
+    q = rotate(q, cos, sin, cpuKernels);
+    k = rotate(k, cos, sin, cpuKernels);
     if (config_.qkNorm) {  // after RoPE, as transformers' HunYuanDenseV1Attention
-        q = rmsNorm(q, l.qNorm, config_.rmsEps);
-        k = rmsNorm(k, l.kNorm, config_.rmsEps);
+        q = rmsNorm(q, l.qNorm, config_.rmsEps, cpuKernels);
+        k = rmsNorm(k, l.kNorm, config_.rmsEps, cpuKernels);
     }
     state.keys[index].narrow(1, start, t).copy_(k);
     state.values[index].narrow(1, start, t).copy_(v);
@@ -202,14 +225,14 @@ torch::Tensor HunyuanModel::run(CausalState& base, const torch::Tensor& ids, std
     if (hidden) hidden->push_back(x);
     for (std::size_t i = 0; i < layers_.size(); ++i) {
         const auto& l = layers_[i];
-        x = x + attention(l, i, state, rmsNorm(x, l.inputNorm, config_.rmsEps), cos, sin);
-        auto h = rmsNorm(x, l.postNorm, config_.rmsEps);
+        x = x + attention(l, i, state, rmsNorm(x, l.inputNorm, config_.rmsEps, placement_.onCpuKernels()), cos, sin);
+        auto h = rmsNorm(x, l.postNorm, config_.rmsEps, placement_.onCpuKernels());
         const auto gateUp = projectMany(h, {l.gate, l.up});
         x = x + project(torch::silu(gateUp[0]) * gateUp[1], l.down);
         if (hidden) hidden->push_back(x);
     }
     state.length_ += t;
-    x = rmsNorm(x, finalNorm_, config_.rmsEps);
+    x = rmsNorm(x, finalNorm_, config_.rmsEps, placement_.onCpuKernels());
     if (hidden) hidden->push_back(x);
     return x;
 }

@@ -4,6 +4,8 @@
 #include "kernels/packed_gemm.h"
 #include "kernels/simd.h"
 #include "kernels/layer_norm.h"
+#include "kernels/rms_norm.h"
+#include "kernels/rope.h"
 #include "kernels/thread_pool.h"
 #include "models/ops.h"
 
@@ -48,6 +50,10 @@ private Q_SLOTS:
     void attentionMatchesReference_data();
     void attentionMatchesReference();
     void addLayerNormMatchesLibtorch();
+    void rmsNormMatchesLibtorch_data();
+    void rmsNormMatchesLibtorch();
+    void ropeMatchesLibtorch_data();
+    void ropeMatchesLibtorch();
     void parallelForCoversEveryIndexOnce_data();
     void parallelForCoversEveryIndexOnce();
 };
@@ -256,6 +262,67 @@ void TestKernels::parallelForCoversEveryIndexOnce() {
         for (std::int64_t i = 0; i < count; ++i)
             QVERIFY2(visits[static_cast<std::size_t>(i)].load() == 1, qPrintable(QString("call %1, index %2 visited %3 times").arg(call).arg(i).arg(visits[i].load())));
     }
+}
+
+void TestKernels::rmsNormMatchesLibtorch_data() {
+    QTest::addColumn<int>("rows");
+    QTest::addColumn<int>("d");
+    QTest::addColumn<bool>("bf16Weight");
+    for (bool bf16 : {false, true})
+        for (auto [rows, d] : {std::pair{1, 2048}, std::pair{40, 2048}, std::pair{16, 128}, std::pair{3, 7}})
+            QTest::addRow("%s_%dx%d", bf16 ? "bf16" : "f32", rows, d) << rows << d << bf16;
+}
+
+// Against the float32 ATen formula HunYuan used before (and transformers uses), and in place.
+void TestKernels::rmsNormMatchesLibtorch() {
+    QFETCH(int, rows);
+    QFETCH(int, d);
+    QFETCH(bool, bf16Weight);
+    auto generator = at::detail::createCPUGenerator(5);
+    const auto x = torch::randn({rows, d}, generator, torch::kFloat32) * 3;
+    auto weight = torch::randn({d}, generator, torch::kFloat32);
+    if (bf16Weight) weight = weight.to(torch::kBFloat16);
+    const double eps = 1e-5;
+    const auto expected = weight.to(torch::kFloat32) * (x * torch::rsqrt(x.pow(2).mean(-1, true) + eps));
+    auto out = torch::full_like(x, std::nanf(""));
+    auto inPlace = x.clone();
+    if (bf16Weight) {
+        const auto* w = reinterpret_cast<const std::uint16_t*>(weight.data_ptr());
+        kernels::rmsNorm(x.data_ptr<float>(), w, out.data_ptr<float>(), rows, d, eps);
+        kernels::rmsNorm(inPlace.data_ptr<float>(), w, inPlace.data_ptr<float>(), rows, d, eps);
+    } else {
+        kernels::rmsNorm(x.data_ptr<float>(), weight.data_ptr<float>(), out.data_ptr<float>(), rows, d, eps);
+        kernels::rmsNorm(inPlace.data_ptr<float>(), weight.data_ptr<float>(), inPlace.data_ptr<float>(), rows, d, eps);
+    }
+    QVERIFY2((out - expected).abs().max().item<float>() < 1e-5f, qPrintable(QString::number((out - expected).abs().max().item<float>())));
+    QVERIFY(torch::equal(out, inPlace));
+}
+
+void TestKernels::ropeMatchesLibtorch_data() {
+    QTest::addColumn<int>("heads");
+    QTest::addColumn<int>("positions");
+    QTest::addColumn<int>("d");
+    QTest::newRow("decoding step") << 16 << 1 << 128;
+    QTest::newRow("prompt") << 4 << 40 << 128;
+    QTest::newRow("small head") << 3 << 5 << 6;
+}
+
+// Against the ATen formula (x * cos + rotate_half(x) * sin) on [heads, positions, d] with real angles.
+void TestKernels::ropeMatchesLibtorch() {
+    QFETCH(int, heads);
+    QFETCH(int, positions);
+    QFETCH(int, d);
+    auto generator = at::detail::createCPUGenerator(9);
+    const auto x = torch::randn({heads, positions, d}, generator, torch::kFloat32);
+    const auto invFreq = 1.0 / torch::pow(10000.0, torch::arange(0, d, 2, torch::kInt64).to(torch::kFloat32) / d);
+    const auto angles = torch::outer(torch::arange(7, 7 + positions, torch::kInt64).to(torch::kFloat32), invFreq);
+    const auto emb = torch::cat({angles, angles}, -1);
+    const auto cos = emb.cos(), sin = emb.sin();
+    const auto half = d / 2;
+    const auto expected = x * cos + torch::cat({-x.narrow(-1, half, half), x.narrow(-1, 0, half)}, -1) * sin;
+    auto got = x.clone();
+    kernels::applyRope(got.data_ptr<float>(), heads * positions, d, cos.data_ptr<float>(), sin.data_ptr<float>(), positions);
+    QVERIFY2((got - expected).abs().max().item<float>() < 1e-6f, qPrintable(QString::number((got - expected).abs().max().item<float>())));
 }
 
 QTEST_GUILESS_MAIN(TestKernels)
