@@ -1,8 +1,8 @@
 #include "models/hunyuan.h"
 
-#include "models/config_reader.h"
 #include "kernels/rms_norm.h"
 #include "kernels/rope.h"
+#include "models/config_reader.h"
 #include "models/ops.h"
 #include "util/error.h"
 #include "util/log.h"

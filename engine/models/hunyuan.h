@@ -3,7 +3,8 @@
 // pre-norm decoder layers with RMSNorm computed in float32, GQA attention with an explicit head_dim,
 // rotate-half RoPE whose base is rope_theta * alpha^(head_dim / (head_dim - 2)) (rope_scaling dynamic/alpha),
 // per-head RMSNorm of q and k applied after RoPE, SiLU-gated MLP, and the output layer tied to the
-// embeddings when lm_head.weight is absent. Weights are used as mapped (bf16 stays bf16).
+// embeddings when lm_head.weight is absent. On the CPU the weights are used as mapped (bf16 stays bf16); on a
+// CUDA device they are copied there once (models/placement.h).
 #include "models/causal_lm.h"
 #include "models/placement.h"
 #include "models/weights.h"
