@@ -13,7 +13,9 @@ float widen(std::uint16_t v) {
     return f;
 }
 
-float widen(float v) { return v; }
+float widen(float v) {
+    return v;
+}
 
 template <typename W>
 void rmsNormRows(const float* x, const W* weight, float* out, std::int64_t rows, std::int64_t d, double eps) {
@@ -21,9 +23,11 @@ void rmsNormRows(const float* x, const W* weight, float* out, std::int64_t rows,
         const float* xr = x + r * d;
         float* o = out + r * d;
         double squares = 0;
-        for (std::int64_t i = 0; i < d; ++i) squares += static_cast<double>(xr[i]) * xr[i];
+        for (std::int64_t i = 0; i < d; ++i)
+            squares += static_cast<double>(xr[i]) * xr[i];
         const auto scale = static_cast<float>(1.0 / std::sqrt(squares / static_cast<double>(d) + eps));
-        for (std::int64_t i = 0; i < d; ++i) o[i] = widen(weight[i]) * (xr[i] * scale);  // out may alias x
+        for (std::int64_t i = 0; i < d; ++i)
+            o[i] = widen(weight[i]) * (xr[i] * scale);  // out may alias x
     }
 }
 
@@ -33,7 +37,8 @@ void rmsNorm(const float* x, const float* weight, float* out, std::int64_t rows,
     rmsNormRows(x, weight, out, rows, d, eps);
 }
 
-void rmsNorm(const float* x, const std::uint16_t* bf16Weight, float* out, std::int64_t rows, std::int64_t d, double eps) {
+void rmsNorm(const float* x, const std::uint16_t* bf16Weight, float* out, std::int64_t rows, std::int64_t d,
+             double eps) {
     rmsNormRows(x, bf16Weight, out, rows, d, eps);
 }
 

@@ -26,15 +26,18 @@ Placement choosePlacement() {
     if (wanted == "cpu") return {};
     if (wanted == "cuda") {
         if (!torch::cuda::is_available())
-            throw Error("config", "DRAGOMAN_DEVICE=cuda, but the linked libtorch has no CUDA device (it was built without CUDA, "
-                                  "or no GPU is visible); unset it to run on the CPU");
+            throw Error("config",
+                        "DRAGOMAN_DEVICE=cuda, but the linked libtorch has no CUDA device (it was built "
+                        "without CUDA, "
+                        "or no GPU is visible); unset it to run on the CPU");
         return {torch::Device(torch::kCUDA, 0), true};
     }
     throw Error("config", "DRAGOMAN_DEVICE='" + wanted + "' is not one of auto, cpu, cuda");
 }
 
 std::string describePlacement(const Placement& placement) {
-    if (placement.device.is_cuda()) return "CUDA:" + std::to_string(std::max<int>(0, placement.device.index()));
+    if (placement.device.is_cuda())
+        return "CUDA:" + std::to_string(std::max<int>(0, placement.device.index()));
     if (!placement.device.is_cpu()) return placement.device.str();
     if (placement.libtorchOps) return "CPU (libtorch ops)";
     if (torch::cuda::is_available()) return "CPU (DRAGOMAN_DEVICE=cpu)";

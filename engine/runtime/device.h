@@ -10,7 +10,8 @@ namespace dragoman {
 // Throws Error("config") for an unknown DRAGOMAN_DEVICE value or "cuda" without a CUDA device.
 Placement choosePlacement();
 
-// For the status line: "CPU", "CUDA:0", with why CUDA is not used where that helps ("CPU (DRAGOMAN_DEVICE=cpu)").
+// For the status line: "CPU", "CUDA:0", with why CUDA is not used where that helps ("CPU
+// (DRAGOMAN_DEVICE=cpu)").
 std::string describePlacement(const Placement& placement);
 
 }  // namespace dragoman
