@@ -42,7 +42,7 @@ std::shared_ptr<RunnableModel> openModel(const ModelStore& store, const std::str
     if (hasTokenizer) model->tokenizer = loadTokenizer(entry.dir, model->architecture);
     else log::warn({entry.id}, "no tokenizer files: the model runs on token ids only");
     model->generation = GenerationConfig::load(entry.dir);
-    log::info({entry.id}, "ready: {} ({} weights)", model->architecture, model->loaded.weights.size());
+    log::info({entry.id}, "ready: {} ({} weights) on {}", model->architecture, model->loaded.weights.size(), model->device());
     return model;
 }
 
