@@ -1,25 +1,16 @@
 #include "kernels/bf16_matmul.h"
 
+#include "kernels/bf16.h"
 #include "kernels/simd.h"
 #include "kernels/thread_pool.h"
 
 #include <immintrin.h>
 
-#include <cstring>
 
 namespace dragoman::kernels {
 namespace {
 
 constexpr std::int64_t kRowBlock = 64;  // weight rows per block: 64 x 4096 x 2 bytes stay within L2
-
-float widen(std::uint16_t v) {
-    const std::uint32_t bits = static_cast<std::uint32_t>(v) << 16;
-    float f;
-    std::memcpy(&f, &bits, sizeof f);
-    return f;
-}
-
-float widen(float v) { return v; }
 
 template <typename W>
 void portableBlock(const float* x, const W* w, float* y, std::int64_t m, std::int64_t n, std::int64_t k,

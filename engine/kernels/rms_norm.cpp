@@ -1,21 +1,11 @@
 #include "kernels/rms_norm.h"
 
+#include "kernels/bf16.h"
+
 #include <cmath>
-#include <cstring>
 
 namespace dragoman::kernels {
 namespace {
-
-float widen(std::uint16_t v) {
-    const std::uint32_t bits = static_cast<std::uint32_t>(v) << 16;
-    float f;
-    std::memcpy(&f, &bits, sizeof f);
-    return f;
-}
-
-float widen(float v) {
-    return v;
-}
 
 template <typename W>
 void rmsNormRows(const float* x, const W* weight, float* out, std::int64_t rows, std::int64_t d, double eps) {
