@@ -28,21 +28,6 @@ double residentFraction(const std::byte* base, std::uint64_t length) {
     return double(std::count_if(pages.begin(), pages.end(), [](unsigned char c) { return c & 1; })) / double(pages.size());
 }
 
-// Whether faults on our mappings (MappedFile asks for MADV_HUGEPAGE) read a cold file in 2 MiB folios:
-// transparent huge pages must be "always" or "madvise". Then populating the mapping is the whole page-in,
-// and the fastest one measured: 1.3-1.5 s for the 3.6 GB HY-MT 1.8B file against 3.5-3.7 s for sequential
-// read() (2 cores, virtio disk, read_ahead_kb 128 or 8192 alike), with every aligned 2 MiB of the file in
-// one folio, which decoding needs to stream at full speed (see MappedFile::open).
-bool faultsReadHugeFolios() {
-    static const bool yes = [] {
-        std::ifstream setting("/sys/kernel/mm/transparent_hugepage/enabled");
-        std::string line;
-        std::getline(setting, line);
-        return line.find("[always]") != std::string::npos || line.find("[madvise]") != std::string::npos;
-    }();
-    return yes;
-}
-
 // Maps the chunk's pages into our page table. MADV_POPULATE_READ does it in one call; older kernels get a
 // read of one byte per page.
 void populate(const std::byte* base, std::uint64_t length) {
@@ -70,16 +55,14 @@ bool pageIn(const std::vector<std::shared_ptr<const MappedFile>>& files, const P
     // reading what is not cached. Elsewhere a file not (almost) all cached is first read with sequential
     // read(), which on a cold disk streams at full speed where 4 KiB faults read in small synchronous steps;
     // checking residency chunk by chunk between reads was measured to halve that throughput.
-    const bool populateOnly = faultsReadHugeFolios();
+    const bool populateOnly = pageInReadsHugeFolios();
     std::vector<bool> needsRead;
     std::uint64_t total = 0;
     for (const auto& file : files) {
         needsRead.push_back(!populateOnly && residentFraction(file->data(), file->size()) < 0.99);
         total += file->size() * (needsRead.back() ? 2 : 1);
     }
-    std::vector<std::byte> buffer(needsRead.empty() || std::none_of(needsRead.begin(), needsRead.end(), [](bool b) { return b; })
-                                      ? 0
-                                      : 8ull << 20);
+    std::vector<std::byte> buffer(std::find(needsRead.begin(), needsRead.end(), true) != needsRead.end() ? 8ull << 20 : 0);
     std::uint64_t done = 0;
     if (progress && !progress(0, total)) return false;
     for (std::size_t i = 0; i < files.size(); ++i) {
@@ -108,7 +91,20 @@ bool pageIn(const std::vector<std::shared_ptr<const MappedFile>>& files, const P
     return true;
 }
 
-bool pageInReadsHugeFolios() { return faultsReadHugeFolios(); }
+// Whether faults on our mappings (MappedFile asks for MADV_HUGEPAGE) read a cold file in 2 MiB folios:
+// transparent huge pages must be "always" or "madvise". Then populating the mapping is the whole page-in,
+// and the fastest one measured: 1.3-1.5 s for the 3.6 GB HY-MT 1.8B file against 3.5-3.7 s for sequential
+// read() (2 cores, virtio disk, read_ahead_kb 128 or 8192 alike), with every aligned 2 MiB of the file in
+// one folio, which decoding needs to stream at full speed (see MappedFile::open).
+bool pageInReadsHugeFolios() {
+    static const bool yes = [] {
+        std::ifstream setting("/sys/kernel/mm/transparent_hugepage/enabled");
+        std::string line;
+        std::getline(setting, line);
+        return line.find("[always]") != std::string::npos || line.find("[madvise]") != std::string::npos;
+    }();
+    return yes;
+}
 
 bool evictFromPageCache(const std::filesystem::path& path) {
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
