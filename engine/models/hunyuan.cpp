@@ -188,7 +188,7 @@ torch::Tensor HunyuanModel::attention(const HunyuanLayer& l, std::size_t index, 
     state.keys[index].narrow(1, start, t).copy_(k);
     state.values[index].narrow(1, start, t).copy_(v);
     const auto keys = state.keys[index].narrow(1, 0, total), values = state.values[index].narrow(1, 0, total);
-    if (t == 1 && placement_.onCpuKernels())  // a decoding step: one pass of the engine's attention kernel, heads merged
+    if (t == 1 && cpuKernels)  // a decoding step: one pass of the engine's attention kernel, heads merged
         return project(ops::attendOneQuery(q.reshape({1, heads * hd}), keys.unsqueeze(0), values.unsqueeze(0), heads), l.o);
     // Query heads sharing a key/value head are stacked so one batched product serves the whole group.
     const auto group = heads / kvHeads;
@@ -216,6 +216,7 @@ torch::Tensor HunyuanModel::run(CausalState& base, const torch::Tensor& ids, std
     if (ids.min().item<std::int64_t>() < 0 || ids.max().item<std::int64_t>() >= config_.vocabSize)
         throw Error("input", "a token id lies outside the vocabulary of " + std::to_string(config_.vocabSize));
     const auto on = torch::TensorOptions().device(placement_.device);
+    const bool cpuKernels = placement_.onCpuKernels();
     auto positions = torch::arange(state.length_, state.length_ + t, on.dtype(torch::kInt64)).to(torch::kFloat32);
     auto angles = torch::outer(positions, invFreq_);
     auto emb = torch::cat({angles, angles}, -1);  // [T, hd]
@@ -225,14 +226,14 @@ torch::Tensor HunyuanModel::run(CausalState& base, const torch::Tensor& ids, std
     if (hidden) hidden->push_back(x);
     for (std::size_t i = 0; i < layers_.size(); ++i) {
         const auto& l = layers_[i];
-        x = x + attention(l, i, state, rmsNorm(x, l.inputNorm, config_.rmsEps, placement_.onCpuKernels()), cos, sin);
-        auto h = rmsNorm(x, l.postNorm, config_.rmsEps, placement_.onCpuKernels());
+        x = x + attention(l, i, state, rmsNorm(x, l.inputNorm, config_.rmsEps, cpuKernels), cos, sin);
+        auto h = rmsNorm(x, l.postNorm, config_.rmsEps, cpuKernels);
         const auto gateUp = projectMany(h, {l.gate, l.up});
         x = x + project(torch::silu(gateUp[0]) * gateUp[1], l.down);
         if (hidden) hidden->push_back(x);
     }
     state.length_ += t;
-    x = rmsNorm(x, finalNorm_, config_.rmsEps, placement_.onCpuKernels());
+    x = rmsNorm(x, finalNorm_, config_.rmsEps, cpuKernels);
     if (hidden) hidden->push_back(x);
     return x;
 }
