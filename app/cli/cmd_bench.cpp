@@ -105,18 +105,19 @@ int benchGenerate(const QStringList& args) {
     const auto model = openModelOption(cmd);
     if (model->causal) {
         const auto out = bench::benchCausal(*model, options);
-        if (cmd.isSet("json")) print(out.dump() + "\n");
-        else if (!out.contains("efficiency"))  // on a GPU: no host bandwidth reference
-            print(fmt::format("{} ({}): first token after a {}-token prompt {:.3f} s; decode {:.2f} tokens/s over {} tokens\n", model->id(),
-                              out["device"].get<std::string>(), options.promptTokens, out["ttft_s"].get<double>(),
-                              out["decode_tokens_per_s"].get<double>(), options.newTokens));
-        else
-            print(fmt::format("{} ({}): first token after a {}-token prompt {:.3f} s; decode {:.2f} tokens/s over {} tokens\n"
-                              "  {:.1f} MB of weights per token, memory bandwidth {:.1f} GB/s, efficiency {:.2f}; {:.0f}% of the weights in 2 MiB pages\n",
-                              model->id(), out["device"].get<std::string>(), options.promptTokens, out["ttft_s"].get<double>(),
-                              out["decode_tokens_per_s"].get<double>(), options.newTokens, out["weight_bytes_per_token"].get<std::int64_t>() / 1e6,
-                              out["memory_bandwidth_bytes_per_s"].get<double>() / 1e9, out["efficiency"].get<double>(),
-                              100 * out["weights_in_2mib_pages"].get<double>()));
+        if (cmd.isSet("json")) {
+            print(out.dump() + "\n");
+            return kExitOk;
+        }
+        std::string text = fmt::format("{} ({}): first token after a {}-token prompt {:.3f} s; decode {:.2f} tokens/s over {} tokens\n",
+                                       model->id(), out["device"].get<std::string>(), options.promptTokens, out["ttft_s"].get<double>(),
+                                       out["decode_tokens_per_s"].get<double>(), options.newTokens);
+        if (out.contains("efficiency"))  // not on a GPU: the bandwidth reference is the host's
+            text += fmt::format("  {:.1f} MB of weights per token, memory bandwidth {:.1f} GB/s, efficiency {:.2f}; {:.0f}% of the weights in 2 MiB pages\n",
+                                out["weight_bytes_per_token"].get<std::int64_t>() / 1e6,
+                                out["memory_bandwidth_bytes_per_s"].get<double>() / 1e9, out["efficiency"].get<double>(),
+                                100 * out["weights_in_2mib_pages"].get<double>());
+        print(text);
         return kExitOk;
     }
     const auto out = bench::benchEncoderDecoder(*model, options);

@@ -27,9 +27,8 @@ Placement choosePlacement() {
     if (wanted == "cuda") {
         if (!torch::cuda::is_available())
             throw Error("config",
-                        "DRAGOMAN_DEVICE=cuda, but the linked libtorch has no CUDA device (it was built "
-                        "without CUDA, "
-                        "or no GPU is visible); unset it to run on the CPU");
+                        "DRAGOMAN_DEVICE=cuda, but the linked libtorch has no CUDA device "
+                        "(it was built without CUDA, or no GPU is visible); unset it to run on the CPU");
         return {torch::Device(torch::kCUDA, 0), true};
     }
     throw Error("config", "DRAGOMAN_DEVICE='" + wanted + "' is not one of auto, cpu, cuda");
