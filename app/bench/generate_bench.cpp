@@ -3,6 +3,7 @@
 #include "decode/search.h"
 #include "kernels/thread_pool.h"
 #include "models/ops.h"
+#include "runtime/threads.h"
 #include "util/stopwatch.h"
 
 #include <torch/torch.h>
@@ -58,6 +59,7 @@ double measureMemoryBandwidth() {
     // 256 MiB of float32, far beyond any cache: each product streams the whole matrix once.
     const auto matrix = torch::rand({8192, 8192}, torch::kFloat32);
     const auto vector = torch::rand({8192}, torch::kFloat32);
+    ParallelBlas blas(matrix.numel());  // the physical limit: every core streams
     torch::mv(matrix, vector);  // warm-up, and first touch of every page
     double best = 0;
     for (int i = 0; i < 5; ++i) {

@@ -2,6 +2,7 @@
 #include "kernels/packed_gemm.h"
 #include "kernels/simd.h"
 #include "models/ops.h"
+#include "runtime/threads.h"
 
 namespace dragoman::ops {
 namespace {
@@ -20,6 +21,7 @@ torch::Tensor widenedBlocksProduct(const torch::Tensor& rows, const torch::Tenso
     const auto n = weight.size(0), k = weight.size(1);
     auto y = torch::empty({rows.size(0), n}, torch::kFloat32);
     auto block = torch::empty({std::min(n, kBlockRows), k}, torch::kFloat32);
+    ParallelBlas blas(rows.size(0) * std::min(n, kBlockRows) * k);
     const auto* w = reinterpret_cast<const std::uint16_t*>(weight.data_ptr());
     for (std::int64_t r = 0; r < n; r += kBlockRows) {
         const auto count = std::min(kBlockRows, n - r);
@@ -52,8 +54,10 @@ torch::Tensor smallRowsLinear(const torch::Tensor& x, const torch::Tensor& weigh
 
 torch::Tensor project(const torch::Tensor& x, const torch::Tensor& weight) {
     if (weight.scalar_type() == torch::kFloat32) return ops::linear(x, weight);
-    if (weight.scalar_type() != torch::kBFloat16 || !weight.is_contiguous() || x.scalar_type() != torch::kFloat32)
+    if (weight.scalar_type() != torch::kBFloat16 || !weight.is_contiguous() || x.scalar_type() != torch::kFloat32) {
+        ParallelBlas blas(x.numel() * weight.size(0));
         return torch::matmul(x, weight.to(torch::kFloat32).t());  // other dtypes: a widened copy per call (rare)
+    }
     const auto k = weight.size(1), n = weight.size(0);
     const auto rows = x.reshape({-1, k}).contiguous();
     torch::Tensor y;
@@ -73,6 +77,7 @@ torch::Tensor project(const torch::Tensor& x, const torch::Tensor& weight) {
 }
 
 torch::Tensor libtorchProject(const torch::Tensor& x, const torch::Tensor& weight) {
+    ParallelBlas blas(x.numel() * weight.size(0));
     return torch::matmul(x, weight.to(torch::kFloat32).t());  // to(): no copy for float32 weights
 }
 

@@ -4,6 +4,7 @@
 #include "kernels/rope.h"
 #include "models/config_reader.h"
 #include "models/ops.h"
+#include "runtime/threads.h"
 #include "util/error.h"
 #include "util/log.h"
 
@@ -193,6 +194,7 @@ torch::Tensor HunyuanModel::attention(const HunyuanLayer& l, std::size_t index, 
     // Query heads sharing a key/value head are stacked so one batched product serves the whole group.
     const auto group = heads / kvHeads;
     auto grouped = q.reshape({kvHeads, group * t, hd});
+    ParallelBlas blas(grouped.numel() * total);  // each of the two products (parallel for a long prompt)
     auto scores = torch::matmul(grouped, keys.transpose(1, 2)) * (1.0 / std::sqrt(static_cast<double>(hd)));
     if (t > 1) {
         const auto on = torch::TensorOptions().device(placement_.device);

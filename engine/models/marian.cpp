@@ -3,6 +3,7 @@
 #include "models/config_reader.h"
 #include "kernels/layer_norm.h"
 #include "models/ops.h"
+#include "runtime/threads.h"
 #include "util/error.h"
 
 #include <torch/torch.h>
@@ -53,6 +54,7 @@ torch::Tensor mergeHeads(const torch::Tensor& x) {
 // Scaled dot-product attention; `mask` (optional) is added to the scores: 0 where allowed, -inf where not.
 torch::Tensor attend(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v, const torch::Tensor& mask = {}) {
     const double scale = 1.0 / std::sqrt(static_cast<double>(q.size(-1)));
+    ParallelBlas blas(q.numel() * k.size(-2));  // each of the two products
     auto scores = torch::matmul(q, k.transpose(-1, -2)) * scale;
     if (mask.defined()) scores = scores + mask;
     return torch::matmul(torch::softmax(scores, -1), v);

@@ -1,5 +1,7 @@
 #pragma once
 // Small tensor operations shared by the architectures.
+#include "runtime/threads.h"
+
 #include <torch/torch.h>
 
 namespace dragoman::ops {
@@ -27,6 +29,7 @@ inline torch::Tensor linear(const torch::Tensor& x, const torch::Tensor& weight,
     if (!tracked && x.numel() <= kSmallRows * x.size(-1) && x.scalar_type() == torch::kFloat32 && weight.is_contiguous()) {
         return smallRowsLinear(x, weight, bias);
     }
+    ParallelBlas blas(x.numel() * weight.size(0));
     return torch::nn::functional::linear(x, weight, bias);
 }
 

@@ -4,36 +4,60 @@
 
 #include <torch/torch.h>
 
-#include <cstdlib>
 #include <dlfcn.h>
+#include <cstdlib>
 #include <mutex>
 #include <thread>
 
 namespace dragoman {
+namespace {
+
+using SetBlasThreads = void (*)(int);
+
+// OpenBLAS keeps its own pool; its setter is looked up at run time so any BLAS works (others: a no-op).
+SetBlasThreads blasSetter() {
+    static const auto set =
+        reinterpret_cast<SetBlasThreads>(::dlsym(RTLD_DEFAULT, "openblas_set_num_threads"));
+    return set;
+}
+
+int threadsInForce = 0;
+int parallelBlasDepth = 0;  // engine thread only
+
+}  // namespace
 
 int configureThreads(int threads) {
     static std::once_flag once;
-    static int inForce = 0;
     std::call_once(once, [&] {
         int n = threads;
         if (n <= 0)
             if (const char* env = std::getenv("DRAGOMAN_THREADS"); env && *env) n = std::atoi(env);
         if (n <= 0) n = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
         int atenThreads = 1;
-        if (const char* env = std::getenv("DRAGOMAN_ATEN_THREADS"); env && *env) atenThreads = std::max(1, std::atoi(env));
+        if (const char* env = std::getenv("DRAGOMAN_ATEN_THREADS"); env && *env)
+            atenThreads = std::max(1, std::atoi(env));
         torch::set_num_threads(atenThreads);
-        // OpenBLAS keeps its own pool; its setter is looked up at run time so any BLAS works.
-        using SetThreads = void (*)(int);
-        if (auto set = reinterpret_cast<SetThreads>(::dlsym(RTLD_DEFAULT, "openblas_set_num_threads"))) set(n);
+        if (auto set = blasSetter()) set(1);
         try {
             torch::set_num_interop_threads(1);  // one request at a time: intra-op parallelism is what counts
         } catch (const std::exception&) {
             // Already started by an earlier parallel op; harmless.
         }
-        inForce = n;
-        log::logger().info("threads: {} for BLAS, {} for ATen", n, atenThreads);
+        threadsInForce = n;
+        log::logger().info("threads: {} for the kernels, {} for ATen, OpenBLAS 1 (all {} for large products)",
+                           n, atenThreads, n);
     });
-    return inForce;
+    return threadsInForce;
+}
+
+ParallelBlas::ParallelBlas(std::int64_t multiplyAdds) {
+    if (multiplyAdds < kMinMultiplyAdds || configureThreads() <= 1 || !blasSetter()) return;
+    active_ = true;
+    if (parallelBlasDepth++ == 0) blasSetter()(threadsInForce);
+}
+
+ParallelBlas::~ParallelBlas() {
+    if (active_ && --parallelBlasDepth == 0) blasSetter()(1);
 }
 
 }  // namespace dragoman

@@ -1,13 +1,34 @@
 #pragma once
-// libtorch's thread pools are sized once per process, on the engine thread, before any inference.
+// Thread pools are sized once per process, on the engine thread, before any inference.
+#include <cstdint>
 
 namespace dragoman {
 
-// `threads` <= 0: $DRAGOMAN_THREADS, else the number of online CPUs. That many threads go to OpenBLAS, which
-// does the heavy products; ATen's own OpenMP pool gets one thread unless $DRAGOMAN_ATEN_THREADS says more:
-// on 2 cores its spin-waiting workers and OpenBLAS's workers took turns and halved decoding speed
-// (bench generate, opus-mt-base shapes: 34 tokens/s with both pools at 2, 69 with ATen at 1).
-// Later calls do nothing. Returns the BLAS thread count in force.
+// `threads` <= 0: $DRAGOMAN_THREADS, else the number of online CPUs. That many threads go to the engine's
+// kernel pool (kernels/thread_pool.h), which does the heavy products. ATen's OpenMP pool gets one thread
+// unless $DRAGOMAN_ATEN_THREADS says more: on 2 cores its spin-waiting workers and OpenBLAS's took turns and
+// halved decoding speed (opus-mt-base shapes: 34 tokens/s with both pools at 2, 69 with ATen at 1). OpenBLAS
+// runs on one thread outside a ParallelBlas scope (below). Later calls do nothing. Returns the thread count
+// in force.
 int configureThreads(int threads = 0);
+
+// OpenBLAS's workers spin (sched_yield) for about 0.1 s after every call they share, and with one core per
+// kernel-pool thread they take cores from the engine's kernels: with them on, a HY-MT 1.8B prompt took 15%
+// longer and OPUS-MT greedy decoding ran at 67-70 instead of 79 tokens/s (2 cores). So OpenBLAS gets all
+// threads only for a product big enough to pay for that (a long prompt's attention, a float32 prompt or
+// encoder projection), inside this scope; nested scopes are fine. Only the engine thread makes products.
+class ParallelBlas {
+  public:
+    // Worth it from about this many multiply-adds on: a 64-row product of 512 x 512 weights.
+    static constexpr std::int64_t kMinMultiplyAdds = std::int64_t{64} * 512 * 512;
+
+    explicit ParallelBlas(std::int64_t multiplyAdds = kMinMultiplyAdds);
+    ~ParallelBlas();
+    ParallelBlas(const ParallelBlas&) = delete;
+    ParallelBlas& operator=(const ParallelBlas&) = delete;
+
+  private:
+    bool active_ = false;
+};
 
 }  // namespace dragoman

@@ -8,12 +8,14 @@
 #include "kernels/rope.h"
 #include "kernels/thread_pool.h"
 #include "models/ops.h"
+#include "runtime/threads.h"
 
 #include <QTest>
 
 #include <torch/torch.h>
 
 #include <atomic>
+#include <dlfcn.h>
 #include <mutex>
 #include <vector>
 
@@ -56,6 +58,8 @@ private Q_SLOTS:
     void ropeMatchesLibtorch();
     void parallelForCoversEveryIndexOnce_data();
     void parallelForCoversEveryIndexOnce();
+    void blasThreadsFollowProductSize_data();
+    void blasThreadsFollowProductSize();
 };
 
 void TestKernels::matmulMatchesReference_data() {
@@ -323,6 +327,46 @@ void TestKernels::ropeMatchesLibtorch() {
     auto got = x.clone();
     kernels::applyRope(got.data_ptr<float>(), heads * positions, d, cos.data_ptr<float>(), sin.data_ptr<float>(), positions);
     QVERIFY2((got - expected).abs().max().item<float>() < 1e-6f, qPrintable(QString::number((got - expected).abs().max().item<float>())));
+}
+
+void TestKernels::blasThreadsFollowProductSize_data() {
+    QTest::addColumn<qint64>("outer");
+    QTest::addColumn<qint64>("inner");  // 0: no inner scope
+    QTest::addColumn<bool>("parallelInside");
+    const qint64 small = ParallelBlas::kMinMultiplyAdds - 1, large = ParallelBlas::kMinMultiplyAdds;
+    QTest::newRow("small product") << small << qint64(0) << false;
+    QTest::newRow("large product") << large << qint64(0) << true;
+    QTest::newRow("small inside large") << large << small << true;
+    QTest::newRow("large inside large") << large << large << true;
+    QTest::newRow("large inside small") << small << large << true;
+}
+
+// OpenBLAS works on one thread except inside a scope around a product big enough to pay for waking its
+// workers (their spinning afterwards took cores from the engine's kernels); scopes nest, and leaving the
+// outermost one always brings it back to one thread.
+void TestKernels::blasThreadsFollowProductSize() {
+    QFETCH(qint64, outer);
+    QFETCH(qint64, inner);
+    QFETCH(bool, parallelInside);
+    using GetThreads = int (*)();
+    const auto blasThreads = reinterpret_cast<GetThreads>(::dlsym(RTLD_DEFAULT, "openblas_get_num_threads"));
+    if (!blasThreads) QSKIP("the linked BLAS is not OpenBLAS");
+    const int all = configureThreads();
+    QCOMPARE(blasThreads(), 1);
+    {
+        ParallelBlas outerScope(outer);
+        QCOMPARE(blasThreads(), outer >= ParallelBlas::kMinMultiplyAdds ? all : 1);
+        if (inner > 0) {
+            ParallelBlas innerScope(inner);
+            QCOMPARE(blasThreads(), parallelInside ? all : 1);
+        }
+        QCOMPARE(blasThreads(), outer >= ParallelBlas::kMinMultiplyAdds ? all : 1);
+        // A large product inside the scope still matches the reference (OpenBLAS really runs threaded here).
+        const auto x = torch::randn({96, 512}), w = torch::randn({512, 512});
+        const auto got = ops::linear(x, w), expected = torch::mm(x.to(torch::kFloat64), w.to(torch::kFloat64).t());
+        QVERIFY((got.to(torch::kFloat64) - expected).abs().max().item<double>() < 1e-3);
+    }
+    QCOMPARE(blasThreads(), 1);
 }
 
 QTEST_GUILESS_MAIN(TestKernels)
