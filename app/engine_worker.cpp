@@ -18,7 +18,8 @@ EngineWorker::EngineWorker(int threads) {
     moveToThread(&thread_);
     thread_.start();
     // Thread pools are sized once, on the engine thread, before any inference.
-    QMetaObject::invokeMethod(this, [threads] { configureThreads(threads); }, Qt::QueuedConnection);
+    QMetaObject::invokeMethod(
+        this, [threads] { configureThreads(threads); }, Qt::QueuedConnection);
 }
 
 EngineWorker::~EngineWorker() {
@@ -30,10 +31,13 @@ EngineWorker::~EngineWorker() {
 
 void EngineWorker::requestLoad(const QString& modelIdOrPath) {
     cancelLoad_ = false;
-    QMetaObject::invokeMethod(this, [this, modelIdOrPath] { runLoad(modelIdOrPath); }, Qt::QueuedConnection);
+    QMetaObject::invokeMethod(
+        this, [this, modelIdOrPath] { runLoad(modelIdOrPath); }, Qt::QueuedConnection);
 }
 
-void EngineWorker::cancelLoad() { cancelLoad_ = true; }
+void EngineWorker::cancelLoad() {
+    cancelLoad_ = true;
+}
 
 quint64 EngineWorker::requestTranslation(const QString& text, const QString& from, const QString& to) {
     quint64 id;
@@ -43,11 +47,14 @@ quint64 EngineWorker::requestTranslation(const QString& text, const QString& fro
         latest_ = id;  // the running request sees this at its next token and stops
         mailbox_ = Pending{id, text, from, to};
     }
-    QMetaObject::invokeMethod(this, [this] { runNextTranslation(); }, Qt::QueuedConnection);
+    QMetaObject::invokeMethod(
+        this, [this] { runNextTranslation(); }, Qt::QueuedConnection);
     return id;
 }
 
-void EngineWorker::cancel(quint64 requestId) { cancelled_ = requestId; }
+void EngineWorker::cancel(quint64 requestId) {
+    cancelled_ = requestId;
+}
 
 void EngineWorker::runLoad(const QString& modelIdOrPath) {
     try {
@@ -59,10 +66,14 @@ void EngineWorker::runLoad(const QString& modelIdOrPath) {
         const ModelStore store;
         auto model = openModel(store, modelIdOrPath.toStdString(), options);
         auto translator = std::make_shared<Translator>(model);
-        ModelInfo info{QString::fromStdString(model->id()), QString::fromStdString(model->architecture), QString::fromStdString(model->device()),
-                       {}, QString::fromStdString(translator->fixedPair().first),
+        ModelInfo info{QString::fromStdString(model->id()),
+                       QString::fromStdString(model->architecture),
+                       QString::fromStdString(model->device()),
+                       {},
+                       QString::fromStdString(translator->fixedPair().first),
                        QString::fromStdString(translator->fixedPair().second)};
-        for (const auto& code : translator->targetLanguages()) info.targetLanguages << QString::fromStdString(code);
+        for (const auto& code : translator->targetLanguages())
+            info.targetLanguages << QString::fromStdString(code);
         const auto& s = model->loaded.stats;
         const LoadInfo stats{s.readySeconds, s.bytes, s.copies};
         // Only a complete load replaces the model in use: a failed or cancelled one leaves it untouched.

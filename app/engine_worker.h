@@ -68,12 +68,12 @@ private:
 
     QThread thread_;
     std::mutex mutex_;
-    std::optional<Pending> mailbox_;          // the latest request not started yet
-    std::atomic<quint64> latest_{0};          // newest request id; older ones stop
-    std::atomic<quint64> cancelled_{0};       // a request id the user stopped
+    std::optional<Pending> mailbox_;     // the latest request not started yet
+    std::atomic<quint64> latest_{0};     // newest request id; older ones stop
+    std::atomic<quint64> cancelled_{0};  // a request id the user stopped
     std::atomic<bool> cancelLoad_{false};
-    std::shared_ptr<const RunnableModel> model_;       // engine thread only
-    std::shared_ptr<const Translator> translator_;     // engine thread only
+    std::shared_ptr<const RunnableModel> model_;    // engine thread only
+    std::shared_ptr<const Translator> translator_;  // engine thread only
 };
 
 }  // namespace dragoman

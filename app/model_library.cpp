@@ -8,7 +8,9 @@
 namespace dragoman {
 namespace {
 
-QString sourceLabel(ModelSource source) { return QString::fromUtf8(sourceName(source).data(), static_cast<int>(sourceName(source).size())); }
+QString sourceLabel(ModelSource source) {
+    return QString::fromUtf8(sourceName(source).data(), static_cast<int>(sourceName(source).size()));
+}
 
 }  // namespace
 

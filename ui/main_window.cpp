@@ -8,25 +8,25 @@
 
 #include <QActionGroup>
 #include <QApplication>
-#include <QFontDialog>
 #include <QCheckBox>
 #include <QClipboard>
 #include <QCloseEvent>
+#include <QFontDialog>
 #include <QSettings>
 #include <QTimer>
 
-#include <QKeySequence>
-#include <QProgressBar>
-#include <QMenuBar>
-#include <QShortcut>
-#include <QTextCursor>
 #include <QComboBox>
 #include <QHBoxLayout>
+#include <QKeySequence>
 #include <QLabel>
+#include <QMenuBar>
 #include <QPlainTextEdit>
+#include <QProgressBar>
 #include <QPushButton>
+#include <QShortcut>
 #include <QSplitter>
 #include <QStatusBar>
+#include <QTextCursor>
 #include <QToolButton>
 #include <QVBoxLayout>
 
@@ -38,7 +38,8 @@ namespace {
 QComboBox* makeLanguagePicker(const QString& accessibleName, const QString& initialCode) {
     auto* box = new QComboBox;
     box->setAccessibleName(accessibleName);
-    for (const auto& language : languageList()) box->addItem(language.name, language.code);
+    for (const auto& language : languageList())
+        box->addItem(language.name, language.code);
     box->setCurrentIndex(std::max(0, box->findData(initialCode)));
     return box;
 }
@@ -69,9 +70,11 @@ void MainWindow::restoreSettings() {
         if (f.fromString(font)) setPaneFont(f);
     }
     const int threads = settings.value("engine/threads", 0).toInt();
-    for (auto* action : threads_->actions()) action->setChecked(action->data().toInt() == threads);
+    for (auto* action : threads_->actions())
+        action->setChecked(action->data().toInt() == threads);
     for (auto [picker, key] : {std::pair{from_, "languages/from"}, std::pair{to_, "languages/to"}})
-        if (auto code = settings.value(key).toString(); !code.isEmpty() && picker->findData(code) >= 0) picker->setCurrentIndex(picker->findData(code));
+        if (auto code = settings.value(key).toString(); !code.isEmpty() && picker->findData(code) >= 0)
+            picker->setCurrentIndex(picker->findData(code));
     asYouType_->setChecked(settings.value("translate/asYouType", true).toBool());
     if (auto model = settings.value("model/id").toString(); !model.isEmpty() && modelPicker_->findData(model) >= 0)
         modelPicker_->setCurrentIndex(modelPicker_->findData(model));
@@ -98,7 +101,9 @@ void MainWindow::chooseFont() {
     if (ok) setPaneFont(font);
 }
 
-QList<QAction*> MainWindow::threadActions() const { return threads_->actions(); }
+QList<QAction*> MainWindow::threadActions() const {
+    return threads_->actions();
+}
 
 void MainWindow::buildSettingsMenu() {
     auto* settingsMenu = menuBar()->addMenu(tr("&Settings"));
@@ -116,13 +121,15 @@ void MainWindow::buildSettingsMenu() {
     // The engine sizes its thread pools once, before its first inference: a new choice applies at the next start.
     connect(threads_, &QActionGroup::triggered, this, [this](QAction* action) {
         QSettings().setValue("engine/threads", action->data().toInt());
-        statusBar()->showMessage(tr("Compute threads: %1. This takes effect the next time Dragoman starts.").arg(action->text().remove('&')), 8000);
+        statusBar()->showMessage(
+            tr("Compute threads: %1. This takes effect the next time Dragoman starts.").arg(action->text().remove('&')), 8000);
     });
 }
 
 void MainWindow::fillModelPicker() {
     modelPicker_->clear();
-    for (const auto& model : availableModels()) modelPicker_->addItem(model.label, model.id);
+    for (const auto& model : availableModels())
+        modelPicker_->addItem(model.label, model.id);
     modelPicker_->setEnabled(modelPicker_->count() > 0 && engine_);
 }
 
@@ -131,7 +138,9 @@ void MainWindow::stopTranslation() {
     typingPause_->stop();
 }
 
-void MainWindow::copyOutput() { QApplication::clipboard()->setText(output_->toPlainText()); }
+void MainWindow::copyOutput() {
+    QApplication::clipboard()->setText(output_->toPlainText());
+}
 
 void MainWindow::clearPanes() {
     stopTranslation();
@@ -194,7 +203,8 @@ void MainWindow::onLoaded(const ModelInfo& info, const LoadInfo& stats) {
     loadBar_->setVisible(false);
     cancelLoad_->setVisible(false);
     loadedModel_ = info.id;
-    if (modelPicker_->findData(info.id) < 0) modelPicker_->addItem(QStringLiteral("%1 (%2, path)").arg(info.id, info.architecture), info.id);
+    if (modelPicker_->findData(info.id) < 0)
+        modelPicker_->addItem(QStringLiteral("%1 (%2, path)").arg(info.id, info.architecture), info.id);
     modelPicker_->setCurrentIndex(modelPicker_->findData(info.id));
     modelPicker_->setEnabled(true);
     translate_->setEnabled(true);
@@ -202,17 +212,15 @@ void MainWindow::onLoaded(const ModelInfo& info, const LoadInfo& stats) {
         from_->setCurrentIndex(std::max(0, from_->findData(info.fixedFrom)));
         to_->setCurrentIndex(std::max(0, to_->findData(info.fixedTo)));
     }
-    modelStatus_->setText(tr("Model %1 (%2) on %3, loaded in %4 s")
-                              .arg(info.id, info.architecture, info.device)
-                              .arg(stats.readySeconds, 0, 'f', 2));
+    modelStatus_->setText(
+        tr("Model %1 (%2) on %3, loaded in %4 s").arg(info.id, info.architecture, info.device).arg(stats.readySeconds, 0, 'f', 2));
 }
 
 void MainWindow::translateNow() {
     typingPause_->stop();  // an explicit request replaces the pending as-you-type one
     if (!engine_ || !translate_->isEnabled()) return;
     output_->clear();
-    currentRequest_ = engine_->requestTranslation(source_->toPlainText(), from_->currentData().toString(),
-                                                  to_->currentData().toString());
+    currentRequest_ = engine_->requestTranslation(source_->toPlainText(), from_->currentData().toString(), to_->currentData().toString());
 }
 
 void MainWindow::onFinished(quint64 id, const TranslationInfo& stats) {

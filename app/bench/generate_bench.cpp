@@ -47,7 +47,8 @@ std::vector<std::vector<TokenId>> benchmarkSources(std::int64_t count, std::int6
     for (std::int64_t i = 0; i < count; ++i) {
         const std::int64_t length = 8 + (i * 7) % 25;
         std::vector<TokenId> ids;
-        for (std::int64_t j = 0; j < length; ++j) ids.push_back(2 + ((i * 131 + j * 31) % (vocab - 3)));
+        for (std::int64_t j = 0; j < length; ++j)
+            ids.push_back(2 + ((i * 131 + j * 31) % (vocab - 3)));
         ids.push_back(eos);
         sources.push_back(std::move(ids));
     }
@@ -60,7 +61,7 @@ double measureMemoryBandwidth() {
     const auto matrix = torch::rand({8192, 8192}, torch::kFloat32);
     const auto vector = torch::rand({8192}, torch::kFloat32);
     ParallelBlas blas(matrix.numel());  // the physical limit: every core streams
-    torch::mv(matrix, vector);  // warm-up, and first touch of every page
+    torch::mv(matrix, vector);          // warm-up, and first touch of every page
     double best = 0;
     for (int i = 0; i < 5; ++i) {
         const auto start = Clock::now();
@@ -89,7 +90,8 @@ nlohmann::ordered_json benchCausal(const RunnableModel& model, const GenerateBen
     c10::InferenceMode guard;
     const auto& m = *model.causal;
     std::vector<TokenId> prompt;
-    for (std::int64_t j = 0; j < options.promptTokens; ++j) prompt.push_back(2 + (j * 131) % (m.vocabSize() - 3));
+    for (std::int64_t j = 0; j < options.promptTokens; ++j)
+        prompt.push_back(2 + (j * 131) % (m.vocabSize() - 3));
     auto run = [&](std::int64_t newTokens, double* ttft, double* decodeSeconds) {
         const auto start = Clock::now();
         auto state = m.start(options.promptTokens + newTokens);
@@ -97,7 +99,8 @@ nlohmann::ordered_json benchCausal(const RunnableModel& model, const GenerateBen
         auto next = logits.argmax().item<TokenId>();
         const auto firstToken = Clock::now();
         if (ttft) *ttft = std::chrono::duration<double>(firstToken - start).count();
-        for (std::int64_t i = 1; i < newTokens; ++i) next = m.forward(*state, torch::tensor({next}, torch::kInt64)).argmax().item<TokenId>();
+        for (std::int64_t i = 1; i < newTokens; ++i)
+            next = m.forward(*state, torch::tensor({next}, torch::kInt64)).argmax().item<TokenId>();
         if (decodeSeconds) *decodeSeconds = secondsSince(firstToken);
     };
     run(2, nullptr, nullptr);  // warm-up: first touch of every weight page, allocator pools
@@ -107,9 +110,14 @@ nlohmann::ordered_json benchCausal(const RunnableModel& model, const GenerateBen
     const auto bytesPerToken = m.weightBytesPerToken();
     if (!model.placement.device.is_cpu()) {
         // The bandwidth references below are the host's; a GPU's decode is reported without an efficiency.
-        return nlohmann::ordered_json{{"model", model.id()}, {"architecture", model.architecture}, {"device", model.device()},
-                                      {"prompt_tokens", options.promptTokens}, {"new_tokens", options.newTokens}, {"ttft_s", ttft},
-                                      {"decode_tokens_per_s", decodeRate}, {"weight_bytes_per_token", bytesPerToken}};
+        return nlohmann::ordered_json{{"model", model.id()},
+                                      {"architecture", model.architecture},
+                                      {"device", model.device()},
+                                      {"prompt_tokens", options.promptTokens},
+                                      {"new_tokens", options.newTokens},
+                                      {"ttft_s", ttft},
+                                      {"decode_tokens_per_s", decodeRate},
+                                      {"weight_bytes_per_token", bytesPerToken}};
     }
     // The physical limit: the faster of a large float32 and a large bfloat16 matrix-vector product.
     const double f32Bandwidth = measureMemoryBandwidth(), bf16Bandwidth = measureBf16Bandwidth();
@@ -127,7 +135,8 @@ nlohmann::ordered_json benchCausal(const RunnableModel& model, const GenerateBen
                                   {"bandwidth_bf16_mv_bytes_per_s", bf16Bandwidth},
                                   {"efficiency", decodeRate * static_cast<double>(bytesPerToken) / bandwidth},
                                   {"weights_in_2mib_pages", hugePageShare(model)},
-                                  {"threads", ThreadPool::shared().size()}, {"aten_threads", torch::get_num_threads()}};
+                                  {"threads", ThreadPool::shared().size()},
+                                  {"aten_threads", torch::get_num_threads()}};
 }
 
 nlohmann::ordered_json benchEncoderDecoder(const RunnableModel& model, const GenerateBenchOptions& options) {
@@ -159,7 +168,8 @@ nlohmann::ordered_json benchEncoderDecoder(const RunnableModel& model, const Gen
     double ttft = -1;
     std::int64_t tokens = 0;
     const auto start = Clock::now();
-    for (std::size_t i = 0; i < sources.size(); ++i) tokens += static_cast<std::int64_t>(runOne(sources[i], i == 0 ? &ttft : nullptr).size());
+    for (std::size_t i = 0; i < sources.size(); ++i)
+        tokens += static_cast<std::int64_t>(runOne(sources[i], i == 0 ? &ttft : nullptr).size());
     const double elapsed = secondsSince(start);
     const double bandwidth = measureMemoryBandwidth();
     const auto bytesPerToken = decoderBytesPerStep(model);
@@ -176,7 +186,8 @@ nlohmann::ordered_json benchEncoderDecoder(const RunnableModel& model, const Gen
                                {"weight_bytes_per_token", bytesPerToken},
                                {"memory_bandwidth_bytes_per_s", bandwidth},
                                {"weights_in_2mib_pages", hugePageShare(model)},
-                               {"threads", ThreadPool::shared().size()}, {"aten_threads", torch::get_num_threads()}};
+                               {"threads", ThreadPool::shared().size()},
+                               {"aten_threads", torch::get_num_threads()}};
     // Greedy decoding reads every decoder weight once per token: tokens/s x bytes/token is the bandwidth it
     // uses, and its share of the measured limit is how close to the memory bound the decoder runs.
     if (options.beams == 1) out["efficiency"] = tokensPerSecond * static_cast<double>(bytesPerToken) / bandwidth;

@@ -7,8 +7,8 @@
 namespace dragoman::bench {
 
 struct GenerateBenchOptions {
-    std::int64_t sequences = 100;   // encoder-decoder workload size
-    std::int64_t newTokens = 64;    // most new tokens per sequence
+    std::int64_t sequences = 100;  // encoder-decoder workload size
+    std::int64_t newTokens = 64;   // most new tokens per sequence
     std::int64_t beams = 1;
     std::int64_t promptTokens = 40;  // causal workload: prompt length
 };

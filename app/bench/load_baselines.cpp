@@ -2,13 +2,13 @@
 
 #include "io/safetensors.h"
 
-#include <chrono>
-#include <cstring>
 #include <fcntl.h>
-#include <memory>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <chrono>
+#include <cstring>
+#include <memory>
 
 namespace dragoman::bench {
 namespace {
@@ -73,7 +73,8 @@ BaselineResult rawRead(const std::vector<std::filesystem::path>& files) {
             const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
             if (fd < 0) throw std::runtime_error("open");
             ::posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
-            for (ssize_t n; (n = ::read(fd, buffer.data(), buffer.size())) > 0;) r.bytes += static_cast<std::uint64_t>(n);
+            for (ssize_t n; (n = ::read(fd, buffer.data(), buffer.size())) > 0;)
+                r.bytes += static_cast<std::uint64_t>(n);
             ::close(fd);
         }
         r.seconds = std::chrono::duration<double>(Clock::now() - start).count();

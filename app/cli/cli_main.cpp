@@ -23,7 +23,8 @@ QString topLevelHelp() {
     QString text = QStringLiteral(
         "Usage: dragoman-cli <command> [options]\n\n"
         "Dragoman: offline translation from the command line.\n\nCommands:\n");
-    for (const auto& command : commands()) text += QStringLiteral("  %1  %2\n").arg(command.name, -16).arg(command.summary);
+    for (const auto& command : commands())
+        text += QStringLiteral("  %1  %2\n").arg(command.name, -16).arg(command.summary);
     text += QStringLiteral(
         "\nOptions:\n  -h, --help     Show this help\n  -v, --version  Show the version\n\n"
         "Run 'dragoman-cli <command> --help' for the options of a command.\n");

@@ -31,8 +31,8 @@ int benchLoad(const QStringList& args) {
     cmd.addOption({QStringLiteral("model"), QStringLiteral("Model id or folder"), QStringLiteral("M")});
     cmd.addOption({QStringLiteral("cold"), QStringLiteral("Evict the model's files from the page cache first")});
     cmd.addOption({QStringLiteral("json"), QStringLiteral("Print one JSON object")});
-    cmd.addOption({QStringLiteral("baselines"),
-                   QStringLiteral("Also measure, in the same run, a raw sequential read and an eager copying load")});
+    cmd.addOption(
+        {QStringLiteral("baselines"), QStringLiteral("Also measure, in the same run, a raw sequential read and an eager copying load")});
     if (!cmd.parse(args)) return kExitOk;
 
     const ModelStore store;
@@ -72,11 +72,10 @@ int benchLoad(const QStringList& args) {
         print(out.dump() + "\n");
         return kExitOk;
     }
-    std::string text = fmt::format("model {} ({}), {:.1f} MB in {} file(s)\n", entry.id, cold ? "cold" : "warm",
-                                   s.bytes / 1e6, files.size());
-    text += fmt::format("  open {:.4f} s  build {:.4f} s  page-in {:.4f} s ({:.2f} GB/s)  ready {:.4f} s\n",
-                        out["open_s"].get<double>(), s.buildSeconds, s.pageInSeconds,
-                        out["page_in_bytes_per_s"].get<double>() / 1e9, s.readySeconds);
+    std::string text =
+        fmt::format("model {} ({}), {:.1f} MB in {} file(s)\n", entry.id, cold ? "cold" : "warm", s.bytes / 1e6, files.size());
+    text += fmt::format("  open {:.4f} s  build {:.4f} s  page-in {:.4f} s ({:.2f} GB/s)  ready {:.4f} s\n", out["open_s"].get<double>(),
+                        s.buildSeconds, s.pageInSeconds, out["page_in_bytes_per_s"].get<double>() / 1e9, s.readySeconds);
     text += fmt::format("  copies {}  peak RSS {:.1f} MB\n", s.copies, out["peak_rss_bytes"].get<std::uint64_t>() / 1e6);
     if (out.contains("raw_read_s"))
         text += fmt::format("  baselines: raw read {:.3f} s ({:.2f} GB/s), eager copy {:.3f} s (peak RSS {:.1f} MB)\n",
@@ -93,7 +92,8 @@ int benchGenerate(const QStringList& args) {
     cmd.addOption(modelOption());
     cmd.addOption({QStringLiteral("prompt-tokens"), QStringLiteral("Prompt length of a causal model (default 40)"), QStringLiteral("N")});
     cmd.addOption({QStringLiteral("new-tokens"), QStringLiteral("Most new tokens per sequence (default 64)"), QStringLiteral("N")});
-    cmd.addOption({QStringLiteral("sequences"), QStringLiteral("Source sequences of an encoder-decoder model (default 100)"), QStringLiteral("N")});
+    cmd.addOption(
+        {QStringLiteral("sequences"), QStringLiteral("Source sequences of an encoder-decoder model (default 100)"), QStringLiteral("N")});
     cmd.addOption({QStringLiteral("beams"), QStringLiteral("Beam search with K beams (default: greedy)"), QStringLiteral("K")});
     cmd.addOption({QStringLiteral("json"), QStringLiteral("Print one JSON object")});
     if (!cmd.parse(args)) return kExitOk;
@@ -113,10 +113,11 @@ int benchGenerate(const QStringList& args) {
                                        model->id(), out["device"].get<std::string>(), options.promptTokens, out["ttft_s"].get<double>(),
                                        out["decode_tokens_per_s"].get<double>(), options.newTokens);
         if (out.contains("efficiency"))  // not on a GPU: the bandwidth reference is the host's
-            text += fmt::format("  {:.1f} MB of weights per token, memory bandwidth {:.1f} GB/s, efficiency {:.2f}; {:.0f}% of the weights in 2 MiB pages\n",
-                                out["weight_bytes_per_token"].get<std::int64_t>() / 1e6,
-                                out["memory_bandwidth_bytes_per_s"].get<double>() / 1e9, out["efficiency"].get<double>(),
-                                100 * out["weights_in_2mib_pages"].get<double>());
+            text += fmt::format(
+                "  {:.1f} MB of weights per token, memory bandwidth {:.1f} GB/s, efficiency {:.2f}; {:.0f}% of the weights in 2 MiB "
+                "pages\n",
+                out["weight_bytes_per_token"].get<std::int64_t>() / 1e6, out["memory_bandwidth_bytes_per_s"].get<double>() / 1e9,
+                out["efficiency"].get<double>(), 100 * out["weights_in_2mib_pages"].get<double>());
         print(text);
         return kExitOk;
     }
@@ -125,16 +126,16 @@ int benchGenerate(const QStringList& args) {
         print(out.dump() + "\n");
         return kExitOk;
     }
-    print(fmt::format("{}: {} sequences, {} beam(s): {} target tokens in {:.2f} s = {:.1f} tokens/s; first token {:.4f} s\n"
-                      "  {:.1f} MB of weights per token, memory bandwidth {:.1f} GB/s{}; {:.0f}% of the weights in 2 MiB pages\n",
-                      model->id(), options.sequences, options.beams, out["target_tokens"].get<std::int64_t>(),
-                      out["seconds"].get<double>(), out["target_tokens_per_s"].get<double>(), out["ttft_s"].get<double>(),
-                      out["weight_bytes_per_token"].get<std::uint64_t>() / 1e6, out["memory_bandwidth_bytes_per_s"].get<double>() / 1e9,
-                      out.contains("efficiency") ? fmt::format(", efficiency {:.2f}", out["efficiency"].get<double>()) : "",
-                      100 * out["weights_in_2mib_pages"].get<double>()));
+    print(
+        fmt::format("{}: {} sequences, {} beam(s): {} target tokens in {:.2f} s = {:.1f} tokens/s; first token {:.4f} s\n"
+                    "  {:.1f} MB of weights per token, memory bandwidth {:.1f} GB/s{}; {:.0f}% of the weights in 2 MiB pages\n",
+                    model->id(), options.sequences, options.beams, out["target_tokens"].get<std::int64_t>(), out["seconds"].get<double>(),
+                    out["target_tokens_per_s"].get<double>(), out["ttft_s"].get<double>(),
+                    out["weight_bytes_per_token"].get<std::uint64_t>() / 1e6, out["memory_bandwidth_bytes_per_s"].get<double>() / 1e9,
+                    out.contains("efficiency") ? fmt::format(", efficiency {:.2f}", out["efficiency"].get<double>()) : "",
+                    100 * out["weights_in_2mib_pages"].get<double>()));
     return kExitOk;
 }
-
 
 // What a user feels: from the start of a load to a model ready to translate (weights and tokenizer; the
 // one-time hashing at first sight excluded, as in bench load), then the latency of translating a short
@@ -174,19 +175,23 @@ int benchTranslate(const QStringList& args) {
     }
     std::sort(seconds.begin(), seconds.end());
     const double median = seconds[seconds.size() / 2], worst = seconds.back();
-    nlohmann::ordered_json out{{"model", entry.id},         {"ready_s", ready},
-                               {"text", request.text},      {"output", output},
-                               {"source_tokens", stats.sourceTokens}, {"generated_tokens", stats.generatedTokens},
-                               {"repeat", repeat},          {"median_s", median},
+    nlohmann::ordered_json out{{"model", entry.id},
+                               {"ready_s", ready},
+                               {"text", request.text},
+                               {"output", output},
+                               {"source_tokens", stats.sourceTokens},
+                               {"generated_tokens", stats.generatedTokens},
+                               {"repeat", repeat},
+                               {"median_s", median},
                                {"max_s", worst}};
     if (cmd.isSet("json")) {
         print(out.dump() + "\n");
         return kExitOk;
     }
-    print(fmt::format("{}: ready {:.1f} ms after the load started\n  \"{}\" -> \"{}\"\n"
-                      "  {} source tokens -> {} tokens: median {:.1f} ms, worst {:.1f} ms over {} runs\n",
-                      entry.id, ready * 1e3, request.text, output, stats.sourceTokens, stats.generatedTokens, median * 1e3,
-                      worst * 1e3, repeat));
+    print(fmt::format(
+        "{}: ready {:.1f} ms after the load started\n  \"{}\" -> \"{}\"\n"
+        "  {} source tokens -> {} tokens: median {:.1f} ms, worst {:.1f} ms over {} runs\n",
+        entry.id, ready * 1e3, request.text, output, stats.sourceTokens, stats.generatedTokens, median * 1e3, worst * 1e3, repeat));
     return kExitOk;
 }
 

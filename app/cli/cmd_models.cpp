@@ -19,16 +19,21 @@ int listModels(const QStringList& args) {
     if (cmd.isSet("json")) {
         nlohmann::json out{{"models", nlohmann::json::array()}};
         for (const auto& m : models)
-            out["models"].push_back({{"id", m.id}, {"source", sourceName(m.source)}, {"architecture", m.architecture},
-                                     {"model_type", m.modelType}, {"bytes", m.weightBytes}, {"dir", m.dir.string()},
+            out["models"].push_back({{"id", m.id},
+                                     {"source", sourceName(m.source)},
+                                     {"architecture", m.architecture},
+                                     {"model_type", m.modelType},
+                                     {"bytes", m.weightBytes},
+                                     {"dir", m.dir.string()},
                                      {"revision", m.revision}});
         print(out.dump() + "\n");
         return kExitOk;
     }
     if (models.empty()) {
-        print(fmt::format("No models found. Looked in {} (ours) and {} (Hugging Face).\n"
-                          "Add one with: dragoman-cli models import DIR\n",
-                          store.roots().cache.string(), store.roots().hub.string()));
+        print(
+            fmt::format("No models found. Looked in {} (ours) and {} (Hugging Face).\n"
+                        "Add one with: dragoman-cli models import DIR\n",
+                        store.roots().cache.string(), store.roots().hub.string()));
         return kExitOk;
     }
     std::string text;
@@ -47,8 +52,7 @@ int importModel(const QStringList& args) {
     if (!cmd.parse(args, 1, 1)) return kExitOk;
     const ModelStore store;
     const auto entry = store.importModel(cmd.positional().front().toStdString(), cmd.value("id").toStdString());
-    print(fmt::format("imported {} ({}, {:.1f} MB) from {}\n", entry.id, entry.architecture, entry.weightBytes / 1e6,
-                      entry.dir.string()));
+    print(fmt::format("imported {} ({}, {:.1f} MB) from {}\n", entry.id, entry.architecture, entry.weightBytes / 1e6, entry.dir.string()));
     return kExitOk;
 }
 

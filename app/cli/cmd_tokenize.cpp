@@ -20,7 +20,8 @@ int runTokenize(const QStringList& args) {
         print(joinIds(tokenizer->encode(cmd.value("text").toStdString())) + "\n");
         return kExitOk;
     }
-    for (std::string line; std::getline(std::cin, line);) print(joinIds(tokenizer->encode(line)) + "\n");
+    for (std::string line; std::getline(std::cin, line);)
+        print(joinIds(tokenizer->encode(line)) + "\n");
     return kExitOk;
 }
 

@@ -21,7 +21,8 @@ void checkLanguage(const QString& code, const char* option) {
 // source<TAB>target per line; blank lines and lines starting with '#' are skipped.
 std::vector<std::pair<std::string, std::string>> readGlossary(const QString& path) {
     QFile file(path);
-    if (!file.open(QIODevice::ReadOnly)) throw Error("io", "cannot read glossary " + path.toStdString() + ": " + file.errorString().toStdString());
+    if (!file.open(QIODevice::ReadOnly))
+        throw Error("io", "cannot read glossary " + path.toStdString() + ": " + file.errorString().toStdString());
     if (file.size() > 16 * 1024 * 1024) throw Error("input", "glossary " + path.toStdString() + " is larger than 16 MiB");
     std::vector<std::pair<std::string, std::string>> entries;
     int lineNumber = 0;
@@ -71,10 +72,11 @@ int runTranslate(const QStringList& args) {
         request.seed = seed;
         request.glossary = glossary;
         request.context = cmd.value("context").toStdString();
-        if (stream) request.onDelta = [](std::string_view delta) {
-            print(std::string(delta));
-            return true;
-        };
+        if (stream)
+            request.onDelta = [](std::string_view delta) {
+                print(std::string(delta));
+                return true;
+            };
         const auto output = translator.translate(request);
         print(stream ? std::string("\n") : output + "\n");
     };
@@ -82,7 +84,8 @@ int runTranslate(const QStringList& args) {
         translateOne(cmd.value("text").toStdString());
         return kExitOk;
     }
-    for (std::string line; std::getline(std::cin, line);) translateOne(line);
+    for (std::string line; std::getline(std::cin, line);)
+        translateOne(line);
     return kExitOk;
 }
 

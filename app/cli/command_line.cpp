@@ -21,16 +21,14 @@ bool CommandLine::parse(const QStringList& args, int minPositional, int maxPosit
         QString help = parser_.helpText();
         // QCommandLineParser prints the binary name; show the subcommand the user typed.
         const auto firstLineEnd = help.indexOf(QStringLiteral(" [options]"));
-        if (help.startsWith(QStringLiteral("Usage: ")) && firstLineEnd > 0)
-            help.replace(7, firstLineEnd - 7, usageName_);
+        if (help.startsWith(QStringLiteral("Usage: ")) && firstLineEnd > 0) help.replace(7, firstLineEnd - 7, usageName_);
         print(help);
         return false;
     }
     const auto count = parser_.positionalArguments().size();
     if (count < minPositional) throw UsageError("missing argument; see " + usageName_.toStdString() + " --help");
     if (count > maxPositional)
-        throw UsageError("unexpected argument '" + parser_.positionalArguments().value(maxPositional).toStdString() +
-                         "'");
+        throw UsageError("unexpected argument '" + parser_.positionalArguments().value(maxPositional).toStdString() + "'");
     return true;
 }
 
@@ -39,8 +37,8 @@ long long CommandLine::intValue(const QString& name, long long fallback, long lo
     bool ok = false;
     const long long value = parser_.value(name).toLongLong(&ok);
     if (!ok || value < min || value > max)
-        throw UsageError("--" + name.toStdString() + " expects an integer in [" + std::to_string(min) + ", " +
-                         std::to_string(max) + "], got '" + parser_.value(name).toStdString() + "'");
+        throw UsageError("--" + name.toStdString() + " expects an integer in [" + std::to_string(min) + ", " + std::to_string(max) +
+                         "], got '" + parser_.value(name).toStdString() + "'");
     return value;
 }
 
@@ -55,6 +53,8 @@ void print(const std::string& text) {
     std::fflush(stdout);
 }
 
-void print(const QString& text) { print(text.toStdString()); }
+void print(const QString& text) {
+    print(text.toStdString());
+}
 
 }  // namespace dragoman::cli

@@ -1,5 +1,5 @@
-#include "cli/command_line.h"
 #include "cli/commands.h"
+#include "cli/command_line.h"
 #include "util/error.h"
 
 namespace dragoman::cli {

@@ -26,7 +26,8 @@ std::vector<std::int64_t> parseIds(const QString& text, const char* option) {
     for (const auto& part : text.split(',')) {
         bool ok = false;
         const auto id = part.trimmed().toLongLong(&ok);
-        if (!ok || id < 0) throw UsageError(std::string("--") + option + " expects comma-separated token ids, got '" + part.toStdString() + "'");
+        if (!ok || id < 0)
+            throw UsageError(std::string("--") + option + " expects comma-separated token ids, got '" + part.toStdString() + "'");
         ids.push_back(id);
     }
     return ids;
@@ -34,7 +35,8 @@ std::vector<std::int64_t> parseIds(const QString& text, const char* option) {
 
 std::string joinIds(const std::vector<std::int64_t>& ids) {
     std::string out;
-    for (std::size_t i = 0; i < ids.size(); ++i) out += (i ? "," : "") + std::to_string(ids[i]);
+    for (std::size_t i = 0; i < ids.size(); ++i)
+        out += (i ? "," : "") + std::to_string(ids[i]);
     return out;
 }
 

@@ -21,8 +21,10 @@ GenerationConfig GenerationConfig::load(const std::filesystem::path& dir) {
     };
     try {
         if (auto v = get("eos_token_id")) {
-            if (v->is_array()) c.eosIds = v->get<std::vector<TokenId>>();
-            else c.eosIds = {v->get<TokenId>()};
+            if (v->is_array())
+                c.eosIds = v->get<std::vector<TokenId>>();
+            else
+                c.eosIds = {v->get<TokenId>()};
         }
         if (auto v = get("decoder_start_token_id")) c.decoderStartId = v->get<TokenId>();
         if (auto v = get("pad_token_id")) c.padId = v->get<TokenId>();
@@ -47,7 +49,8 @@ GenerationConfig GenerationConfig::load(const std::filesystem::path& dir) {
     // Fields generation_config.json leaves out come from config.json, as transformers merges them.
     if (hasGeneration && c.eosIds.empty() && model.contains("eos_token_id") && model["eos_token_id"].is_number_integer())
         c.eosIds = {model["eos_token_id"].get<TokenId>()};
-    if (hasGeneration && !c.decoderStartId && model.contains("decoder_start_token_id") && model["decoder_start_token_id"].is_number_integer())
+    if (hasGeneration && !c.decoderStartId && model.contains("decoder_start_token_id") &&
+        model["decoder_start_token_id"].is_number_integer())
         c.decoderStartId = model["decoder_start_token_id"].get<TokenId>();
     if (c.repetitionPenalty <= 0) throw Error("config", label + ": repetition_penalty must be positive");
     return c;

@@ -8,11 +8,15 @@
 namespace dragoman {
 
 LogitsProcessors::LogitsProcessors(const GenerationConfig& config, std::int64_t maxLength)
-    : repetitionPenalty_(config.repetitionPenalty), noRepeatNgram_(config.noRepeatNgramSize),
-      forcedEos_(config.forcedEosId), maxLength_(maxLength) {
+    : repetitionPenalty_(config.repetitionPenalty),
+      noRepeatNgram_(config.noRepeatNgramSize),
+      forcedEos_(config.forcedEosId),
+      maxLength_(maxLength) {
     for (const auto& words : config.badWordsIds) {
-        if (words.size() == 1) badSingle_.push_back(words[0]);
-        else if (!words.empty()) badSequences_.push_back(words);
+        if (words.size() == 1)
+            badSingle_.push_back(words[0]);
+        else if (!words.empty())
+            badSequences_.push_back(words);
     }
 }
 

@@ -2,15 +2,17 @@
 
 #include <torch/torch.h>
 
+#include <ATen/CPUGeneratorImpl.h>
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <ATen/CPUGeneratorImpl.h>
 
 namespace dragoman {
 namespace {
 
-bool isEos(TokenId id, const std::vector<TokenId>& eos) { return std::find(eos.begin(), eos.end(), id) != eos.end(); }
+bool isEos(TokenId id, const std::vector<TokenId>& eos) {
+    return std::find(eos.begin(), eos.end(), id) != eos.end();
+}
 
 constexpr float kFinishedOff = -1.0e9f;  // transformers' "not a candidate" score
 
@@ -115,7 +117,8 @@ std::vector<TokenId> beamSearch(DecodingSession& session, const std::vector<Toke
         const auto nextBeamsTensor = std::get<1>(torch::topk(runningCandidates, B));
         const auto nextBeams = hostValues<std::int64_t>(nextBeamsTensor);
         std::vector<std::vector<TokenId>> nextRunning(B);
-        for (std::int64_t b = 0; b < B; ++b) nextRunning[b] = candidates[nextBeams[b]];
+        for (std::int64_t b = 0; b < B; ++b)
+            nextRunning[b] = candidates[nextBeams[b]];
         runningScores = runningCandidates.index_select(0, nextBeamsTensor);
 
         // Finished hypotheses: candidates that ended here and rank among the top B, merged with those kept.
@@ -154,7 +157,8 @@ std::vector<TokenId> beamSearch(DecodingSession& session, const std::vector<Toke
         const float bestPossible = runningScores[0].item<float>() / static_cast<float>(std::pow(bestLength, beam.lengthPenalty));
         const float worstFinished = finishedScores.min().item<float>();
         bool canImprove = false;
-        for (std::int64_t b = 0; b < B; ++b) canImprove |= bestPossible > (isFinished[b] ? worstFinished : kFinishedOff);
+        for (std::int64_t b = 0; b < B; ++b)
+            canImprove |= bestPossible > (isFinished[b] ? worstFinished : kFinishedOff);
         heuristicUnsatisfied = heuristicUnsatisfied && canImprove;
         const bool existsOpen = !(std::all_of(isFinished.begin(), isFinished.end(), [](bool f) { return f; }) && beam.earlyStopping);
         const bool validContinuation = !std::all_of(hits.begin(), hits.end(), [](bool h) { return h; });
@@ -164,11 +168,13 @@ std::vector<TokenId> beamSearch(DecodingSession& session, const std::vector<Toke
         // it mostly does once the beams settle) and feed their new tokens.
         std::vector<std::int64_t> chosenSources(B);
         bool identity = true;
-        for (std::int64_t b = 0; b < B; ++b) identity &= (chosenSources[b] = sourceBeams[nextBeams[b]]) == b;
+        for (std::int64_t b = 0; b < B; ++b)
+            identity &= (chosenSources[b] = sourceBeams[nextBeams[b]]) == b;
         if (!identity) session.reorder(torch::tensor(chosenSources, torch::kInt64));
         running = std::move(nextRunning);
         std::vector<TokenId> last(B);
-        for (std::int64_t b = 0; b < B; ++b) last[b] = running[b].back();
+        for (std::int64_t b = 0; b < B; ++b)
+            last[b] = running[b].back();
         inputs = torch::tensor(last, torch::kInt64);
     }
     const auto& best = finished[0];

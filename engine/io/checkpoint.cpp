@@ -41,9 +41,11 @@ std::vector<std::filesystem::path> checkpointFiles(const std::filesystem::path& 
     const auto index = dir / kIndexName;
     if (std::filesystem::exists(index)) {
         std::set<std::string> names;
-        for (const auto& [tensor, file] : readIndex(index)) names.insert(file);
+        for (const auto& [tensor, file] : readIndex(index))
+            names.insert(file);
         std::vector<std::filesystem::path> files;
-        for (const auto& name : names) files.push_back(dir / name);
+        for (const auto& name : names)
+            files.push_back(dir / name);
         return files;
     }
     if (std::filesystem::exists(dir / kSingleName)) return {dir / kSingleName};
@@ -57,8 +59,8 @@ Checkpoint Checkpoint::open(const std::filesystem::path& dir) {
         for (const auto& info : file->tensors()) {
             auto [it, inserted] = checkpoint.tensors_.emplace(info.name, Entry{file, &info});
             if (!inserted)
-                throw Error("checkpoint", "tensor '" + info.name + "' appears in both " + it->second.file->path().string() +
-                                              " and " + path.string());
+                throw Error("checkpoint",
+                            "tensor '" + info.name + "' appears in both " + it->second.file->path().string() + " and " + path.string());
         }
         checkpoint.files_.push_back(std::move(file));
     }
@@ -69,13 +71,13 @@ Checkpoint Checkpoint::open(const std::filesystem::path& dir) {
             const Entry* entry = checkpoint.find(name);
             if (!entry) throw Error("checkpoint", indexPath.string() + ": tensor '" + name + "' is not in " + fileName);
             if (entry->file->path().filename() != fileName)
-                throw Error("checkpoint", indexPath.string() + ": tensor '" + name + "' is in " +
-                                              entry->file->path().filename().string() + ", not " + fileName);
+                throw Error("checkpoint", indexPath.string() + ": tensor '" + name + "' is in " + entry->file->path().filename().string() +
+                                              ", not " + fileName);
         }
         for (const auto& [name, entry] : checkpoint.tensors_)
             if (!index.count(name))
-                throw Error("checkpoint", indexPath.string() + ": tensor '" + name + "' of " +
-                                              entry.file->path().filename().string() + " is missing from the index");
+                throw Error("checkpoint", indexPath.string() + ": tensor '" + name + "' of " + entry.file->path().filename().string() +
+                                              " is missing from the index");
     }
     return checkpoint;
 }
@@ -87,7 +89,8 @@ const Checkpoint::Entry* Checkpoint::find(std::string_view name) const noexcept 
 
 std::uint64_t Checkpoint::totalBytes() const noexcept {
     std::uint64_t total = 0;
-    for (const auto& file : files_) total += file->mapping()->size();
+    for (const auto& file : files_)
+        total += file->mapping()->size();
     return total;
 }
 

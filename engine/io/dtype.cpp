@@ -31,8 +31,12 @@ std::optional<DType> dtypeFromName(std::string_view name) {
     return std::nullopt;
 }
 
-std::string_view dtypeName(DType dtype) { return kTable[static_cast<std::size_t>(dtype)].name; }
+std::string_view dtypeName(DType dtype) {
+    return kTable[static_cast<std::size_t>(dtype)].name;
+}
 
-std::size_t dtypeSize(DType dtype) { return kTable[static_cast<std::size_t>(dtype)].size; }
+std::size_t dtypeSize(DType dtype) {
+    return kTable[static_cast<std::size_t>(dtype)].size;
+}
 
 }  // namespace dragoman

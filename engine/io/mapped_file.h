@@ -31,8 +31,7 @@ public:
     std::uint64_t hugePageBytes() const;
 
 private:
-    MappedFile(std::filesystem::path path, const std::byte* data, std::uint64_t size)
-        : path_(std::move(path)), data_(data), size_(size) {}
+    MappedFile(std::filesystem::path path, const std::byte* data, std::uint64_t size) : path_(std::move(path)), data_(data), size_(size) {}
 
     std::filesystem::path path_;
     const std::byte* data_ = nullptr;

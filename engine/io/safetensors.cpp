@@ -17,12 +17,13 @@ namespace {
 
 std::uint64_t readLittleEndian64(const std::byte* p) {
     std::uint64_t value = 0;
-    for (int i = 7; i >= 0; --i) value = (value << 8) | static_cast<std::uint8_t>(p[i]);
+    for (int i = 7; i >= 0; --i)
+        value = (value << 8) | static_cast<std::uint8_t>(p[i]);
     return value;
 }
 
-std::vector<std::int64_t> parseShape(simdjson::dom::element shapeElement, std::string_view label,
-                                     const std::string& name, std::uint64_t& numel) {
+std::vector<std::int64_t> parseShape(simdjson::dom::element shapeElement, std::string_view label, const std::string& name,
+                                     std::uint64_t& numel) {
     simdjson::dom::array dims;
     if (shapeElement.get_array().get(dims)) fail("header_schema", label, "tensor '" + name + "': shape is not a list");
     std::vector<std::int64_t> shape;
@@ -67,19 +68,17 @@ TensorInfo parseEntry(std::string_view key, simdjson::dom::element entry, std::s
     std::vector<std::uint64_t> values;
     for (simdjson::dom::element v : offsets) {
         std::uint64_t x = 0;
-        if (v.get_uint64().get(x))
-            fail("header_schema", label, "tensor '" + info.name + "': data_offsets must be non-negative integers");
+        if (v.get_uint64().get(x)) fail("header_schema", label, "tensor '" + info.name + "': data_offsets must be non-negative integers");
         values.push_back(x);
     }
     if (values.size() != 2)
-        fail("header_schema", label,
-             "tensor '" + info.name + "': data_offsets has " + std::to_string(values.size()) + " elements, not 2");
+        fail("header_schema", label, "tensor '" + info.name + "': data_offsets has " + std::to_string(values.size()) + " elements, not 2");
     info.begin = values[0];
     info.end = values[1];
     if (info.begin > info.end)
         fail("offsets", label,
-             "tensor '" + info.name + "': data_offsets [" + std::to_string(info.begin) + ", " +
-                 std::to_string(info.end) + "] begin after end");
+             "tensor '" + info.name + "': data_offsets [" + std::to_string(info.begin) + ", " + std::to_string(info.end) +
+                 "] begin after end");
 
     std::uint64_t nbytes = 0;
     if (__builtin_mul_overflow(info.numel, dtypeSize(info.dtype), &nbytes))
@@ -115,19 +114,17 @@ void checkLayout(std::vector<TensorInfo>& tensors, std::uint64_t dataSize, std::
             fail("offsets", label,
                  "tensor '" + t.name + "' ends at byte " + std::to_string(t.end) + " of a " + std::to_string(dataSize) +
                      "-byte data section");
-        if (t.begin < cursor)
-            fail("offsets", label, "tensor '" + t.name + "' overlaps '" + (previous ? previous->name : "") + "'");
+        if (t.begin < cursor) fail("offsets", label, "tensor '" + t.name + "' overlaps '" + (previous ? previous->name : "") + "'");
         if (t.begin > cursor)
             fail("offsets", label,
-                 "unused bytes [" + std::to_string(cursor) + ", " + std::to_string(t.begin) + ") before tensor '" +
-                     t.name + "'");
+                 "unused bytes [" + std::to_string(cursor) + ", " + std::to_string(t.begin) + ") before tensor '" + t.name + "'");
         cursor = t.end;
         previous = &t;
     }
     if (cursor != dataSize)
         fail("offsets", label,
-             std::to_string(dataSize - cursor) + " unused bytes after the last tensor (data section " +
-                 std::to_string(dataSize) + " bytes)");
+             std::to_string(dataSize - cursor) + " unused bytes after the last tensor (data section " + std::to_string(dataSize) +
+                 " bytes)");
 }
 
 }  // namespace
@@ -141,8 +138,8 @@ SafetensorsHeader parseSafetensorsHeader(std::span<const std::byte> file, std::s
         fail("header_too_large", label, "header length " + std::to_string(header.headerLength) + " exceeds the 100 MB limit");
     if (8 + header.headerLength > file.size())
         fail("header_length", label,
-             "header length " + std::to_string(header.headerLength) + " runs past the end of the " +
-                 std::to_string(file.size()) + "-byte file");
+             "header length " + std::to_string(header.headerLength) + " runs past the end of the " + std::to_string(file.size()) +
+                 "-byte file");
     header.dataStart = 8 + header.headerLength;
     header.dataSize = file.size() - header.dataStart;
 
@@ -161,8 +158,7 @@ SafetensorsHeader parseSafetensorsHeader(std::span<const std::byte> file, std::s
 
     std::set<std::string_view> seen;
     for (auto field : object) {
-        if (!seen.insert(field.key).second)
-            fail("duplicate_key", label, "name '" + std::string(field.key) + "' appears more than once");
+        if (!seen.insert(field.key).second) fail("duplicate_key", label, "name '" + std::string(field.key) + "' appears more than once");
         if (field.key == "__metadata__") {
             header.metadata = parseMetadata(field.value, label);
             continue;
@@ -175,7 +171,8 @@ SafetensorsHeader parseSafetensorsHeader(std::span<const std::byte> file, std::s
 
 SafetensorsFile::SafetensorsFile(std::shared_ptr<const MappedFile> mapping, SafetensorsHeader header)
     : mapping_(std::move(mapping)), header_(std::move(header)) {
-    for (std::size_t i = 0; i < header_.tensors.size(); ++i) byName_.emplace(header_.tensors[i].name, i);
+    for (std::size_t i = 0; i < header_.tensors.size(); ++i)
+        byName_.emplace(header_.tensors[i].name, i);
 }
 
 std::shared_ptr<const SafetensorsFile> SafetensorsFile::open(const std::filesystem::path& path) {

@@ -4,19 +4,20 @@
 
 #include <nlohmann/json.hpp>
 
+#include <fcntl.h>
+#include <unistd.h>
 #include <cerrno>
 #include <cstdio>
-#include <fcntl.h>
-#include <functional>
 #include <cstring>
+#include <functional>
 #include <memory>
-#include <unistd.h>
 
 namespace dragoman {
 
 void SafetensorsWriter::add(std::string name, DType dtype, std::vector<std::int64_t> shape, Fill fill) {
     std::uint64_t numel = 1;
-    for (auto d : shape) numel *= static_cast<std::uint64_t>(d);
+    for (auto d : shape)
+        numel *= static_cast<std::uint64_t>(d);
     tensors_.push_back({std::move(name), dtype, std::move(shape), numel * dtypeSize(dtype), std::move(fill)});
 }
 
@@ -97,10 +98,12 @@ void SafetensorsWriter::write(const std::filesystem::path& path) const {
         });
     };
     std::byte length[8];
-    for (int i = 0; i < 8; ++i) length[i] = std::byte((text.size() >> (8 * i)) & 0xff);
+    for (int i = 0; i < 8; ++i)
+        length[i] = std::byte((text.size() >> (8 * i)) & 0xff);
     putBytes(length, 8);
     putBytes(text.data(), text.size());
-    for (const auto& t : tensors_) put(t.nbytes, dtypeSize(t.dtype), t.fill);
+    for (const auto& t : tensors_)
+        put(t.nbytes, dtypeSize(t.dtype), t.fill);
     flush();
     partial.done = true;
     if (::close(fd) != 0) {

@@ -8,21 +8,29 @@ namespace dragoman {
 
 c10::ScalarType torchType(DType dtype) {
     switch (dtype) {
-        case DType::F64: return torch::kFloat64;
-        case DType::F32: return torch::kFloat32;
-        case DType::F16: return torch::kFloat16;
-        case DType::BF16: return torch::kBFloat16;
-        case DType::I64: return torch::kInt64;
-        case DType::I32: return torch::kInt32;
-        case DType::I8: return torch::kInt8;
-        case DType::U8: return torch::kUInt8;
-        case DType::Bool: return torch::kBool;
+        case DType::F64:
+            return torch::kFloat64;
+        case DType::F32:
+            return torch::kFloat32;
+        case DType::F16:
+            return torch::kFloat16;
+        case DType::BF16:
+            return torch::kBFloat16;
+        case DType::I64:
+            return torch::kInt64;
+        case DType::I32:
+            return torch::kInt32;
+        case DType::I8:
+            return torch::kInt8;
+        case DType::U8:
+            return torch::kUInt8;
+        case DType::Bool:
+            return torch::kBool;
     }
     return torch::kFloat32;
 }
 
-torch::Tensor mappedTensor(const std::shared_ptr<const SafetensorsFile>& file, const TensorInfo& info,
-                           CopyCounter* copies) {
+torch::Tensor mappedTensor(const std::shared_ptr<const SafetensorsFile>& file, const TensorInfo& info, CopyCounter* copies) {
     const auto options = torch::TensorOptions().dtype(torchType(info.dtype)).device(torch::kCPU);
     auto bytes = file->bytes(info);
     const auto address = reinterpret_cast<std::uintptr_t>(bytes.data());
@@ -30,7 +38,8 @@ torch::Tensor mappedTensor(const std::shared_ptr<const SafetensorsFile>& file, c
     if (address % dtypeSize(info.dtype) == 0) {
         // The mapping is read-only: inference never writes to weights, and a stray write faults loudly
         // instead of corrupting the page cache.
-        return torch::from_blob(const_cast<std::byte*>(bytes.data()), info.shape, [keep = file](void*) {}, options);
+        return torch::from_blob(
+            const_cast<std::byte*>(bytes.data()), info.shape, [keep = file](void*) {}, options);
     }
     auto copy = torch::empty(info.shape, options);
     std::memcpy(copy.data_ptr(), bytes.data(), bytes.size());
@@ -38,8 +47,8 @@ torch::Tensor mappedTensor(const std::shared_ptr<const SafetensorsFile>& file, c
         copies->tensors.fetch_add(1);
         copies->bytes.fetch_add(bytes.size());
     }
-    log::logger().info("copied tensor '{}' of {} ({} bytes): data misaligned for {}", info.name,
-                       file->path().string(), bytes.size(), dtypeName(info.dtype));
+    log::logger().info("copied tensor '{}' of {} ({} bytes): data misaligned for {}", info.name, file->path().string(), bytes.size(),
+                       dtypeName(info.dtype));
     return copy;
 }
 

@@ -19,7 +19,6 @@ struct CopyCounter {
 c10::ScalarType torchType(DType dtype);
 
 // Zero-copy when the data is aligned for its element size; otherwise copied (and counted in `copies`).
-torch::Tensor mappedTensor(const std::shared_ptr<const SafetensorsFile>& file, const TensorInfo& info,
-                           CopyCounter* copies = nullptr);
+torch::Tensor mappedTensor(const std::shared_ptr<const SafetensorsFile>& file, const TensorInfo& info, CopyCounter* copies = nullptr);
 
 }  // namespace dragoman

@@ -14,7 +14,8 @@ namespace {
 
 float dotPortable(const float* a, const float* b, std::int64_t n) {
     float sum = 0;
-    for (std::int64_t i = 0; i < n; ++i) sum += a[i] * b[i];
+    for (std::int64_t i = 0; i < n; ++i)
+        sum += a[i] * b[i];
     return sum;
 }
 
@@ -25,9 +26,11 @@ __attribute__((target("avx2,fma"))) float dotAvx2(const float* a, const float* b
         s0 = _mm256_fmadd_ps(_mm256_loadu_ps(a + i), _mm256_loadu_ps(b + i), s0);
         s1 = _mm256_fmadd_ps(_mm256_loadu_ps(a + i + 8), _mm256_loadu_ps(b + i + 8), s1);
     }
-    for (; i + 7 < n; i += 8) s0 = _mm256_fmadd_ps(_mm256_loadu_ps(a + i), _mm256_loadu_ps(b + i), s0);
+    for (; i + 7 < n; i += 8)
+        s0 = _mm256_fmadd_ps(_mm256_loadu_ps(a + i), _mm256_loadu_ps(b + i), s0);
     float sum = sum8(_mm256_add_ps(s0, s1));
-    for (; i < n; ++i) sum += a[i] * b[i];
+    for (; i < n; ++i)
+        sum += a[i] * b[i];
     return sum;
 }
 
@@ -35,18 +38,21 @@ __attribute__((target("avx2,fma"))) float dotAvx2(const float* a, const float* b
 __attribute__((target("avx2,fma"))) void axpyAvx2(float w, const float* v, float* out, std::int64_t n) {
     const __m256 wv = _mm256_set1_ps(w);
     std::int64_t i = 0;
-    for (; i + 7 < n; i += 8) _mm256_storeu_ps(out + i, _mm256_fmadd_ps(wv, _mm256_loadu_ps(v + i), _mm256_loadu_ps(out + i)));
-    for (; i < n; ++i) out[i] += w * v[i];
+    for (; i + 7 < n; i += 8)
+        _mm256_storeu_ps(out + i, _mm256_fmadd_ps(wv, _mm256_loadu_ps(v + i), _mm256_loadu_ps(out + i)));
+    for (; i < n; ++i)
+        out[i] += w * v[i];
 }
 
 void axpyPortable(float w, const float* v, float* out, std::int64_t n) {
-    for (std::int64_t i = 0; i < n; ++i) out[i] += w * v[i];
+    for (std::int64_t i = 0; i < n; ++i)
+        out[i] += w * v[i];
 }
 
 }  // namespace
 
-void attendOneQuery(const float* q, const KvLayout& keys, const KvLayout& values, float* out, std::int64_t batch,
-                    std::int64_t heads, std::int64_t group, std::int64_t length, std::int64_t headDim, float scale) {
+void attendOneQuery(const float* q, const KvLayout& keys, const KvLayout& values, float* out, std::int64_t batch, std::int64_t heads,
+                    std::int64_t group, std::int64_t length, std::int64_t headDim, float scale) {
     const auto dot = hasAvx2() ? dotAvx2 : dotPortable;
     const auto axpy = hasAvx2() ? axpyAvx2 : axpyPortable;
     auto one = [&](std::int64_t index, std::vector<float>& weights) {
@@ -61,23 +67,27 @@ void attendOneQuery(const float* q, const KvLayout& keys, const KvLayout& values
             maximum = std::max(maximum, weights[t]);
         }
         float sum = 0;
-        for (std::int64_t t = 0; t < length; ++t) sum += (weights[t] = std::exp(weights[t] - maximum));
+        for (std::int64_t t = 0; t < length; ++t)
+            sum += (weights[t] = std::exp(weights[t] - maximum));
         float* o = out + index * headDim;
         std::fill(o, o + headDim, 0.0f);
         const float inverse = 1.0f / sum;
-        for (std::int64_t t = 0; t < length; ++t) axpy(weights[t] * inverse, v + t * values.rowStride, o, headDim);
+        for (std::int64_t t = 0; t < length; ++t)
+            axpy(weights[t] * inverse, v + t * values.rowStride, o, headDim);
     };
     const std::int64_t count = batch * heads;
     // A decoding step's attention is a few hundred thousand multiply-adds: handing it to the pool costs
     // more than it saves until the cache is long.
     if (count * length * headDim < (1 << 18)) {
         std::vector<float> weights;
-        for (std::int64_t i = 0; i < count; ++i) one(i, weights);
+        for (std::int64_t i = 0; i < count; ++i)
+            one(i, weights);
         return;
     }
     ThreadPool::shared().parallelFor(count, 1, [&](std::int64_t begin, std::int64_t end) {
         std::vector<float> weights;
-        for (std::int64_t i = begin; i < end; ++i) one(i, weights);
+        for (std::int64_t i = begin; i < end; ++i)
+            one(i, weights);
     });
 }
 

@@ -18,7 +18,7 @@ struct KvLayout {
 // q [batch, heads * headDim] and out [batch, heads * headDim] contiguous. `group` query heads share one
 // key/value head (grouped-query attention; 1 for ordinary multi-head attention). Float32 throughout, the
 // softmax with max subtraction as libtorch's.
-void attendOneQuery(const float* q, const KvLayout& keys, const KvLayout& values, float* out, std::int64_t batch,
-                    std::int64_t heads, std::int64_t group, std::int64_t length, std::int64_t headDim, float scale);
+void attendOneQuery(const float* q, const KvLayout& keys, const KvLayout& values, float* out, std::int64_t batch, std::int64_t heads,
+                    std::int64_t group, std::int64_t length, std::int64_t headDim, float scale);
 
 }  // namespace dragoman::kernels

@@ -12,8 +12,7 @@ kernels::KvLayout layoutOf(const torch::Tensor& cache) {
 
 }  // namespace
 
-torch::Tensor attendOneQuery(const torch::Tensor& queries, const torch::Tensor& keys, const torch::Tensor& values,
-                             std::int64_t heads) {
+torch::Tensor attendOneQuery(const torch::Tensor& queries, const torch::Tensor& keys, const torch::Tensor& values, std::int64_t heads) {
     const auto batch = queries.size(0), headDim = keys.size(3), length = keys.size(2);
     TORCH_CHECK(queries.is_contiguous() && queries.scalar_type() == torch::kFloat32 && queries.numel() == batch * heads * headDim,
                 "attendOneQuery: queries must be contiguous float32 [batch, heads * head_dim]");

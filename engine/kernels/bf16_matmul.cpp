@@ -6,19 +6,19 @@
 
 #include <immintrin.h>
 
-
 namespace dragoman::kernels {
 namespace {
 
 constexpr std::int64_t kRowBlock = 64;  // weight rows per block: 64 x 4096 x 2 bytes stay within L2
 
 template <typename W>
-void portableBlock(const float* x, const W* w, float* y, std::int64_t m, std::int64_t n, std::int64_t k,
-                   std::int64_t rowBegin, std::int64_t rowEnd) {
+void portableBlock(const float* x, const W* w, float* y, std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t rowBegin,
+                   std::int64_t rowEnd) {
     for (std::int64_t r = 0; r < m; ++r)
         for (std::int64_t j = rowBegin; j < rowEnd; ++j) {
             float sum = 0;
-            for (std::int64_t i = 0; i < k; ++i) sum += x[r * k + i] * widen(w[j * k + i]);
+            for (std::int64_t i = 0; i < k; ++i)
+                sum += x[r * k + i] * widen(w[j * k + i]);
             y[r * n + j] = sum;
         }
 }
@@ -28,17 +28,19 @@ __attribute__((target("avx2,fma"))) inline __m256 load8(const std::uint16_t* p) 
     return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(raw), 16));
 }
 
-__attribute__((target("avx2,fma"))) inline __m256 load8(const float* p) { return _mm256_loadu_ps(p); }
+__attribute__((target("avx2,fma"))) inline __m256 load8(const float* p) {
+    return _mm256_loadu_ps(p);
+}
 
 // Up to 4 activation rows against 2 weight rows at a time: 8 accumulators, every widened weight used
 // by every row. K must be a multiple of 8 (the caller handles the tail). The row loops are unrolled by
 // pragma: -O2 left them rolled, which kept the accumulators on the stack and made 4 rows 4x slower than 1.
 template <int Rows, typename W>
-__attribute__((target("avx2,fma"))) void tile(const float* x, const W* w, float* y, std::int64_t n, std::int64_t k,
-                                              std::int64_t j) {
+__attribute__((target("avx2,fma"))) void tile(const float* x, const W* w, float* y, std::int64_t n, std::int64_t k, std::int64_t j) {
     __m256 acc0[Rows], acc1[Rows];
 #pragma GCC unroll 4
-    for (int r = 0; r < Rows; ++r) acc0[r] = acc1[r] = _mm256_setzero_ps();
+    for (int r = 0; r < Rows; ++r)
+        acc0[r] = acc1[r] = _mm256_setzero_ps();
     const W* w0 = w + j * k;
     const W* w1 = w0 + k;
     for (std::int64_t i = 0; i < k; i += 8) {
@@ -58,26 +60,29 @@ __attribute__((target("avx2,fma"))) void tile(const float* x, const W* w, float*
 }
 
 template <int Rows, typename W>
-__attribute__((target("avx2,fma"))) void singleRow(const float* x, const W* w, float* y, std::int64_t n, std::int64_t k,
-                                                   std::int64_t j) {
+__attribute__((target("avx2,fma"))) void singleRow(const float* x, const W* w, float* y, std::int64_t n, std::int64_t k, std::int64_t j) {
     __m256 acc[Rows];
 #pragma GCC unroll 4
-    for (int r = 0; r < Rows; ++r) acc[r] = _mm256_setzero_ps();
+    for (int r = 0; r < Rows; ++r)
+        acc[r] = _mm256_setzero_ps();
     const W* w0 = w + j * k;
     for (std::int64_t i = 0; i < k; i += 8) {
         const __m256 a = load8(w0 + i);
 #pragma GCC unroll 4
-        for (int r = 0; r < Rows; ++r) acc[r] = _mm256_fmadd_ps(_mm256_loadu_ps(x + r * k + i), a, acc[r]);
+        for (int r = 0; r < Rows; ++r)
+            acc[r] = _mm256_fmadd_ps(_mm256_loadu_ps(x + r * k + i), a, acc[r]);
     }
 #pragma GCC unroll 4
-    for (int r = 0; r < Rows; ++r) y[r * n + j] = sum8(acc[r]);
+    for (int r = 0; r < Rows; ++r)
+        y[r * n + j] = sum8(acc[r]);
 }
 
 template <int Rows, typename W>
 __attribute__((target("avx2,fma"))) void rowsAgainstBlock(const float* x, const W* w, float* y, std::int64_t n, std::int64_t k,
                                                           std::int64_t rowBegin, std::int64_t rowEnd) {
     std::int64_t j = rowBegin;
-    for (; j + 1 < rowEnd; j += 2) tile<Rows, W>(x, w, y, n, k, j);
+    for (; j + 1 < rowEnd; j += 2)
+        tile<Rows, W>(x, w, y, n, k, j);
     if (j < rowEnd) singleRow<Rows, W>(x, w, y, n, k, j);
 }
 
@@ -86,8 +91,8 @@ __attribute__((target("avx2,fma"))) void rowsAgainstBlock(const float* x, const 
 // prefetcher follows one stream per row better than four streams a few KiB apart), while long rows
 // favour the interleaved tiles above. Chains independent accumulators per activation row.
 template <int Rows, typename W>
-__attribute__((target("avx2,fma"))) void shortRowsAgainstBlock(const float* x, const W* w, float* y, std::int64_t n,
-                                                               std::int64_t k, std::int64_t rowBegin, std::int64_t rowEnd) {
+__attribute__((target("avx2,fma"))) void shortRowsAgainstBlock(const float* x, const W* w, float* y, std::int64_t n, std::int64_t k,
+                                                               std::int64_t rowBegin, std::int64_t rowEnd) {
     constexpr int Chains = Rows == 1 ? 4 : Rows == 2 ? 4 : 2;
     for (std::int64_t j = rowBegin; j < rowEnd; ++j) {
         const W* row = w + j * k;
@@ -95,26 +100,30 @@ __attribute__((target("avx2,fma"))) void shortRowsAgainstBlock(const float* x, c
 #pragma GCC unroll 4
         for (int r = 0; r < Rows; ++r)
 #pragma GCC unroll 4
-            for (int c = 0; c < Chains; ++c) acc[r][c] = _mm256_setzero_ps();
+            for (int c = 0; c < Chains; ++c)
+                acc[r][c] = _mm256_setzero_ps();
         std::int64_t i = 0;
         for (; i + 8 * Chains <= k; i += 8 * Chains) {
 #pragma GCC unroll 4
             for (int c = 0; c < Chains; ++c) {
                 const __m256 wv = load8(row + i + 8 * c);
 #pragma GCC unroll 4
-                for (int r = 0; r < Rows; ++r) acc[r][c] = _mm256_fmadd_ps(_mm256_loadu_ps(x + r * k + i + 8 * c), wv, acc[r][c]);
+                for (int r = 0; r < Rows; ++r)
+                    acc[r][c] = _mm256_fmadd_ps(_mm256_loadu_ps(x + r * k + i + 8 * c), wv, acc[r][c]);
             }
         }
         for (; i < k; i += 8) {
             const __m256 wv = load8(row + i);
 #pragma GCC unroll 4
-            for (int r = 0; r < Rows; ++r) acc[r][0] = _mm256_fmadd_ps(_mm256_loadu_ps(x + r * k + i), wv, acc[r][0]);
+            for (int r = 0; r < Rows; ++r)
+                acc[r][0] = _mm256_fmadd_ps(_mm256_loadu_ps(x + r * k + i), wv, acc[r][0]);
         }
 #pragma GCC unroll 4
         for (int r = 0; r < Rows; ++r) {
             __m256 total = acc[r][0];
 #pragma GCC unroll 4
-            for (int c = 1; c < Chains; ++c) total = _mm256_add_ps(total, acc[r][c]);
+            for (int c = 1; c < Chains; ++c)
+                total = _mm256_add_ps(total, acc[r][c]);
             y[r * n + j] = sum8(total);
         }
     }
@@ -129,23 +138,33 @@ bool shortRows(std::int64_t k) {
 template <int Rows, typename W>
 void rowGroup(bool sequential, const float* x, const W* w, float* y, std::int64_t n, std::int64_t k, std::int64_t rowBegin,
               std::int64_t rowEnd) {
-    if (sequential) shortRowsAgainstBlock<Rows, W>(x, w, y, n, k, rowBegin, rowEnd);
-    else rowsAgainstBlock<Rows, W>(x, w, y, n, k, rowBegin, rowEnd);
+    if (sequential)
+        shortRowsAgainstBlock<Rows, W>(x, w, y, n, k, rowBegin, rowEnd);
+    else
+        rowsAgainstBlock<Rows, W>(x, w, y, n, k, rowBegin, rowEnd);
 }
 
 template <typename W>
-__attribute__((target("avx2,fma"))) void avx2Block(const float* x, const W* w, float* y, std::int64_t m, std::int64_t n,
-                                                   std::int64_t k, std::int64_t rowBegin, std::int64_t rowEnd) {
+__attribute__((target("avx2,fma"))) void avx2Block(const float* x, const W* w, float* y, std::int64_t m, std::int64_t n, std::int64_t k,
+                                                   std::int64_t rowBegin, std::int64_t rowEnd) {
     // The weight block stays in cache while every group of 4 activation rows passes over it.
     const bool sequential = shortRows<W>(k);
     for (std::int64_t r = 0; r < m; r += 4) {
         const float* xr = x + r * k;
         float* yr = y + r * n;
         switch (std::min<std::int64_t>(4, m - r)) {
-            case 4: rowGroup<4, W>(sequential, xr, w, yr, n, k, rowBegin, rowEnd); break;
-            case 3: rowGroup<3, W>(sequential, xr, w, yr, n, k, rowBegin, rowEnd); break;
-            case 2: rowGroup<2, W>(sequential, xr, w, yr, n, k, rowBegin, rowEnd); break;
-            default: rowGroup<1, W>(sequential, xr, w, yr, n, k, rowBegin, rowEnd); break;
+            case 4:
+                rowGroup<4, W>(sequential, xr, w, yr, n, k, rowBegin, rowEnd);
+                break;
+            case 3:
+                rowGroup<3, W>(sequential, xr, w, yr, n, k, rowBegin, rowEnd);
+                break;
+            case 2:
+                rowGroup<2, W>(sequential, xr, w, yr, n, k, rowBegin, rowEnd);
+                break;
+            default:
+                rowGroup<1, W>(sequential, xr, w, yr, n, k, rowBegin, rowEnd);
+                break;
         }
     }
 }
@@ -155,8 +174,8 @@ __attribute__((target("avx2,fma"))) void avx2Block(const float* x, const W* w, f
 // and eight streams in flight hide more of that than four: 6-16% faster over the HY-MT 1.8B decode
 // sequence (A/B in one process, 2 cores). Short rows: one at a time.
 template <typename W>
-__attribute__((target("avx2,fma"))) void gemvBlock(const float* x, const W* w, float* y, std::int64_t k,
-                                                   std::int64_t rowBegin, std::int64_t rowEnd) {
+__attribute__((target("avx2,fma"))) void gemvBlock(const float* x, const W* w, float* y, std::int64_t k, std::int64_t rowBegin,
+                                                   std::int64_t rowEnd) {
     if (shortRows<W>(k)) return shortRowsAgainstBlock<1, W>(x, w, y, 0, k, rowBegin, rowEnd);
     constexpr int kRows = 8;
     std::int64_t j = rowBegin;
@@ -171,26 +190,32 @@ __attribute__((target("avx2,fma"))) void gemvBlock(const float* x, const W* w, f
         for (std::int64_t i = 0; i < k; i += 8) {
             const __m256 xv = _mm256_loadu_ps(x + i);
 #pragma GCC unroll 8
-            for (int r = 0; r < kRows; ++r) acc[r] = _mm256_fmadd_ps(xv, load8(rows[r] + i), acc[r]);
+            for (int r = 0; r < kRows; ++r)
+                acc[r] = _mm256_fmadd_ps(xv, load8(rows[r] + i), acc[r]);
         }
 #pragma GCC unroll 8
-        for (int r = 0; r < kRows; ++r) y[j + r] = sum8(acc[r]);
+        for (int r = 0; r < kRows; ++r)
+            y[j + r] = sum8(acc[r]);
     }
-    for (; j < rowEnd; ++j) singleRow<1, W>(x, w, y, 0, k, j);
+    for (; j < rowEnd; ++j)
+        singleRow<1, W>(x, w, y, 0, k, j);
 }
 
 }  // namespace
 
-__attribute__((target("avx2,fma"))) static std::int64_t widenAvx2(const std::uint16_t* src, float* dst, std::int64_t begin, std::int64_t end) {
+__attribute__((target("avx2,fma"))) static std::int64_t widenAvx2(const std::uint16_t* src, float* dst, std::int64_t begin,
+                                                                  std::int64_t end) {
     std::int64_t i = begin;
-    for (; i + 7 < end; i += 8) _mm256_storeu_ps(dst + i, load8(src + i));
+    for (; i + 7 < end; i += 8)
+        _mm256_storeu_ps(dst + i, load8(src + i));
     return i;
 }
 
 void widenBf16(const std::uint16_t* src, float* dst, std::int64_t count) {
     ThreadPool::shared().parallelFor(count, 4096, [&](std::int64_t begin, std::int64_t end) {
         std::int64_t i = hasAvx2() ? widenAvx2(src, dst, begin, end) : begin;
-        for (; i < end; ++i) dst[i] = widen(src[i]);
+        for (; i < end; ++i)
+            dst[i] = widen(src[i]);
     });
 }
 
@@ -200,9 +225,12 @@ void matmulTransposed(const float* x, const W* w, float* y, std::int64_t m, std:
     ThreadPool::shared().parallelFor(n, kRowBlock, [&](std::int64_t begin, std::int64_t end) {
         for (std::int64_t block = begin; block < end; block += kRowBlock) {
             const auto blockEnd = std::min(end, block + kRowBlock);
-            if (vector && m == 1) gemvBlock(x, w, y, k, block, blockEnd);
-            else if (vector) avx2Block(x, w, y, m, n, k, block, blockEnd);
-            else portableBlock(x, w, y, m, n, k, block, blockEnd);
+            if (vector && m == 1)
+                gemvBlock(x, w, y, k, block, blockEnd);
+            else if (vector)
+                avx2Block(x, w, y, m, n, k, block, blockEnd);
+            else
+                portableBlock(x, w, y, m, n, k, block, blockEnd);
         }
     });
 }
@@ -221,7 +249,8 @@ namespace dragoman::kernels {
 
 void bf16GemvMany(const float* x, const Bf16Output* outputs, std::size_t count, std::int64_t k) {
     std::int64_t total = 0;
-    for (std::size_t i = 0; i < count; ++i) total += outputs[i].n;
+    for (std::size_t i = 0; i < count; ++i)
+        total += outputs[i].n;
     const bool vector = hasAvx2() && k % 8 == 0;
     ThreadPool::shared().parallelFor(total, kRowBlock, [&](std::int64_t begin, std::int64_t end) {
         std::int64_t offset = 0;
@@ -229,8 +258,10 @@ void bf16GemvMany(const float* x, const Bf16Output* outputs, std::size_t count, 
             const auto& o = outputs[i];
             const auto from = std::max(begin, offset) - offset, to = std::min(end, offset + o.n) - offset;
             if (from < to) {
-                if (vector) gemvBlock(x, o.w, o.y, k, from, to);
-                else portableBlock(x, o.w, o.y, 1, o.n, k, from, to);
+                if (vector)
+                    gemvBlock(x, o.w, o.y, k, from, to);
+                else
+                    portableBlock(x, o.w, o.y, 1, o.n, k, from, to);
             }
             offset += o.n;
         }

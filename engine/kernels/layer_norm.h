@@ -6,7 +6,7 @@
 
 namespace dragoman::kernels {
 
-void addLayerNorm(const float* x, const float* h, const float* weight, const float* bias, float* out, std::int64_t rows,
-                  std::int64_t d, double eps);
+void addLayerNorm(const float* x, const float* h, const float* weight, const float* bias, float* out, std::int64_t rows, std::int64_t d,
+                  double eps);
 
 }  // namespace dragoman::kernels

@@ -22,9 +22,11 @@ void packActivations(const float* x, std::int64_t m, std::int64_t k, std::int64_
             const auto row = p * kMr + r;
             float* to = out + p * k * kMr + r;
             if (row < m)
-                for (std::int64_t d = 0; d < k; ++d) to[d * kMr] = x[row * k + d];
+                for (std::int64_t d = 0; d < k; ++d)
+                    to[d * kMr] = x[row * k + d];
             else
-                for (std::int64_t d = 0; d < k; ++d) to[d * kMr] = 0.0f;
+                for (std::int64_t d = 0; d < k; ++d)
+                    to[d * kMr] = 0.0f;
         }
 }
 
@@ -65,7 +67,8 @@ __attribute__((target("avx2,fma"))) void packWeights(const std::uint16_t* w, std
             for (int i = 0; i < 8; ++i)
                 r[i] = rowBase + i < n ? widen8(w + (rowBase + i) * k + d0 + d) : _mm256_setzero_ps();
             transpose8(r);
-            for (int t = 0; t < 8; ++t) _mm256_store_ps(out + (d + t) * kNr + 8 * half, r[t]);
+            for (int t = 0; t < 8; ++t)
+                _mm256_store_ps(out + (d + t) * kNr + 8 * half, r[t]);
         }
         for (; d < kc; ++d)
             for (int i = 0; i < 8; ++i) {
@@ -83,7 +86,8 @@ __attribute__((target("avx2,fma"))) void microKernel(std::int64_t kc, const floa
                                                      std::int64_t rows, std::int64_t cols, bool accumulate) {
     __m256 acc0[kMr], acc1[kMr];
 #pragma GCC unroll 6
-    for (int r = 0; r < kMr; ++r) acc0[r] = acc1[r] = _mm256_setzero_ps();
+    for (int r = 0; r < kMr; ++r)
+        acc0[r] = acc1[r] = _mm256_setzero_ps();
     for (std::int64_t d = 0; d < kc; ++d) {
         const __m256 b0 = _mm256_load_ps(b + d * kNr), b1 = _mm256_load_ps(b + d * kNr + 8);
 #pragma GCC unroll 6
@@ -113,7 +117,8 @@ __attribute__((target("avx2,fma"))) void microKernel(std::int64_t kc, const floa
         _mm256_store_ps(tile[r] + 8, acc1[r]);
     }
     for (std::int64_t r = 0; r < rows; ++r)
-        for (std::int64_t j = 0; j < cols; ++j) c[r * ldc + j] = (accumulate ? c[r * ldc + j] : 0.0f) + tile[r][j];
+        for (std::int64_t j = 0; j < cols; ++j)
+            c[r * ldc + j] = (accumulate ? c[r * ldc + j] : 0.0f) + tile[r][j];
 }
 
 }  // namespace

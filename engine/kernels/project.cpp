@@ -45,7 +45,8 @@ torch::Tensor smallRowsLinear(const torch::Tensor& x, const torch::Tensor& weigh
         const float* bp = b.data_ptr<float>();
         float* yp = y.data_ptr<float>();
         for (std::int64_t r = 0; r < rows.size(0); ++r)
-            for (std::int64_t j = 0; j < n; ++j) yp[r * n + j] += bp[j];
+            for (std::int64_t j = 0; j < n; ++j)
+                yp[r * n + j] += bp[j];
     }
     auto sizes = x.sizes().vec();
     sizes.back() = n;
@@ -84,10 +85,12 @@ torch::Tensor libtorchProject(const torch::Tensor& x, const torch::Tensor& weigh
 std::vector<torch::Tensor> projectMany(const torch::Tensor& x, const std::vector<torch::Tensor>& weights) {
     const auto k = x.size(-1);
     bool fused = x.numel() == k && x.scalar_type() == torch::kFloat32;
-    for (const auto& w : weights) fused = fused && w.scalar_type() == torch::kBFloat16 && w.is_contiguous() && w.size(1) == k;
+    for (const auto& w : weights)
+        fused = fused && w.scalar_type() == torch::kBFloat16 && w.is_contiguous() && w.size(1) == k;
     std::vector<torch::Tensor> out;
     if (!fused) {
-        for (const auto& w : weights) out.push_back(project(x, w));
+        for (const auto& w : weights)
+            out.push_back(project(x, w));
         return out;
     }
     const auto row = x.reshape({k}).contiguous();

@@ -27,8 +27,7 @@ void rmsNorm(const float* x, const float* weight, float* out, std::int64_t rows,
     rmsNormRows(x, weight, out, rows, d, eps);
 }
 
-void rmsNorm(const float* x, const std::uint16_t* bf16Weight, float* out, std::int64_t rows, std::int64_t d,
-             double eps) {
+void rmsNorm(const float* x, const std::uint16_t* bf16Weight, float* out, std::int64_t rows, std::int64_t d, double eps) {
     rmsNormRows(x, bf16Weight, out, rows, d, eps);
 }
 

@@ -8,7 +8,6 @@
 namespace dragoman::kernels {
 
 void rmsNorm(const float* x, const float* weight, float* out, std::int64_t rows, std::int64_t d, double eps);
-void rmsNorm(const float* x, const std::uint16_t* bf16Weight, float* out, std::int64_t rows, std::int64_t d,
-             double eps);
+void rmsNorm(const float* x, const std::uint16_t* bf16Weight, float* out, std::int64_t rows, std::int64_t d, double eps);
 
 }  // namespace dragoman::kernels

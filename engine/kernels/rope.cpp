@@ -2,8 +2,7 @@
 
 namespace dragoman::kernels {
 
-void applyRope(float* x, std::int64_t rows, std::int64_t d, const float* cos, const float* sin,
-               std::int64_t positions) {
+void applyRope(float* x, std::int64_t rows, std::int64_t d, const float* cos, const float* sin, std::int64_t positions) {
     const std::int64_t half = d / 2;
     for (std::int64_t r = 0; r < rows; ++r) {
         float* xr = x + r * d;

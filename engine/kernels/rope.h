@@ -7,7 +7,6 @@
 
 namespace dragoman::kernels {
 
-void applyRope(float* x, std::int64_t rows, std::int64_t d, const float* cos, const float* sin,
-               std::int64_t positions);
+void applyRope(float* x, std::int64_t rows, std::int64_t d, const float* cos, const float* sin, std::int64_t positions);
 
 }  // namespace dragoman::kernels

@@ -16,7 +16,8 @@ constexpr auto kSpin = std::chrono::microseconds(200);
 }  // namespace
 
 ThreadPool::ThreadPool(int threads) {
-    for (int i = 1; i < std::max(1, threads); ++i) workers_.emplace_back([this] { work(); });
+    for (int i = 1; i < std::max(1, threads); ++i)
+        workers_.emplace_back([this] { work(); });
 }
 
 ThreadPool::~ThreadPool() {
@@ -25,7 +26,8 @@ ThreadPool::~ThreadPool() {
         stopping_ = true;
     }
     wake_.notify_all();
-    for (auto& t : workers_) t.join();
+    for (auto& t : workers_)
+        t.join();
 }
 
 ThreadPool& ThreadPool::shared() {
@@ -72,7 +74,8 @@ void ThreadPool::parallelFor(std::int64_t count, std::int64_t grain, const std::
     }
     wake_.notify_all();
     runChunks();
-    while (pending_.load(std::memory_order_acquire) > 0) _mm_pause();
+    while (pending_.load(std::memory_order_acquire) > 0)
+        _mm_pause();
 }
 
 // Chunks are claimed in ascending order, so each thread still streams forward through the weights.

@@ -16,13 +16,13 @@ namespace {
 
 using Clock = SteadyClock;
 
-
 // Wraps the user's callback: reports, and turns "stop" into Cancelled.
 class Reporter {
 public:
     explicit Reporter(const LoadProgress& progress) : progress_(progress) {}
     void operator()(LoadPhase phase, double fraction) const {
-        if (progress_ && !progress_(phase, fraction)) throw Cancelled(std::string("load cancelled during ") + std::string(phaseName(phase)));
+        if (progress_ && !progress_(phase, fraction))
+            throw Cancelled(std::string("load cancelled during ") + std::string(phaseName(phase)));
     }
     bool keepGoing(LoadPhase phase, double fraction) const { return !progress_ || progress_(phase, fraction); }
 
@@ -34,11 +34,16 @@ private:
 
 std::string_view phaseName(LoadPhase phase) {
     switch (phase) {
-        case LoadPhase::Resolve: return "resolve";
-        case LoadPhase::Verify: return "verify";
-        case LoadPhase::Map: return "map";
-        case LoadPhase::Build: return "build";
-        case LoadPhase::PageIn: return "page-in";
+        case LoadPhase::Resolve:
+            return "resolve";
+        case LoadPhase::Verify:
+            return "verify";
+        case LoadPhase::Map:
+            return "map";
+        case LoadPhase::Build:
+            return "build";
+        case LoadPhase::PageIn:
+            return "page-in";
     }
     return "load";
 }
@@ -98,7 +103,8 @@ LoadedModel loadModel(const ModelStore& store, const std::string& idOrPath, cons
     if (options.pageIn) {
         phaseStart = Clock::now();
         std::vector<std::shared_ptr<const MappedFile>> files;
-        for (const auto& file : model.checkpoint.files()) files.push_back(file->mapping());
+        for (const auto& file : model.checkpoint.files())
+            files.push_back(file->mapping());
         const bool completed = pageIn(files, [&](std::uint64_t done, std::uint64_t total) {
             return report.keepGoing(LoadPhase::PageIn, total ? double(done) / double(total) : 1.0);
         });
@@ -108,8 +114,8 @@ LoadedModel loadModel(const ModelStore& store, const std::string& idOrPath, cons
     stats.readySeconds = secondsSince(start);
     model.stats = stats;
     log::info(ctx, "loaded {} in {:.3f} s (verify {:.3f}, map {:.3f}, build {:.3f}, page-in {:.3f}); {} bytes, {} copies{}",
-              entry.dir.string(), stats.readySeconds, stats.verifySeconds, stats.mapSeconds, stats.buildSeconds,
-              stats.pageInSeconds, stats.bytes, stats.copies, firstSight ? "; first sight: files hashed" : "");
+              entry.dir.string(), stats.readySeconds, stats.verifySeconds, stats.mapSeconds, stats.buildSeconds, stats.pageInSeconds,
+              stats.bytes, stats.copies, firstSight ? "; first sight: files hashed" : "");
     return model;
 }
 

@@ -6,8 +6,8 @@
 #include "load/load_progress.h"
 #include "store/model_store.h"
 
-#include <nlohmann/json.hpp>
 #include <torch/types.h>
+#include <nlohmann/json.hpp>
 
 #include <map>
 #include <string>
@@ -15,8 +15,8 @@
 namespace dragoman {
 
 struct LoadOptions {
-    LoadProgress progress;            // may be empty
-    bool pageIn = true;               // touch every weight page before returning
+    LoadProgress progress;               // may be empty
+    bool pageIn = true;                  // touch every weight page before returning
     std::uint64_t memoryLimitBytes = 0;  // 0: what /proc/meminfo says is available
 };
 

@@ -1,11 +1,11 @@
 #include "load/page_in.h"
 
-#include <algorithm>
-#include <fstream>
-#include <string>
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <unistd.h>
+#include <algorithm>
+#include <fstream>
+#include <string>
 
 #ifndef MADV_POPULATE_READ
 #define MADV_POPULATE_READ 22
@@ -18,7 +18,9 @@ namespace {
 // that the syscalls cost nothing.
 constexpr std::uint64_t kChunk = 16ull << 20;
 
-std::uint64_t pageSize() { return static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE)); }
+std::uint64_t pageSize() {
+    return static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
+}
 
 // The fraction of the range's pages that are in the page cache.
 double residentFraction(const std::byte* base, std::uint64_t length) {
@@ -33,7 +35,8 @@ double residentFraction(const std::byte* base, std::uint64_t length) {
 void populate(const std::byte* base, std::uint64_t length) {
     if (::madvise(const_cast<std::byte*>(base), length, MADV_POPULATE_READ) == 0) return;
     volatile std::uint8_t sink = 0;
-    for (std::uint64_t offset = 0; offset < length; offset += pageSize()) sink = sink + static_cast<std::uint8_t>(base[offset]);
+    for (std::uint64_t offset = 0; offset < length; offset += pageSize())
+        sink = sink + static_cast<std::uint8_t>(base[offset]);
 }
 
 // Reads [offset, offset + length) with plain sequential read(), exactly as `cat` does: on a cold disk this

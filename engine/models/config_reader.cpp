@@ -11,7 +11,9 @@ std::int64_t ConfigReader::integer(const char* field) const {
     return value.get<std::int64_t>();
 }
 
-std::int64_t ConfigReader::integer(const char* field, std::int64_t fallback) const { return has(field) ? integer(field) : fallback; }
+std::int64_t ConfigReader::integer(const char* field, std::int64_t fallback) const {
+    return has(field) ? integer(field) : fallback;
+}
 
 double ConfigReader::number(const char* field, double fallback) const {
     if (!has(field)) return fallback;

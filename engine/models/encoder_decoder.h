@@ -23,8 +23,7 @@ public:
     // [S, d] for one source sequence.
     virtual torch::Tensor encode(const std::vector<TokenId>& sourceIds) const = 0;
     // A fresh KV cache for `batch` hypotheses over `encoded`, with room for `maxSteps` decoder tokens.
-    virtual std::unique_ptr<DecoderState> startDecoding(const torch::Tensor& encoded, std::int64_t batch,
-                                                        std::int64_t maxSteps) const = 0;
+    virtual std::unique_ptr<DecoderState> startDecoding(const torch::Tensor& encoded, std::int64_t batch, std::int64_t maxSteps) const = 0;
     // Feeds one token per hypothesis ([B] int64) and returns the next-token logits [B, V] (float32).
     virtual torch::Tensor step(DecoderState& state, const torch::Tensor& tokens) const = 0;
     // Keeps hypotheses `beams` ([B] int64 indices into the current batch), in that order.

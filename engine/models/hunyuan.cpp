@@ -32,9 +32,11 @@ torch::Tensor rmsNorm(const torch::Tensor& x, const torch::Tensor& weight, doubl
         (wtype == torch::kBFloat16 || wtype == torch::kFloat32)) {
         auto out = torch::empty_like(x);
         const auto d = x.size(-1), rows = x.numel() / d;
-        if (wtype == torch::kFloat32) kernels::rmsNorm(x.data_ptr<float>(), weight.data_ptr<float>(), out.data_ptr<float>(), rows, d, eps);
+        if (wtype == torch::kFloat32)
+            kernels::rmsNorm(x.data_ptr<float>(), weight.data_ptr<float>(), out.data_ptr<float>(), rows, d, eps);
         else
-            kernels::rmsNorm(x.data_ptr<float>(), reinterpret_cast<const std::uint16_t*>(weight.data_ptr()), out.data_ptr<float>(), rows, d, eps);
+            kernels::rmsNorm(x.data_ptr<float>(), reinterpret_cast<const std::uint16_t*>(weight.data_ptr()), out.data_ptr<float>(), rows, d,
+                             eps);
         return out;
     }
     auto normed = x * torch::rsqrt(x.pow(2).mean(-1, true) + eps);
@@ -72,8 +74,7 @@ HunyuanConfig HunyuanConfig::parse(const nlohmann::json& json, const std::string
     c.rmsEps = r.number("rms_norm_eps", 1e-5);
     c.qkNorm = r.boolean("use_qk_norm", true);
     c.tiedEmbeddings = r.boolean("tie_word_embeddings", true);
-    if (c.heads <= 0 || c.kvHeads <= 0 || c.heads % c.kvHeads != 0)
-        r.unsupported("num_key_value_heads", "must divide num_attention_heads");
+    if (c.heads <= 0 || c.kvHeads <= 0 || c.heads % c.kvHeads != 0) r.unsupported("num_key_value_heads", "must divide num_attention_heads");
     if (c.headDim <= 2 || c.headDim % 2 != 0) r.unsupported("head_dim", "must be an even number above 2");
     if (r.text("hidden_act", "silu") != "silu") r.unsupported("hidden_act", "only silu is supported");
     if (r.boolean("attention_bias", false)) r.unsupported("attention_bias", "attention biases are not supported");
@@ -82,8 +83,10 @@ HunyuanConfig HunyuanConfig::parse(const nlohmann::json& json, const std::string
     if (json.contains("rope_scaling") && json["rope_scaling"].is_object()) {
         const auto& scaling = json["rope_scaling"];
         const auto type = scaling.value("type", scaling.value("rope_type", std::string("default")));
-        if (type == "dynamic" && scaling.contains("alpha")) c.ropeAlpha = scaling["alpha"].get<double>();
-        else if (type != "default") r.unsupported("rope_scaling", "type '" + type + "' without alpha is not supported");
+        if (type == "dynamic" && scaling.contains("alpha"))
+            c.ropeAlpha = scaling["alpha"].get<double>();
+        else if (type != "default")
+            r.unsupported("rope_scaling", "type '" + type + "' without alpha is not supported");
     }
     return c;
 }
@@ -155,7 +158,8 @@ torch::Tensor HunyuanModel::project(const torch::Tensor& x, const torch::Tensor&
 std::vector<torch::Tensor> HunyuanModel::projectMany(const torch::Tensor& x, const std::vector<torch::Tensor>& weights) const {
     if (placement_.onCpuKernels()) return ops::projectMany(x, weights);
     std::vector<torch::Tensor> out;
-    for (const auto& w : weights) out.push_back(ops::libtorchProject(x, w));
+    for (const auto& w : weights)
+        out.push_back(ops::libtorchProject(x, w));
     return out;
 }
 
@@ -199,8 +203,9 @@ torch::Tensor HunyuanModel::attention(const HunyuanLayer& l, std::size_t index, 
     if (t > 1) {
         const auto on = torch::TensorOptions().device(placement_.device);
         auto positions = torch::arange(start, total, on.dtype(torch::kInt64)).unsqueeze(1);  // [T, 1]
-        auto keyPositions = torch::arange(0, total, on.dtype(torch::kInt64)).unsqueeze(0);     // [1, total]
-        auto mask = torch::zeros({t, total}, on.dtype(torch::kFloat32)).masked_fill(keyPositions > positions, -std::numeric_limits<float>::infinity());
+        auto keyPositions = torch::arange(0, total, on.dtype(torch::kInt64)).unsqueeze(0);   // [1, total]
+        auto mask = torch::zeros({t, total}, on.dtype(torch::kFloat32))
+                        .masked_fill(keyPositions > positions, -std::numeric_limits<float>::infinity());
         scores = scores + mask.repeat({group, 1});
     }
     auto context = torch::matmul(torch::softmax(scores, -1), values);  // [kvHeads, group * T, hd]

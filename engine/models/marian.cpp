@@ -1,7 +1,7 @@
 #include "models/marian.h"
 
-#include "models/config_reader.h"
 #include "kernels/layer_norm.h"
+#include "models/config_reader.h"
 #include "models/ops.h"
 #include "runtime/threads.h"
 #include "util/error.h"
@@ -62,7 +62,9 @@ torch::Tensor attend(const torch::Tensor& q, const torch::Tensor& k, const torch
 
 // Dropout as transformers applies it while training (after embeddings, attention outputs and fc2); a no-op
 // when serving.
-torch::Tensor dropout(const torch::Tensor& x, double p) { return p > 0.0 ? torch::dropout(x, p, true) : x; }
+torch::Tensor dropout(const torch::Tensor& x, double p) {
+    return p > 0.0 ? torch::dropout(x, p, true) : x;
+}
 
 torch::Tensor feedForward(const std::string& act, const torch::Tensor& x, const torch::Tensor& w1, const torch::Tensor& b1,
                           const torch::Tensor& w2, const torch::Tensor& b2) {
@@ -139,7 +141,7 @@ MarianConfig MarianConfig::parse(const nlohmann::json& json, const std::string& 
 
 std::vector<std::pair<std::string, std::vector<std::int64_t>>> MarianConfig::parameterShapes() const {
     std::vector<std::pair<std::string, std::vector<std::int64_t>>> shapes{{"model.shared.weight", {vocabSize, dModel}},
-                                                                         {"final_logits_bias", {1, vocabSize}}};
+                                                                          {"final_logits_bias", {1, vocabSize}}};
     auto add = [&](const std::string& name, std::vector<std::int64_t> shape) { shapes.emplace_back(name, std::move(shape)); };
     auto attention = [&](const std::string& p) {
         for (const char* proj : {"q_proj.", "k_proj.", "v_proj.", "out_proj."}) {
@@ -164,8 +166,10 @@ std::vector<std::pair<std::string, std::vector<std::int64_t>>> MarianConfig::par
         add(p + "fc2.bias", {dModel});
         norm(p + "final_layer_norm.");
     };
-    for (std::int64_t i = 0; i < encoderLayers; ++i) layer("model.encoder.layers." + std::to_string(i) + ".", encoderFfn, false);
-    for (std::int64_t i = 0; i < decoderLayers; ++i) layer("model.decoder.layers." + std::to_string(i) + ".", decoderFfn, true);
+    for (std::int64_t i = 0; i < encoderLayers; ++i)
+        layer("model.encoder.layers." + std::to_string(i) + ".", encoderFfn, false);
+    for (std::int64_t i = 0; i < decoderLayers; ++i)
+        layer("model.decoder.layers." + std::to_string(i) + ".", decoderFfn, true);
     return shapes;
 }
 
@@ -202,7 +206,8 @@ void MarianLayerNorm::bind(WeightBinder& w, const std::string& p, std::int64_t d
 
 torch::Tensor MarianLayerNorm::operator()(const torch::Tensor& x) const {
     // Norm weights are tiny: a bf16 checkpoint's are widened per call rather than converted at load.
-    if (weight.scalar_type() != torch::kFloat32) return torch::layer_norm(x, {x.size(-1)}, weight.to(torch::kFloat32), bias.to(torch::kFloat32), kLayerNormEps);
+    if (weight.scalar_type() != torch::kFloat32)
+        return torch::layer_norm(x, {x.size(-1)}, weight.to(torch::kFloat32), bias.to(torch::kFloat32), kLayerNormEps);
     return torch::layer_norm(x, {x.size(-1)}, weight, bias, kLayerNormEps);
 }
 
@@ -214,13 +219,12 @@ torch::Tensor MarianLayerNorm::residual(const torch::Tensor& x, const torch::Ten
         return (*this)(x + h);
     auto out = torch::empty_like(x);
     const auto d = x.size(-1);
-    kernels::addLayerNorm(x.data_ptr<float>(), h.data_ptr<float>(), weight.data_ptr<float>(), bias.data_ptr<float>(),
-                          out.data_ptr<float>(), x.numel() / d, d, kLayerNormEps);
+    kernels::addLayerNorm(x.data_ptr<float>(), h.data_ptr<float>(), weight.data_ptr<float>(), bias.data_ptr<float>(), out.data_ptr<float>(),
+                          x.numel() / d, d, kLayerNormEps);
     return out;
 }
 
-MarianModel::MarianModel(const MarianConfig& config, const WeightTable& weights, const std::string& modelId)
-    : config_(config) {
+MarianModel::MarianModel(const MarianConfig& config, const WeightTable& weights, const std::string& modelId) : config_(config) {
     const auto d = config.dModel;
     WeightBinder w(weights);
     shared_ = w.take("model.shared.weight", {config.vocabSize, d});
@@ -309,7 +313,8 @@ torch::Tensor MarianModel::forwardBatch(const torch::Tensor& source, const torch
         throw Error("input", "batch longer than the model's " + std::to_string(config_.maxPositions) + " positions");
     const auto sourceMask = paddingMask(sourceValid);
     auto x = dropout(embed(source, 0), dropoutP);
-    for (const auto& layer : encoder_) x = encoderLayer(layer, x, sourceMask, dropoutP);
+    for (const auto& layer : encoder_)
+        x = encoderLayer(layer, x, sourceMask, dropoutP);
 
     const auto heads = config_.decoderHeads;
     const auto selfMask = causalMask(targetIn.size(1));
@@ -326,7 +331,9 @@ torch::Tensor MarianModel::forwardBatch(const torch::Tensor& source, const torch
     return logits(y);
 }
 
-torch::Tensor MarianModel::encode(const std::vector<TokenId>& sourceIds) const { return encodeLayers(sourceIds, nullptr); }
+torch::Tensor MarianModel::encode(const std::vector<TokenId>& sourceIds) const {
+    return encodeLayers(sourceIds, nullptr);
+}
 
 torch::Tensor MarianModel::encodeAllLayers(const std::vector<TokenId>& sourceIds) const {
     std::vector<torch::Tensor> all;
@@ -334,8 +341,7 @@ torch::Tensor MarianModel::encodeAllLayers(const std::vector<TokenId>& sourceIds
     return torch::stack(all);
 }
 
-std::unique_ptr<DecoderState> MarianModel::startDecoding(const torch::Tensor& encoded, std::int64_t batch,
-                                                         std::int64_t maxSteps) const {
+std::unique_ptr<DecoderState> MarianModel::startDecoding(const torch::Tensor& encoded, std::int64_t batch, std::int64_t maxSteps) const {
     auto state = std::make_unique<MarianState>();
     state->maxSteps = std::min(maxSteps, config_.maxPositions);
     const auto heads = config_.decoderHeads, hd = config_.dModel / heads;
@@ -354,8 +360,7 @@ std::unique_ptr<DecoderState> MarianModel::startDecoding(const torch::Tensor& en
 torch::Tensor MarianModel::step(DecoderState& base, const torch::Tensor& tokens) const {
     auto& state = static_cast<MarianState&>(base);
     const auto t = state.length_;
-    if (t >= state.maxSteps)
-        throw Error("input", "output longer than the model's " + std::to_string(state.maxSteps) + " positions");
+    if (t >= state.maxSteps) throw Error("input", "output longer than the model's " + std::to_string(state.maxSteps) + " positions");
     const auto heads = config_.decoderHeads;
     auto x = embed(tokens.unsqueeze(1), t).squeeze(1);  // [B, d]
     for (std::size_t i = 0; i < decoder_.size(); ++i) {

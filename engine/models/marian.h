@@ -63,8 +63,7 @@ public:
     torch::Tensor encode(const std::vector<TokenId>& sourceIds) const override;
     // All encoder hidden states: embeddings, then each layer's output ([layers + 1, S, d]).
     torch::Tensor encodeAllLayers(const std::vector<TokenId>& sourceIds) const;
-    std::unique_ptr<DecoderState> startDecoding(const torch::Tensor& encoded, std::int64_t batch,
-                                                std::int64_t maxSteps) const override;
+    std::unique_ptr<DecoderState> startDecoding(const torch::Tensor& encoded, std::int64_t batch, std::int64_t maxSteps) const override;
     torch::Tensor step(DecoderState& state, const torch::Tensor& tokens) const override;
     void reorder(DecoderState& state, const torch::Tensor& beams) const override;
 

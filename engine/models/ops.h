@@ -37,8 +37,7 @@ inline torch::Tensor linear(const torch::Tensor& x, const torch::Tensor& weight,
 // values, in one pass of the engine's kernel (kernels/attention.h). queries: contiguous float32
 // [batch, heads * head_dim]; keys, values: [batch or 1 (shared), kv_heads, length, head_dim] views with
 // contiguous rows. Returns [batch, heads * head_dim], the heads merged.
-torch::Tensor attendOneQuery(const torch::Tensor& queries, const torch::Tensor& keys, const torch::Tensor& values,
-                             std::int64_t heads);
+torch::Tensor attendOneQuery(const torch::Tensor& queries, const torch::Tensor& keys, const torch::Tensor& values, std::int64_t heads);
 
 // x W^T with libtorch's own float32 matmul, bf16 weights widened for the call (a temporary; device memory
 // keeps them bf16): the products off the engine's CPU kernels, on a CUDA device (models/placement.h).

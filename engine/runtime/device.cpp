@@ -35,8 +35,7 @@ Placement choosePlacement() {
 }
 
 std::string describePlacement(const Placement& placement) {
-    if (placement.device.is_cuda())
-        return "CUDA:" + std::to_string(std::max<int>(0, placement.device.index()));
+    if (placement.device.is_cuda()) return "CUDA:" + std::to_string(std::max<int>(0, placement.device.index()));
     if (!placement.device.is_cpu()) return placement.device.str();
     if (placement.libtorchOps) return "CPU (libtorch ops)";
     if (torch::cuda::is_available()) return "CPU (DRAGOMAN_DEVICE=cpu)";

@@ -6,7 +6,9 @@
 namespace dragoman {
 namespace {
 
-bool isChinese(const std::string& code) { return code == "zh" || code == "zh-Hant" || code == "yue"; }
+bool isChinese(const std::string& code) {
+    return code == "zh" || code == "zh-Hant" || code == "yue";
+}
 
 }  // namespace
 
@@ -17,13 +19,17 @@ std::string hymtUserMessage(const PromptRequest& r) {
     if (r.formatted) {
         // The README's template hard-codes 中文 as the target; other targets use their Chinese name in its place.
         return "将以下<source></source>之间的文本翻译为" + target->chinese +
-               "，注意只需要输出翻译后的结果，不要额外解释，原文中的<sn></sn>标签表示标签内文本包含格式信息，需要在译文中相应的位置尽量保留该标签。"
-               "输出格式为：<target>str</target>\n\n<source>" + r.source + "</source>";
+               "，注意只需要输出翻译后的结果，不要额外解释，原文中的<sn></"
+               "sn>标签表示标签内文本包含格式信息，需要在译文中相应的位置尽量保留该标签。"
+               "输出格式为：<target>str</target>\n\n<source>" +
+               r.source + "</source>";
     }
     if (!r.glossary.empty()) {
         std::string terms;
-        for (const auto& [source, translated] : r.glossary) terms += source + " 翻译成 " + translated + "\n";
-        return "参考下面的翻译：\n" + terms + "\n将以下文本翻译为" + target->chinese + "，注意只需要输出翻译后的结果，不要额外解释：\n" + r.source;
+        for (const auto& [source, translated] : r.glossary)
+            terms += source + " 翻译成 " + translated + "\n";
+        return "参考下面的翻译：\n" + terms + "\n将以下文本翻译为" + target->chinese + "，注意只需要输出翻译后的结果，不要额外解释：\n" +
+               r.source;
     }
     if (!r.context.empty())
         return r.context + "\n参考上面的信息，把下面的文本翻译成" + target->chinese + "，注意不需要翻译上文，也不要额外解释：\n" + r.source;

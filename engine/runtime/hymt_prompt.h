@@ -13,10 +13,10 @@
 namespace dragoman {
 
 struct PromptRequest {
-    std::string source, from, to;  // Dragoman language codes; `from` may be empty
+    std::string source, from, to;                               // Dragoman language codes; `from` may be empty
     std::vector<std::pair<std::string, std::string>> glossary;  // source term -> target term
-    std::string context;                                         // preceding text
-    bool formatted = false;                                      // source carries <sn></sn> tags
+    std::string context;                                        // preceding text
+    bool formatted = false;                                     // source carries <sn></sn> tags
 };
 
 // The user message. Throws Error("input") for a target language HY-MT does not know.

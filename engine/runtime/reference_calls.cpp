@@ -7,8 +7,8 @@
 namespace dragoman {
 namespace {
 
-std::vector<TokenId> generateCausal(const RunnableModel& model, const std::vector<TokenId>& prompt, std::int64_t maxNew,
-                                    std::int64_t beams, bool raw) {
+std::vector<TokenId> generateCausal(const RunnableModel& model, const std::vector<TokenId>& prompt, std::int64_t maxNew, std::int64_t beams,
+                                    bool raw) {
     if (beams > 1) throw Error("unsupported", "beam search is not available for decoder-only models (" + model.id() + ")");
     const auto& c = *model.causal;
     const auto length = static_cast<std::int64_t>(prompt.size());
@@ -56,7 +56,8 @@ TeacherForced teacherForcedLogits(const RunnableModel& model, const std::vector<
     auto encoded = m.encode(ids);
     EncoderDecoderSession session(m, encoded, 1, static_cast<std::int64_t>(targets.size()));
     std::vector<torch::Tensor> rows;
-    for (auto id : targets) rows.push_back(session.next(torch::tensor({id}, torch::kInt64))[0]);
+    for (auto id : targets)
+        rows.push_back(session.next(torch::tensor({id}, torch::kInt64))[0]);
     return {torch::stack(rows), encoded};
 }
 

@@ -13,8 +13,8 @@ namespace dragoman {
 
 // ids: a causal model's prompt, or an encoder-decoder model's source. Returns only the new ids (not the
 // prompt, not the decoder start token). Throws Error("unsupported") for beam search on a causal model.
-std::vector<TokenId> generateIds(const RunnableModel& model, const std::vector<TokenId>& ids, std::int64_t maxNewTokens,
-                                 std::int64_t beams, bool raw);
+std::vector<TokenId> generateIds(const RunnableModel& model, const std::vector<TokenId>& ids, std::int64_t maxNewTokens, std::int64_t beams,
+                                 bool raw);
 
 struct TeacherForced {
     torch::Tensor logits;   // [T, vocab] float32

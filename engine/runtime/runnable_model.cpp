@@ -28,8 +28,8 @@ std::shared_ptr<RunnableModel> openModel(const ModelStore& store, const std::str
     const auto label = (entry.dir / "config.json").string();
     model->architecture = model->loaded.config.value("model_type", "");
     if (model->architecture == "marian") {
-        model->encoderDecoder = std::make_shared<MarianModel>(MarianConfig::parse(model->loaded.config, label),
-                                                              model->loaded.weights, entry.id);
+        model->encoderDecoder =
+            std::make_shared<MarianModel>(MarianConfig::parse(model->loaded.config, label), model->loaded.weights, entry.id);
     } else if (model->architecture == "hunyuan_v1_dense") {
         model->placement = choosePlacement();
         model->causal = std::make_shared<HunyuanModel>(HunyuanConfig::parse(model->loaded.config, label), model->loaded.weights, entry.id,
@@ -39,8 +39,10 @@ std::shared_ptr<RunnableModel> openModel(const ModelStore& store, const std::str
     }
     // A checkpoint without tokenizer files (a synthetic one, for speed tests) still runs on token ids.
     const bool hasTokenizer = std::filesystem::exists(entry.dir / "source.spm") || std::filesystem::exists(entry.dir / "tokenizer.json");
-    if (hasTokenizer) model->tokenizer = loadTokenizer(entry.dir, model->architecture);
-    else log::warn({entry.id}, "no tokenizer files: the model runs on token ids only");
+    if (hasTokenizer)
+        model->tokenizer = loadTokenizer(entry.dir, model->architecture);
+    else
+        log::warn({entry.id}, "no tokenizer files: the model runs on token ids only");
     model->generation = GenerationConfig::load(entry.dir);
     log::info({entry.id}, "ready: {} ({} weights) on {}", model->architecture, model->loaded.weights.size(), model->device());
     return model;

@@ -14,10 +14,10 @@ namespace dragoman {
 
 struct RunnableModel {
     LoadedModel loaded;
-    std::string architecture;                      // model_type
+    std::string architecture;                             // model_type
     std::shared_ptr<EncoderDecoderModel> encoderDecoder;  // set for encoder-decoder architectures
     std::shared_ptr<CausalLanguageModel> causal;          // set for decoder-only architectures
-    std::unique_ptr<Tokenizer> tokenizer;  // null for checkpoints without tokenizer files
+    std::unique_ptr<Tokenizer> tokenizer;                 // null for checkpoints without tokenizer files
     GenerationConfig generation;
     Placement placement;  // where the architecture runs (CUDA for HY-MT when available, see runtime/device.h)
 

@@ -16,8 +16,7 @@ using SetBlasThreads = void (*)(int);
 
 // OpenBLAS keeps its own pool; its setter is looked up at run time so any BLAS works (others: a no-op).
 SetBlasThreads blasSetter() {
-    static const auto set =
-        reinterpret_cast<SetBlasThreads>(::dlsym(RTLD_DEFAULT, "openblas_set_num_threads"));
+    static const auto set = reinterpret_cast<SetBlasThreads>(::dlsym(RTLD_DEFAULT, "openblas_set_num_threads"));
     return set;
 }
 
@@ -34,8 +33,7 @@ int configureThreads(int threads) {
             if (const char* env = std::getenv("DRAGOMAN_THREADS"); env && *env) n = std::atoi(env);
         if (n <= 0) n = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
         int atenThreads = 1;
-        if (const char* env = std::getenv("DRAGOMAN_ATEN_THREADS"); env && *env)
-            atenThreads = std::max(1, std::atoi(env));
+        if (const char* env = std::getenv("DRAGOMAN_ATEN_THREADS"); env && *env) atenThreads = std::max(1, std::atoi(env));
         torch::set_num_threads(atenThreads);
         if (auto set = blasSetter()) set(1);
         try {
@@ -44,8 +42,7 @@ int configureThreads(int threads) {
             // Already started by an earlier parallel op; harmless.
         }
         threadsInForce = n;
-        log::logger().info("threads: {} for the kernels, {} for ATen, OpenBLAS 1 (all {} for large products)",
-                           n, atenThreads, n);
+        log::logger().info("threads: {} for the kernels, {} for ATen, OpenBLAS 1 (all {} for large products)", n, atenThreads, n);
     });
     return threadsInForce;
 }

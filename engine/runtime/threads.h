@@ -18,7 +18,7 @@ int configureThreads(int threads = 0);
 // threads only for a product big enough to pay for that (a long prompt's attention, a float32 prompt or
 // encoder projection), inside this scope; nested scopes are fine. Only the engine thread makes products.
 class ParallelBlas {
-  public:
+public:
     // Worth it from about this many multiply-adds on: a 64-row product of 512 x 512 weights.
     static constexpr std::int64_t kMinMultiplyAdds = std::int64_t{64} * 512 * 512;
 
@@ -27,7 +27,7 @@ class ParallelBlas {
     ParallelBlas(const ParallelBlas&) = delete;
     ParallelBlas& operator=(const ParallelBlas&) = delete;
 
-  private:
+private:
     bool active_ = false;
 };
 

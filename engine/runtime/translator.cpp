@@ -12,9 +12,9 @@
 #include "util/error.h"
 #include "util/log.h"
 
-#include <nlohmann/json.hpp>
 #include <simdjson.h>
 #include <torch/torch.h>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <chrono>
@@ -26,14 +26,17 @@ namespace {
 std::vector<std::string> splitLines(const std::string& text) {
     std::vector<std::string> lines;
     std::size_t start = 0;
-    for (std::size_t at; (at = text.find('\n', start)) != std::string::npos; start = at + 1) lines.push_back(text.substr(start, at - start));
+    for (std::size_t at; (at = text.find('\n', start)) != std::string::npos; start = at + 1)
+        lines.push_back(text.substr(start, at - start));
     lines.push_back(text.substr(start));
     for (auto& line : lines)
         if (!line.empty() && line.back() == '\r') line.pop_back();
     return lines;
 }
 
-bool writesWithoutSpaces(const std::string& code) { return code == "zh" || code == "zh-Hant" || code == "ja" || code == "yue"; }
+bool writesWithoutSpaces(const std::string& code) {
+    return code == "zh" || code == "zh-Hant" || code == "ja" || code == "yue";
+}
 
 std::pair<std::string, std::string> readPair(const std::filesystem::path& dir) {
     std::ifstream in(dir / "tokenizer_config.json");
@@ -59,9 +62,11 @@ Translator::Translator(std::shared_ptr<const RunnableModel> model) : model_(std:
             chat_ = detectChatFormat([&](const std::string& token) { return bpe->idOf(token).has_value(); });
             stopIds_ = model_->generation.eosIds;
             for (const auto& token : chat_->stopTokens)
-                if (auto id = bpe->idOf(token); id && std::find(stopIds_.begin(), stopIds_.end(), *id) == stopIds_.end()) stopIds_.push_back(*id);
+                if (auto id = bpe->idOf(token); id && std::find(stopIds_.begin(), stopIds_.end(), *id) == stopIds_.end())
+                    stopIds_.push_back(*id);
         }
-        for (const auto& language : allLanguages()) targets_.push_back(language.code);
+        for (const auto& language : allLanguages())
+            targets_.push_back(language.code);
     }
 }
 
@@ -101,7 +106,8 @@ std::string Translator::translateSentence(const std::string& sentence, const std
         options.eosIds = generation.eosIds.empty() ? std::vector<TokenId>{m.eosId()} : generation.eosIds;
         options.processors = &processors;
         options.onToken = [&](TokenId id) {
-            if (job.stats.firstTokenSeconds < 0) job.stats.firstTokenSeconds = std::chrono::duration<double>(Clock::now() - job.start).count();
+            if (job.stats.firstTokenSeconds < 0)
+                job.stats.firstTokenSeconds = std::chrono::duration<double>(Clock::now() - job.start).count();
             ++job.stats.generatedTokens;
             if (job.request.beams == 1) job.emit(stream.push(id));
             return !job.stopped;
@@ -124,8 +130,7 @@ std::string Translator::translateSentence(const std::string& sentence, const std
 
 std::string Translator::translate(const TranslationRequest& request, TranslationStats* statsOut) const {
     TranslationStats stats;
-    if (!simdjson::validate_utf8(request.text.data(), request.text.size()))
-        throw Error("input", "the text is not valid UTF-8");
+    if (!simdjson::validate_utf8(request.text.data(), request.text.size())) throw Error("input", "the text is not valid UTF-8");
     if (!model_->encoderDecoder && !model_->causal) throw Error("config", model_->id() + ": this model cannot translate");
     model_->requireTokenizer();
     if (model_->causal && !chat_) throw Error("tokenizer", model_->id() + ": no tokenizer.json with HY-MT's chat tokens");
@@ -140,14 +145,15 @@ std::string Translator::translate(const TranslationRequest& request, Translation
         auto token = languageTokenFor(request.to, modelLanguageTokens_);
         if (!token) {
             std::string known;
-            for (const auto& code : targets_) known += (known.empty() ? "" : " ") + code;
+            for (const auto& code : targets_)
+                known += (known.empty() ? "" : " ") + code;
             throw Error("input", model_->id() + " cannot translate into '" + request.to + "' (it knows: " + known + ")");
         }
         languageToken = *token;
-    } else if (!pair_.first.empty() && ((!request.to.empty() && request.to != pair_.second) ||
-                                        (!request.from.empty() && request.from != pair_.first))) {
-        throw Error("input", model_->id() + " translates " + pair_.first + " to " + pair_.second + " only, not " +
-                                 request.from + " to " + request.to);
+    } else if (!pair_.first.empty() &&
+               ((!request.to.empty() && request.to != pair_.second) || (!request.from.empty() && request.from != pair_.first))) {
+        throw Error("input", model_->id() + " translates " + pair_.first + " to " + pair_.second + " only, not " + request.from + " to " +
+                                 request.to);
     }
 
     c10::InferenceMode guard;
@@ -176,8 +182,7 @@ std::string Translator::translate(const TranslationRequest& request, Translation
     stats.stopped = job.stopped;
     stats.totalSeconds = std::chrono::duration<double>(Clock::now() - job.start).count();
     log::info({model_->id(), request.requestId}, "translated {} source tokens into {} tokens in {:.3f} s (first token {:.3f} s){}",
-              stats.sourceTokens, stats.generatedTokens, stats.totalSeconds, stats.firstTokenSeconds,
-              stats.stopped ? ", stopped" : "");
+              stats.sourceTokens, stats.generatedTokens, stats.totalSeconds, stats.firstTokenSeconds, stats.stopped ? ", stopped" : "");
     if (statsOut) *statsOut = stats;
     return output;
 }

@@ -6,10 +6,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include <algorithm>
-#include <fstream>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <algorithm>
+#include <fstream>
 
 namespace dragoman {
 namespace {
@@ -27,9 +27,7 @@ std::optional<FileStat> statFile(const std::filesystem::path& path) {
 }
 
 bool isLowerHex(const std::string& s, std::size_t length) {
-    return s.size() == length && std::all_of(s.begin(), s.end(), [](char c) {
-               return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
-           });
+    return s.size() == length && std::all_of(s.begin(), s.end(), [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
 }
 
 // Hashes files one after another, reporting progress over all of them.
@@ -55,7 +53,8 @@ private:
 
 std::uint64_t Manifest::totalBytes() const {
     std::uint64_t total = 0;
-    for (const auto& f : files) total += f.size;
+    for (const auto& f : files)
+        total += f.size;
     return total;
 }
 
@@ -117,8 +116,8 @@ Manifest readManifest(const std::filesystem::path& path) {
 void writeManifest(const std::filesystem::path& path, const Manifest& manifest) {
     nlohmann::json json{{"id", manifest.id}, {"dir", manifest.dir.string()}, {"files", nlohmann::json::array()}};
     for (const auto& f : manifest.files)
-        json["files"].push_back({{"name", f.name}, {"size", f.size}, {"mtime_ns", f.mtimeNs}, {"sha256", f.sha256},
-                                 {"hash_source", f.hashSource}});
+        json["files"].push_back(
+            {{"name", f.name}, {"size", f.size}, {"mtime_ns", f.mtimeNs}, {"sha256", f.sha256}, {"hash_source", f.hashSource}});
     std::filesystem::create_directories(path.parent_path());
     const auto temporary = path.string() + ".tmp" + std::to_string(::getpid());
     {
@@ -137,8 +136,8 @@ std::vector<std::string> statMismatches(const Manifest& manifest) {
         if (!st) {
             problems.push_back(f.name + " is missing");
         } else if (st->size != f.size) {
-            problems.push_back(f.name + " changed size since it was hashed (" + std::to_string(f.size) + " -> " +
-                               std::to_string(st->size) + " bytes)" + (st->size < f.size ? ": truncated" : ""));
+            problems.push_back(f.name + " changed size since it was hashed (" + std::to_string(f.size) + " -> " + std::to_string(st->size) +
+                               " bytes)" + (st->size < f.size ? ": truncated" : ""));
         } else if (st->mtimeNs != f.mtimeNs) {
             problems.push_back(f.name + " was modified since it was hashed");
         }
@@ -182,8 +181,10 @@ void checkShippedChecksums(const Manifest& manifest) {
         const auto digest = line.substr(0, 64);
         const auto name = line.substr(line[65] == '*' || line[65] == ' ' ? 66 : 65);
         const auto file = std::find_if(manifest.files.begin(), manifest.files.end(), [&](const ManifestFile& f) { return f.name == name; });
-        if (file == manifest.files.end()) problems.push_back(name + " is missing");
-        else if (file->sha256 != digest) problems.push_back(name + ": SHA-256 " + file->sha256 + " differs from the shipped " + digest);
+        if (file == manifest.files.end())
+            problems.push_back(name + " is missing");
+        else if (file->sha256 != digest)
+            problems.push_back(name + ": SHA-256 " + file->sha256 + " differs from the shipped " + digest);
     }
     if (problems.empty()) return;
     throw Error("integrity", manifest.id + " (bundled): " + joinProblems(problems) + ". The installation is damaged: reinstall Dragoman");

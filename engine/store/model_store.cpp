@@ -22,7 +22,8 @@ std::string readText(const std::filesystem::path& path) {
 // A manifest file name for an id: readable, and safe for any id.
 std::string manifestKey(const std::string& id) {
     std::string key;
-    for (char c : id) key += (std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.') ? c : '~';
+    for (char c : id)
+        key += (std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.') ? c : '~';
     return key;
 }
 
@@ -30,11 +31,16 @@ std::string manifestKey(const std::string& id) {
 
 std::string_view sourceName(ModelSource source) {
     switch (source) {
-        case ModelSource::Bundled: return "bundled";
-        case ModelSource::Cache: return "cache";
-        case ModelSource::Imported: return "imported";
-        case ModelSource::HubCache: return "hf-hub";
-        case ModelSource::Path: return "path";
+        case ModelSource::Bundled:
+            return "bundled";
+        case ModelSource::Cache:
+            return "cache";
+        case ModelSource::Imported:
+            return "imported";
+        case ModelSource::HubCache:
+            return "hf-hub";
+        case ModelSource::Path:
+            return "path";
     }
     return "path";
 }
@@ -62,7 +68,8 @@ std::optional<ModelEntry> describeModelFolder(const std::filesystem::path& dir, 
         // Listed anyway: the load reports what is wrong with the config.
     }
     try {
-        for (const auto& file : checkpointFiles(dir)) entry.weightBytes += std::filesystem::file_size(file, ec);
+        for (const auto& file : checkpointFiles(dir))
+            entry.weightBytes += std::filesystem::file_size(file, ec);
     } catch (const Error&) {
     }
     return entry;
@@ -113,7 +120,8 @@ std::vector<ModelEntry> ModelStore::scanHub() const {
         if (auto pos = id.find("--"); pos != std::string::npos) id.replace(pos, 2, "/");
         // The snapshot "main" points at, else the most recently written one.
         std::string revision = readText(repo.path() / "refs" / "main");
-        while (!revision.empty() && std::isspace(static_cast<unsigned char>(revision.back()))) revision.pop_back();
+        while (!revision.empty() && std::isspace(static_cast<unsigned char>(revision.back())))
+            revision.pop_back();
         std::filesystem::path snapshot;
         if (!revision.empty() && std::filesystem::is_directory(repo.path() / "snapshots" / revision, ec)) {
             snapshot = repo.path() / "snapshots" / revision;
@@ -165,8 +173,7 @@ ModelEntry ModelStore::resolve(const std::string& idOrPath) const {
     }
     for (const auto& entry : list())
         if (entry.id == idOrPath) return entry;
-    throw Error("model_not_found",
-                "no model '" + idOrPath + "' (see 'dragoman-cli models list'; a folder path works too)");
+    throw Error("model_not_found", "no model '" + idOrPath + "' (see 'dragoman-cli models list'; a folder path works too)");
 }
 
 ModelEntry ModelStore::defaultModel() const {
@@ -174,17 +181,20 @@ ModelEntry ModelStore::defaultModel() const {
         auto found = scanFolder(root, ModelSource::Bundled);
         if (!found.empty()) return found.front();
     }
-    throw Error("model_not_found",
-                "no default model is installed; add one with 'dragoman-cli models import DIR' and pass --model");
+    throw Error("model_not_found", "no default model is installed; add one with 'dragoman-cli models import DIR' and pass --model");
 }
 
 std::filesystem::path ModelStore::manifestPath(const ModelEntry& entry) const {
     const auto base = roots_.cache / "manifests";
     switch (entry.source) {
-        case ModelSource::Imported: return base / "imported" / (manifestKey(entry.id) + ".json");
-        case ModelSource::HubCache: return base / "hf-hub" / (manifestKey(entry.id) + "@" + manifestKey(entry.revision) + ".json");
-        case ModelSource::Bundled: return base / "bundled" / (manifestKey(entry.id) + ".json");
-        case ModelSource::Cache: return base / "cache" / (manifestKey(entry.id) + ".json");
+        case ModelSource::Imported:
+            return base / "imported" / (manifestKey(entry.id) + ".json");
+        case ModelSource::HubCache:
+            return base / "hf-hub" / (manifestKey(entry.id) + "@" + manifestKey(entry.revision) + ".json");
+        case ModelSource::Bundled:
+            return base / "bundled" / (manifestKey(entry.id) + ".json");
+        case ModelSource::Cache:
+            return base / "cache" / (manifestKey(entry.id) + ".json");
         case ModelSource::Path: {
             // Keyed by the folder's absolute path, so two folders of the same name never share a record.
             const auto path = entry.dir.string();

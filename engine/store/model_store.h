@@ -25,9 +25,9 @@ struct ModelEntry {
 };
 
 struct StoreRoots {
-    std::filesystem::path cache;                // ours, writable
-    std::filesystem::path hub;                  // Hugging Face hub cache, read-only
-    std::vector<std::filesystem::path> bundled; // folders that each hold bundled model folders
+    std::filesystem::path cache;                 // ours, writable
+    std::filesystem::path hub;                   // Hugging Face hub cache, read-only
+    std::vector<std::filesystem::path> bundled;  // folders that each hold bundled model folders
     static StoreRoots fromEnvironment();
 };
 

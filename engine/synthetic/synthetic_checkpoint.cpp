@@ -48,7 +48,8 @@ std::uint64_t mix(std::uint64_t x) {
 
 std::uint64_t nameSeed(const std::string& name, std::uint64_t seed) {
     std::uint64_t h = 1469598103934665603ull ^ seed;
-    for (unsigned char c : name) h = (h ^ c) * 1099511628211ull;
+    for (unsigned char c : name)
+        h = (h ^ c) * 1099511628211ull;
     return h;
 }
 
@@ -123,20 +124,40 @@ void writeHunyuan(const HunyuanShape& s, DType dtype, std::uint64_t seed, const 
     b.writer.setMetadata("format", "pt");
     b.writer.write(dir / "model.safetensors");
 
-    nlohmann::ordered_json config{
-        {"architectures", {"HunYuanDenseV1ForCausalLM"}}, {"model_type", "hunyuan_v1_dense"},
-        {"attention_bias", false}, {"attention_dropout", 0.0}, {"bos_token_id", s.bos}, {"eos_token_id", s.eos},
-        {"pad_token_id", s.pad}, {"head_dim", s.headDim}, {"hidden_act", "silu"}, {"hidden_size", s.hidden},
-        {"initializer_range", 0.02}, {"intermediate_size", s.intermediate}, {"max_position_embeddings", 32768},
-        {"mlp_bias", false}, {"num_attention_heads", s.heads}, {"num_hidden_layers", s.layers},
-        {"num_key_value_heads", s.kvHeads}, {"rms_norm_eps", 1e-5},
-        {"rope_scaling", {{"alpha", 1000.0}, {"factor", 1.0}, {"type", "dynamic"}}}, {"rope_theta", 10000.0},
-        {"tie_word_embeddings", s.tied}, {"use_cache", true}, {"use_qk_norm", true}, {"vocab_size", s.vocab},
-        {"torch_dtype", dtype == DType::BF16 ? "bfloat16" : "float32"}};
+    nlohmann::ordered_json config{{"architectures", {"HunYuanDenseV1ForCausalLM"}},
+                                  {"model_type", "hunyuan_v1_dense"},
+                                  {"attention_bias", false},
+                                  {"attention_dropout", 0.0},
+                                  {"bos_token_id", s.bos},
+                                  {"eos_token_id", s.eos},
+                                  {"pad_token_id", s.pad},
+                                  {"head_dim", s.headDim},
+                                  {"hidden_act", "silu"},
+                                  {"hidden_size", s.hidden},
+                                  {"initializer_range", 0.02},
+                                  {"intermediate_size", s.intermediate},
+                                  {"max_position_embeddings", 32768},
+                                  {"mlp_bias", false},
+                                  {"num_attention_heads", s.heads},
+                                  {"num_hidden_layers", s.layers},
+                                  {"num_key_value_heads", s.kvHeads},
+                                  {"rms_norm_eps", 1e-5},
+                                  {"rope_scaling", {{"alpha", 1000.0}, {"factor", 1.0}, {"type", "dynamic"}}},
+                                  {"rope_theta", 10000.0},
+                                  {"tie_word_embeddings", s.tied},
+                                  {"use_cache", true},
+                                  {"use_qk_norm", true},
+                                  {"vocab_size", s.vocab},
+                                  {"torch_dtype", dtype == DType::BF16 ? "bfloat16" : "float32"}};
     writeJson(dir / "config.json", config);
-    writeJson(dir / "generation_config.json",
-              {{"bos_token_id", s.bos}, {"eos_token_id", s.eos}, {"pad_token_id", s.pad}, {"do_sample", true},
-               {"top_k", 20}, {"top_p", 0.6}, {"temperature", 0.7}, {"repetition_penalty", 1.05}});
+    writeJson(dir / "generation_config.json", {{"bos_token_id", s.bos},
+                                               {"eos_token_id", s.eos},
+                                               {"pad_token_id", s.pad},
+                                               {"do_sample", true},
+                                               {"top_k", 20},
+                                               {"top_p", 0.6},
+                                               {"temperature", 0.7},
+                                               {"repetition_penalty", 1.05}});
     // A tokenizer of the real size: start-up benchmarks include loading it, and translate runs end to end.
     const bool legacy = s.bos == 127958;
     writeSyntheticTokenizer({s.vocab, std::min({s.bos, s.eos, s.pad}), legacy, s.bos, s.eos, s.pad, seed}, dir);
@@ -168,29 +189,56 @@ void writeMarianLayer(Builder& b, const std::string& p, const MarianShape& s, bo
 void writeMarian(const MarianShape& s, DType dtype, std::uint64_t seed, const std::filesystem::path& dir) {
     Builder b(dtype, seed);
     b.small("final_logits_bias", {1, s.vocab});
-    for (int i = 0; i < s.decoderLayers; ++i) writeMarianLayer(b, "model.decoder.layers." + std::to_string(i) + ".", s, true);
-    for (int i = 0; i < s.encoderLayers; ++i) writeMarianLayer(b, "model.encoder.layers." + std::to_string(i) + ".", s, false);
+    for (int i = 0; i < s.decoderLayers; ++i)
+        writeMarianLayer(b, "model.decoder.layers." + std::to_string(i) + ".", s, true);
+    for (int i = 0; i < s.encoderLayers; ++i)
+        writeMarianLayer(b, "model.encoder.layers." + std::to_string(i) + ".", s, false);
     b.embedding("model.shared.weight", s.vocab, s.dModel);
     b.writer.setMetadata("format", "pt");
     b.writer.write(dir / "model.safetensors");
 
     const int pad = s.vocab - 1;
-    nlohmann::ordered_json config{
-        {"architectures", {"MarianMTModel"}}, {"model_type", "marian"}, {"activation_function", "swish"},
-        {"bad_words_ids", {{pad}}}, {"bos_token_id", 0}, {"d_model", s.dModel},
-        {"decoder_attention_heads", s.heads}, {"decoder_ffn_dim", s.ffn}, {"decoder_layers", s.decoderLayers},
-        {"decoder_start_token_id", pad}, {"decoder_vocab_size", s.vocab}, {"encoder_attention_heads", s.heads},
-        {"encoder_ffn_dim", s.ffn}, {"encoder_layers", s.encoderLayers}, {"eos_token_id", 0},
-        {"forced_eos_token_id", 0}, {"is_encoder_decoder", true}, {"max_length", s.maxPositions},
-        {"max_position_embeddings", s.maxPositions}, {"normalize_before", false}, {"normalize_embedding", false},
-        {"num_beams", 4}, {"num_hidden_layers", s.encoderLayers}, {"pad_token_id", pad}, {"scale_embedding", true},
-        {"share_encoder_decoder_embeddings", true}, {"static_position_embeddings", true},
-        {"tie_word_embeddings", true}, {"torch_dtype", dtype == DType::BF16 ? "bfloat16" : "float32"},
-        {"unk_token_id", 1}, {"use_cache", true}, {"vocab_size", s.vocab}};
+    nlohmann::ordered_json config{{"architectures", {"MarianMTModel"}},
+                                  {"model_type", "marian"},
+                                  {"activation_function", "swish"},
+                                  {"bad_words_ids", {{pad}}},
+                                  {"bos_token_id", 0},
+                                  {"d_model", s.dModel},
+                                  {"decoder_attention_heads", s.heads},
+                                  {"decoder_ffn_dim", s.ffn},
+                                  {"decoder_layers", s.decoderLayers},
+                                  {"decoder_start_token_id", pad},
+                                  {"decoder_vocab_size", s.vocab},
+                                  {"encoder_attention_heads", s.heads},
+                                  {"encoder_ffn_dim", s.ffn},
+                                  {"encoder_layers", s.encoderLayers},
+                                  {"eos_token_id", 0},
+                                  {"forced_eos_token_id", 0},
+                                  {"is_encoder_decoder", true},
+                                  {"max_length", s.maxPositions},
+                                  {"max_position_embeddings", s.maxPositions},
+                                  {"normalize_before", false},
+                                  {"normalize_embedding", false},
+                                  {"num_beams", 4},
+                                  {"num_hidden_layers", s.encoderLayers},
+                                  {"pad_token_id", pad},
+                                  {"scale_embedding", true},
+                                  {"share_encoder_decoder_embeddings", true},
+                                  {"static_position_embeddings", true},
+                                  {"tie_word_embeddings", true},
+                                  {"torch_dtype", dtype == DType::BF16 ? "bfloat16" : "float32"},
+                                  {"unk_token_id", 1},
+                                  {"use_cache", true},
+                                  {"vocab_size", s.vocab}};
     writeJson(dir / "config.json", config);
-    writeJson(dir / "generation_config.json",
-              {{"bad_words_ids", {{pad}}}, {"bos_token_id", 0}, {"decoder_start_token_id", pad}, {"eos_token_id", 0},
-               {"forced_eos_token_id", 0}, {"max_length", s.maxPositions}, {"num_beams", 4}, {"pad_token_id", pad}});
+    writeJson(dir / "generation_config.json", {{"bad_words_ids", {{pad}}},
+                                               {"bos_token_id", 0},
+                                               {"decoder_start_token_id", pad},
+                                               {"eos_token_id", 0},
+                                               {"forced_eos_token_id", 0},
+                                               {"max_length", s.maxPositions},
+                                               {"num_beams", 4},
+                                               {"pad_token_id", pad}});
 }
 
 }  // namespace
@@ -203,13 +251,18 @@ std::vector<std::string> syntheticPresets(const std::string& arch) {
 
 void writeSyntheticCheckpoint(const SyntheticSpec& spec, const std::filesystem::path& dir) {
     DType dtype;
-    if (spec.dtype == "bf16") dtype = DType::BF16;
-    else if (spec.dtype == "f32") dtype = DType::F32;
-    else throw Error("usage", "unknown dtype '" + spec.dtype + "' (bf16, f32)");
+    if (spec.dtype == "bf16")
+        dtype = DType::BF16;
+    else if (spec.dtype == "f32")
+        dtype = DType::F32;
+    else
+        throw Error("usage", "unknown dtype '" + spec.dtype + "' (bf16, f32)");
     if (spec.arch != "hunyuan" && spec.arch != "marian") throw Error("usage", "unknown arch '" + spec.arch + "' (hunyuan, marian)");
     std::filesystem::create_directories(dir);
-    if (spec.arch == "hunyuan") writeHunyuan(hunyuanPreset(spec.preset), dtype, spec.seed, dir);
-    else writeMarian(marianPreset(spec.preset), dtype, spec.seed, dir);
+    if (spec.arch == "hunyuan")
+        writeHunyuan(hunyuanPreset(spec.preset), dtype, spec.seed, dir);
+    else
+        writeMarian(marianPreset(spec.preset), dtype, spec.seed, dir);
 }
 
 }  // namespace dragoman

@@ -28,8 +28,10 @@ std::vector<std::string> byteSymbols() {
     for (int b = 0; b < 256; ++b) {
         const int c = printable(b) ? b : next++;
         std::string s;
-        if (c < 0x80) s += static_cast<char>(c);
-        else s += {static_cast<char>(0xC0 | (c >> 6)), static_cast<char>(0x80 | (c & 0x3F))};
+        if (c < 0x80)
+            s += static_cast<char>(c);
+        else
+            s += {static_cast<char>(0xC0 | (c >> 6)), static_cast<char>(0x80 | (c & 0x3F))};
         symbols[static_cast<std::size_t>(b)] = s;
     }
     return symbols;
@@ -89,35 +91,58 @@ void writeSyntheticTokenizer(const SyntheticTokenizerSpec& spec, const std::file
         tokens.push_back(std::move(joined));
     }
     nlohmann::ordered_json vocab = nlohmann::ordered_json::object();
-    for (std::size_t i = 0; i < tokens.size(); ++i) vocab[tokens[i]] = i;
+    for (std::size_t i = 0; i < tokens.size(); ++i)
+        vocab[tokens[i]] = i;
     nlohmann::ordered_json mergeList = nlohmann::ordered_json::array();
-    for (const auto& [a, b] : merges) mergeList.push_back(tokens[a] + " " + tokens[b]);
+    for (const auto& [a, b] : merges)
+        mergeList.push_back(tokens[a] + " " + tokens[b]);
     nlohmann::ordered_json added = nlohmann::ordered_json::array();
     for (const auto& [id, name] : specialNames(spec))
-        added.push_back({{"id", id}, {"content", name}, {"single_word", false}, {"lstrip", false}, {"rstrip", false},
-                         {"normalized", false}, {"special", true}});
+        added.push_back({{"id", id},
+                         {"content", name},
+                         {"single_word", false},
+                         {"lstrip", false},
+                         {"rstrip", false},
+                         {"normalized", false},
+                         {"special", true}});
     auto split = [](const std::string& pattern) {
         return nlohmann::ordered_json{{"type", "Split"}, {"pattern", {{"Regex", pattern}}}, {"behavior", "Isolated"}, {"invert", false}};
     };
     nlohmann::ordered_json tokenizer{
-        {"version", "1.0"}, {"truncation", nullptr}, {"padding", nullptr}, {"added_tokens", added}, {"normalizer", nullptr},
+        {"version", "1.0"},
+        {"truncation", nullptr},
+        {"padding", nullptr},
+        {"added_tokens", added},
+        {"normalizer", nullptr},
         {"pre_tokenizer",
          {{"type", "Sequence"},
           {"pretokenizers",
-           {split(R"(\p{N}{1,3})"), split("[一-龥\u3040-ゟ゠-ヿ]+"),
-            split(R"([!"#$%&'()*+,\-./:;<=>?@\[\\\]^_`{|}~][A-Za-z]+|[^\r\n\p{L}\p{P}\p{S}]?[\p{L}\p{M}]+| ?[\p{P}\p{S}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+)"),
+           {split(R"(\p{N}{1,3})"),
+            split("[一-龥\u3040-ゟ゠-ヿ]+"),
+            split(
+                R"([!"#$%&'()*+,\-./:;<=>?@\[\\\]^_`{|}~][A-Za-z]+|[^\r\n\p{L}\p{P}\p{S}]?[\p{L}\p{M}]+| ?[\p{P}\p{S}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+)"),
             {{"type", "ByteLevel"}, {"add_prefix_space", false}, {"trim_offsets", false}, {"use_regex", false}}}}}},
         {"post_processor", nullptr},
         {"decoder", {{"type", "ByteLevel"}, {"add_prefix_space", true}, {"trim_offsets", true}, {"use_regex", true}}},
         {"model",
-         {{"type", "BPE"}, {"dropout", nullptr}, {"unk_token", nullptr}, {"continuing_subword_prefix", nullptr},
-          {"end_of_word_suffix", nullptr}, {"fuse_unk", false}, {"byte_fallback", false}, {"ignore_merges", false},
-          {"vocab", vocab}, {"merges", mergeList}}}};
+         {{"type", "BPE"},
+          {"dropout", nullptr},
+          {"unk_token", nullptr},
+          {"continuing_subword_prefix", nullptr},
+          {"end_of_word_suffix", nullptr},
+          {"fuse_unk", false},
+          {"byte_fallback", false},
+          {"ignore_merges", false},
+          {"vocab", vocab},
+          {"merges", mergeList}}}};
     writeJson(dir / "tokenizer.json", tokenizer);
     const auto names = specialNames(spec);
-    writeJson(dir / "tokenizer_config.json", {{"tokenizer_class", "PreTrainedTokenizerFast"}, {"add_bos_token", false},
-                                              {"bos_token", names.at(spec.bos)}, {"eos_token", names.at(spec.eos)},
-                                              {"pad_token", names.at(spec.pad)}, {"model_max_length", 32768}});
+    writeJson(dir / "tokenizer_config.json", {{"tokenizer_class", "PreTrainedTokenizerFast"},
+                                              {"add_bos_token", false},
+                                              {"bos_token", names.at(spec.bos)},
+                                              {"eos_token", names.at(spec.eos)},
+                                              {"pad_token", names.at(spec.pad)},
+                                              {"model_max_length", 32768}});
 }
 
 }  // namespace dragoman

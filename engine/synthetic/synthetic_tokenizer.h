@@ -8,9 +8,9 @@
 namespace dragoman {
 
 struct SyntheticTokenizerSpec {
-    std::int64_t vocabSize = 0;  // including the special tokens
+    std::int64_t vocabSize = 0;     // including the special tokens
     std::int64_t firstSpecial = 0;  // ids from here on are added tokens
-    bool legacyNames = false;    // HY-MT1.5-7B's <|startoftext|>/<|extra_N|> instead of <｜hy_...｜>
+    bool legacyNames = false;       // HY-MT1.5-7B's <|startoftext|>/<|extra_N|> instead of <｜hy_...｜>
     std::int64_t bos = 0, eos = 0, pad = 0;
     std::uint64_t seed = 0;
 };

@@ -18,7 +18,9 @@ struct BpeModel::Lookup {
     std::unordered_map<std::string_view, TokenId> ids;
 };
 
-BpeModel::BpeModel() : lookup_(std::make_unique<Lookup>()) { byteIds_.fill(-1); }
+BpeModel::BpeModel() : lookup_(std::make_unique<Lookup>()) {
+    byteIds_.fill(-1);
+}
 BpeModel::~BpeModel() = default;
 BpeModel::BpeModel(BpeModel&&) noexcept = default;
 BpeModel& BpeModel::operator=(BpeModel&&) noexcept = default;
@@ -27,12 +29,14 @@ void BpeModel::setVocabulary(const std::vector<std::pair<std::string_view, Token
     TokenId top = -1;
     std::size_t bytes = 0;
     for (const auto& [text, id] : tokens) {
-        if (id < 0 || id > 0x7FFFFFFF) throw Error("tokenizer", "token id " + std::to_string(id) + " of '" + std::string(text) + "' is out of range");
+        if (id < 0 || id > 0x7FFFFFFF)
+            throw Error("tokenizer", "token id " + std::to_string(id) + " of '" + std::string(text) + "' is out of range");
         top = std::max(top, id);
         bytes += text.size();
     }
     std::vector<std::string_view> byId(static_cast<std::size_t>(top + 1));
-    for (const auto& [text, id] : tokens) byId[static_cast<std::size_t>(id)] = text;
+    for (const auto& [text, id] : tokens)
+        byId[static_cast<std::size_t>(id)] = text;
     arena_.clear();
     arena_.reserve(bytes);
     offsets_.assign(1, 0);
@@ -46,7 +50,8 @@ void BpeModel::setVocabulary(const std::vector<std::pair<std::string_view, Token
 
 void BpeModel::computeByteIds() {
     const auto& symbols = byte_level::byteToChar();
-    for (int b = 0; b < 256; ++b) byteIds_[static_cast<std::size_t>(b)] = find(symbols[static_cast<std::size_t>(b)]).value_or(-1);
+    for (int b = 0; b < 256; ++b)
+        byteIds_[static_cast<std::size_t>(b)] = find(symbols[static_cast<std::size_t>(b)]).value_or(-1);
 }
 
 std::optional<std::string_view> BpeModel::token(TokenId id) const {
@@ -83,7 +88,8 @@ void BpeModel::growMerges() {
     merges_.assign(std::max<std::size_t>(1024, old.size() * 2), Slot{});
     mergeCount_ = 0;
     for (const auto& slot : old)
-        if (slot.key != kEmpty) putMerge(static_cast<TokenId>(slot.key >> 32), static_cast<TokenId>(slot.key & 0xFFFFFFFFu), slot.rank, slot.merged);
+        if (slot.key != kEmpty)
+            putMerge(static_cast<TokenId>(slot.key >> 32), static_cast<TokenId>(slot.key & 0xFFFFFFFFu), slot.rank, slot.merged);
 }
 
 void BpeModel::putMerge(TokenId a, TokenId b, std::int32_t rank, TokenId merged) {
@@ -122,8 +128,10 @@ void BpeModel::encodeBytes(std::string_view raw, std::vector<TokenId>& out) cons
     symbol.reserve(raw.size());
     for (char c : raw) {
         const auto id = byteIds_[static_cast<unsigned char>(c)];
-        if (id >= 0) symbol.push_back(id);
-        else if (unknown_) symbol.push_back(*unknown_);  // a byte outside the vocabulary with no unknown token is dropped
+        if (id >= 0)
+            symbol.push_back(id);
+        else if (unknown_)
+            symbol.push_back(*unknown_);  // a byte outside the vocabulary with no unknown token is dropped
     }
     const auto n = static_cast<std::int64_t>(symbol.size());
     std::vector<std::int64_t> next(static_cast<std::size_t>(n)), prev(static_cast<std::size_t>(n));
@@ -145,7 +153,8 @@ void BpeModel::encodeBytes(std::string_view raw, std::vector<TokenId>& out) cons
         if (const auto* m = findMerge(symbol[static_cast<std::size_t>(left)], symbol[static_cast<std::size_t>(right)]))
             queue.push({m->rank, left, m->merged});
     };
-    for (std::int64_t i = 0; i + 1 < n; ++i) consider(i);
+    for (std::int64_t i = 0; i + 1 < n; ++i)
+        consider(i);
     while (!queue.empty()) {
         const auto top = queue.top();
         queue.pop();

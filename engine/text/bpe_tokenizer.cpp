@@ -10,8 +10,8 @@
 #include <simdjson.h>
 #include <unicode/normalizer2.h>
 #include <unicode/uchar.h>
-#include <unicode/utf8.h>
 #include <unicode/unistr.h>
+#include <unicode/utf8.h>
 
 #include <algorithm>
 #include <fstream>
@@ -45,9 +45,13 @@ private:
     std::string file_;
 };
 
-bool isSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
+bool isSpace(char c) {
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
+}
 
-bool isWordCodePoint(UChar32 c) { return c >= 0 && (u_isalnum(c) || c == '_'); }
+bool isWordCodePoint(UChar32 c) {
+    return c >= 0 && (u_isalnum(c) || c == '_');
+}
 
 bool wordCharAt(std::string_view text, std::size_t at) {
     if (at >= text.size()) return false;
@@ -111,7 +115,6 @@ void fillModel(BpeModel& out, dom::element model, const Reader& r) {
     for (const char* key : {"continuing_subword_prefix", "end_of_word_suffix"})
         if (auto v = model[key]; v.error() == simdjson::SUCCESS && !v.is_null())
             if (std::string_view s; !v.get(s) && !s.empty()) r.fail(std::string("model.") + key + " is not supported");
-
 }
 
 // Where the compiled form of a tokenizer.json lives: our model cache (the hub cache is read-only), named by
@@ -177,7 +180,8 @@ void BpeTokenizer::load(const std::filesystem::path& tokenizerJson) {
     const Reader r(tokenizerJson.string());
     dom::parser parser;
     dom::element root;
-    if (auto error = parser.load(tokenizerJson.string()).get(root)) r.fail(std::string("not readable JSON: ") + simdjson::error_message(error));
+    if (auto error = parser.load(tokenizerJson.string()).get(root))
+        r.fail(std::string("not readable JSON: ") + simdjson::error_message(error));
 
     dom::element model;
     if (root["model"].get(model)) r.fail("no 'model'");
@@ -195,25 +199,32 @@ void BpeTokenizer::load(const std::filesystem::path& tokenizerJson) {
         for (auto token : added) {
             std::int64_t id;
             if (token["id"].get(id)) r.fail("an added token has no id");
-            Added a{std::string(r.text(token, "content")), id, r.flag(token, "special", false), r.flag(token, "lstrip", false),
-                    r.flag(token, "rstrip", false), r.flag(token, "single_word", false)};
+            Added a{std::string(r.text(token, "content")), id,
+                    r.flag(token, "special", false),       r.flag(token, "lstrip", false),
+                    r.flag(token, "rstrip", false),        r.flag(token, "single_word", false)};
             if (a.content.empty()) r.fail("an added token is empty");
             addedById_[id] = added_.size();
             added_.push_back(std::move(a));
             vocabSize_ = std::max(vocabSize_, static_cast<std::size_t>(id) + 1);
         }
     }
-    for (std::size_t i = 0; i < added_.size(); ++i) addedByFirstByte_[static_cast<unsigned char>(added_[i].content[0])].push_back(i);
+    for (std::size_t i = 0; i < added_.size(); ++i)
+        addedByFirstByte_[static_cast<unsigned char>(added_[i].content[0])].push_back(i);
     for (auto& bucket : addedByFirstByte_)
         std::stable_sort(bucket.begin(), bucket.end(), [&](auto a, auto b) { return added_[a].content.size() > added_[b].content.size(); });
 
     if (auto normalizer = root["normalizer"]; normalizer.error() == simdjson::SUCCESS && !normalizer.is_null()) {
         const auto type = r.text(normalizer.value(), "type");
-        if (type == "NFC") normalization_ = Normalization::NFC;
-        else if (type == "NFKC") normalization_ = Normalization::NFKC;
-        else if (type == "NFD") normalization_ = Normalization::NFD;
-        else if (type == "NFKD") normalization_ = Normalization::NFKD;
-        else r.fail("normalizer '" + std::string(type) + "' is not supported");
+        if (type == "NFC")
+            normalization_ = Normalization::NFC;
+        else if (type == "NFKC")
+            normalization_ = Normalization::NFKC;
+        else if (type == "NFD")
+            normalization_ = Normalization::NFD;
+        else if (type == "NFKD")
+            normalization_ = Normalization::NFKD;
+        else
+            r.fail("normalizer '" + std::string(type) + "' is not supported");
     }
 
     auto addPreTokenizer = [&](dom::element p) {
@@ -238,7 +249,8 @@ void BpeTokenizer::load(const std::filesystem::path& tokenizerJson) {
         if (r.text(pre.value(), "type") == "Sequence") {
             dom::array list;
             if (pre["pretokenizers"].get(list)) r.fail("pre_tokenizer Sequence has no list");
-            for (auto p : list) addPreTokenizer(p);
+            for (auto p : list)
+                addPreTokenizer(p);
         } else {
             addPreTokenizer(pre.value());
         }
@@ -262,15 +274,18 @@ void BpeTokenizer::load(const std::filesystem::path& tokenizerJson) {
             if (piece["SpecialToken"].get(special)) r.fail("TemplateProcessing piece is neither Sequence nor SpecialToken");
             const auto name = r.text(special, "id");
             dom::array ids;
-            if (p["special_tokens"][name]["ids"].get(ids)) r.fail("TemplateProcessing special token '" + std::string(name) + "' has no ids");
-            for (auto id : ids) (seenSequence ? suffix_ : prefix_).push_back(id.get_int64().value());
+            if (p["special_tokens"][name]["ids"].get(ids))
+                r.fail("TemplateProcessing special token '" + std::string(name) + "' has no ids");
+            for (auto id : ids)
+                (seenSequence ? suffix_ : prefix_).push_back(id.get_int64().value());
         }
     };
     if (auto post = root["post_processor"]; post.error() == simdjson::SUCCESS && !post.is_null()) {
         if (r.text(post.value(), "type") == "Sequence") {
             dom::array list;
             if (post["processors"].get(list)) r.fail("post_processor Sequence has no list");
-            for (auto p : list) addTemplate(p);
+            for (auto p : list)
+                addTemplate(p);
         } else {
             addTemplate(post.value());
         }
@@ -306,7 +321,8 @@ void BpeTokenizer::appendSegment(std::string_view segment, std::vector<TokenId>&
                                     : normalization_ == Normalization::NFKC ? icu::Normalizer2::getNFKCInstance(status)
                                     : normalization_ == Normalization::NFD  ? icu::Normalizer2::getNFDInstance(status)
                                                                             : icu::Normalizer2::getNFKDInstance(status);
-        const auto result = n->normalize(icu::UnicodeString::fromUTF8(icu::StringPiece(segment.data(), static_cast<std::int32_t>(segment.size()))), status);
+        const auto result =
+            n->normalize(icu::UnicodeString::fromUTF8(icu::StringPiece(segment.data(), static_cast<std::int32_t>(segment.size()))), status);
         if (U_FAILURE(status)) throw Error("tokenizer", "normalization failed");
         result.toUTF8String(normalized);
         segment = normalized;
@@ -320,10 +336,12 @@ void BpeTokenizer::appendSegment(std::string_view segment, std::vector<TokenId>&
     std::vector<std::string_view> pieces{segment}, next;
     for (const auto& split : splits_) {
         next.clear();
-        for (auto piece : pieces) split.split(piece, next);
+        for (auto piece : pieces)
+            split.split(piece, next);
         pieces.swap(next);
     }
-    for (auto piece : pieces) model_.encodeBytes(piece, out);
+    for (auto piece : pieces)
+        model_.encodeBytes(piece, out);
 }
 
 std::vector<TokenId> BpeTokenizer::encodePlain(std::string_view text) const {
@@ -347,9 +365,11 @@ std::vector<TokenId> BpeTokenizer::encodePlain(std::string_view text) const {
         // lstrip / rstrip: the token also takes the whitespace on that side.
         auto start = i, end = i + hit->content.size();
         if (hit->lstrip)
-            while (start > segmentStart && isSpace(text[start - 1])) --start;
+            while (start > segmentStart && isSpace(text[start - 1]))
+                --start;
         if (hit->rstrip)
-            while (end < text.size() && isSpace(text[end])) ++end;
+            while (end < text.size() && isSpace(text[end]))
+                ++end;
         appendSegment(text.substr(segmentStart, start - segmentStart), ids);
         ids.push_back(hit->id);
         i = end;
@@ -375,14 +395,18 @@ std::string BpeTokenizer::decode(const std::vector<TokenId>& ids, bool skipSpeci
             const auto& a = added_[it->second];
             if (skipSpecial && a.special) continue;
             // An added token's characters are byte stand-ins only by accident; otherwise its own UTF-8.
-            if (auto raw = byte_level::toBytes(a.content)) bytes += *raw;
-            else bytes += a.content;
+            if (auto raw = byte_level::toBytes(a.content))
+                bytes += *raw;
+            else
+                bytes += a.content;
             continue;
         }
         const auto token = model_.token(id);
         if (!token) continue;  // ids outside the vocabulary decode to nothing, as tokenizers does
-        if (auto raw = byte_level::toBytes(*token)) bytes += *raw;
-        else bytes += *token;
+        if (auto raw = byte_level::toBytes(*token))
+            bytes += *raw;
+        else
+            bytes += *token;
     }
     return utf8::lossy(bytes);
 }

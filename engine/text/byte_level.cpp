@@ -39,7 +39,9 @@ const Tables& tables() {
 
 }  // namespace
 
-const std::array<std::string, 256>& byteToChar() { return tables().byteToChar; }
+const std::array<std::string, 256>& byteToChar() {
+    return tables().byteToChar;
+}
 
 std::optional<std::string> toBytes(std::string_view text) {
     const auto& map = tables().charToByte;
@@ -67,7 +69,8 @@ std::string fromBytes(std::string_view raw) {
     const auto& map = tables().byteToChar;
     std::string out;
     out.reserve(raw.size() * 2);
-    for (char b : raw) out += map[static_cast<unsigned char>(b)];
+    for (char b : raw)
+        out += map[static_cast<unsigned char>(b)];
     return out;
 }
 

@@ -11,8 +11,7 @@ const std::vector<Language>& allLanguages() {
         std::vector<Language> rows;
         const auto json = nlohmann::json::parse(kLanguagesJson);
         for (const auto& row : json.at("languages"))
-            rows.push_back({row.at("code").get<std::string>(), row.at("english").get<std::string>(),
-                            row.at("chinese").get<std::string>()});
+            rows.push_back({row.at("code").get<std::string>(), row.at("english").get<std::string>(), row.at("chinese").get<std::string>()});
         return rows;
     }();
     return table;

@@ -54,7 +54,8 @@ std::vector<TokenId> MarianTokenizer::encode(std::string_view text) const {
             rest = rest.substr(close + 2);
         }
     }
-    for (const auto& piece : source_.encodePieces(rest)) ids.push_back(idOf(piece).value_or(unk_));
+    for (const auto& piece : source_.encodePieces(rest))
+        ids.push_back(idOf(piece).value_or(unk_));
     ids.push_back(eos_);
     return ids;
 }
@@ -66,8 +67,8 @@ std::string MarianTokenizer::decode(const std::vector<TokenId>& ids, bool skipSp
     std::vector<std::string> run;
     for (TokenId id : ids) {
         if (id < 0 || static_cast<std::size_t>(id) >= pieces_.size())
-            throw Error("tokenizer", "token id " + std::to_string(id) + " is outside the vocabulary (" +
-                                         std::to_string(pieces_.size()) + ")");
+            throw Error("tokenizer",
+                        "token id " + std::to_string(id) + " is outside the vocabulary (" + std::to_string(pieces_.size()) + ")");
         if (isSpecial(id)) {
             if (skipSpecial) continue;
             out += target_.decodePieces(run) + pieces_[id] + " ";
@@ -77,7 +78,8 @@ std::string MarianTokenizer::decode(const std::vector<TokenId>& ids, bool skipSp
         }
     }
     out += target_.decodePieces(run);
-    for (auto at = out.find(kUnderline); at != std::string::npos; at = out.find(kUnderline, at)) out.replace(at, kUnderline.size(), " ");
+    for (auto at = out.find(kUnderline); at != std::string::npos; at = out.find(kUnderline, at))
+        out.replace(at, kUnderline.size(), " ");
     const auto first = out.find_first_not_of(' ');
     if (first == std::string::npos) return {};
     return out.substr(first, out.find_last_not_of(' ') - first + 1);

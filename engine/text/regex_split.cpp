@@ -50,7 +50,8 @@ void RegexSplit::split(std::string_view text, std::vector<std::string_view>& out
         const std::size_t s = ovector[0], e = ovector[1];
         if (e == s) {  // empty matches split nothing (tokenizers skips them); step one character on
             start = s + 1;
-            while (start < text.size() && (static_cast<unsigned char>(text[start]) & 0xC0) == 0x80) ++start;
+            while (start < text.size() && (static_cast<unsigned char>(text[start]) & 0xC0) == 0x80)
+                ++start;
             continue;
         }
         switch (behavior_) {
@@ -65,16 +66,20 @@ void RegexSplit::split(std::string_view text, std::vector<std::string_view>& out
                 emit(previous, e);
                 break;
             case SplitBehavior::MergedWithNext:
-                if (pendingMergeStart != std::string_view::npos) emit(pendingMergeStart, s);
-                else emit(previous, s);
+                if (pendingMergeStart != std::string_view::npos)
+                    emit(pendingMergeStart, s);
+                else
+                    emit(previous, s);
                 pendingMergeStart = s;
                 break;
         }
         previous = e;
         start = e;
     }
-    if (behavior_ == SplitBehavior::MergedWithNext && pendingMergeStart != std::string_view::npos) emit(pendingMergeStart, text.size());
-    else emit(previous, text.size());
+    if (behavior_ == SplitBehavior::MergedWithNext && pendingMergeStart != std::string_view::npos)
+        emit(pendingMergeStart, text.size());
+    else
+        emit(previous, text.size());
 }
 
 }  // namespace dragoman

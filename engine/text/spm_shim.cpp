@@ -14,7 +14,8 @@ namespace {
 // Joins strings with '\0' into one malloc'd buffer the caller frees with dragoman_spm_release.
 char* pack(const std::vector<std::string>& parts, std::size_t* length) {
     std::size_t total = 0;
-    for (const auto& p : parts) total += p.size() + 1;
+    for (const auto& p : parts)
+        total += p.size() + 1;
     char* out = static_cast<char*>(std::malloc(total ? total : 1));
     if (!out) return nullptr;
     std::size_t at = 0;
@@ -58,12 +59,11 @@ __attribute__((visibility("default"))) void dragoman_spm_free(void* handle) {
 }
 
 // Pieces of `text`, '\0'-separated. Returns the number of pieces, or -1.
-__attribute__((visibility("default"))) long dragoman_spm_encode(void* handle, const char* text, std::size_t textLength,
-                                                                 char** out, std::size_t* outLength) {
+__attribute__((visibility("default"))) long dragoman_spm_encode(void* handle, const char* text, std::size_t textLength, char** out,
+                                                                std::size_t* outLength) {
     try {
         std::vector<std::string> pieces;
-        if (!static_cast<sentencepiece::SentencePieceProcessor*>(handle)->Encode(std::string(text, textLength), &pieces).ok())
-            return -1;
+        if (!static_cast<sentencepiece::SentencePieceProcessor*>(handle)->Encode(std::string(text, textLength), &pieces).ok()) return -1;
         *out = pack(pieces, outLength);
         return *out ? static_cast<long>(pieces.size()) : -1;
     } catch (...) {
@@ -72,8 +72,8 @@ __attribute__((visibility("default"))) long dragoman_spm_encode(void* handle, co
 }
 
 // Text of `count` '\0'-separated pieces. Returns 0, or -1.
-__attribute__((visibility("default"))) long dragoman_spm_decode_pieces(void* handle, const char* pieces, std::size_t count,
-                                                                        char** out, std::size_t* outLength) {
+__attribute__((visibility("default"))) long dragoman_spm_decode_pieces(void* handle, const char* pieces, std::size_t count, char** out,
+                                                                       std::size_t* outLength) {
     try {
         std::vector<std::string> list;
         const char* at = pieces;
@@ -91,6 +91,8 @@ __attribute__((visibility("default"))) long dragoman_spm_decode_pieces(void* han
     }
 }
 
-__attribute__((visibility("default"))) void dragoman_spm_release(char* buffer) { std::free(buffer); }
+__attribute__((visibility("default"))) void dragoman_spm_release(char* buffer) {
+    std::free(buffer);
+}
 
 }  // extern "C"

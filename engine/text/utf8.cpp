@@ -13,15 +13,24 @@ std::size_t validSequence(std::string_view s, std::size_t at, std::size_t& maxim
     if (b0 < 0x80) return 1;
     std::size_t need;
     unsigned char lo = 0x80, hi = 0xBF;
-    if (b0 >= 0xC2 && b0 <= 0xDF) need = 1;
-    else if (b0 == 0xE0) need = 2, lo = 0xA0;
-    else if (b0 >= 0xE1 && b0 <= 0xEC) need = 2;
-    else if (b0 == 0xED) need = 2, hi = 0x9F;
-    else if (b0 >= 0xEE && b0 <= 0xEF) need = 2;
-    else if (b0 == 0xF0) need = 3, lo = 0x90;
-    else if (b0 >= 0xF1 && b0 <= 0xF3) need = 3;
-    else if (b0 == 0xF4) need = 3, hi = 0x8F;
-    else return 0;
+    if (b0 >= 0xC2 && b0 <= 0xDF)
+        need = 1;
+    else if (b0 == 0xE0)
+        need = 2, lo = 0xA0;
+    else if (b0 >= 0xE1 && b0 <= 0xEC)
+        need = 2;
+    else if (b0 == 0xED)
+        need = 2, hi = 0x9F;
+    else if (b0 >= 0xEE && b0 <= 0xEF)
+        need = 2;
+    else if (b0 == 0xF0)
+        need = 3, lo = 0x90;
+    else if (b0 >= 0xF1 && b0 <= 0xF3)
+        need = 3;
+    else if (b0 == 0xF4)
+        need = 3, hi = 0x8F;
+    else
+        return 0;
     for (std::size_t k = 1; k <= need; ++k) {
         if (at + k >= s.size()) return 0;
         const auto b = static_cast<unsigned char>(s[at + k]);

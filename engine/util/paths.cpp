@@ -1,8 +1,8 @@
 #include "util/paths.h"
 
-#include <cstdlib>
 #include <pwd.h>
 #include <unistd.h>
+#include <cstdlib>
 
 namespace dragoman::paths {
 namespace {

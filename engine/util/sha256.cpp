@@ -4,11 +4,11 @@
 
 #include <openssl/evp.h>
 
+#include <fcntl.h>
+#include <unistd.h>
 #include <cerrno>
 #include <cstring>
-#include <fcntl.h>
 #include <memory>
-#include <unistd.h>
 #include <vector>
 
 namespace dragoman {
@@ -36,8 +36,7 @@ std::string finish(EVP_MD_CTX* ctx) {
 }
 
 // Streams the file through the digest with plain reads (no mapping: hashing must not pin the page cache).
-void digestFile(EVP_MD_CTX* ctx, const std::filesystem::path& path,
-                const std::function<bool(std::uint64_t)>& progress) {
+void digestFile(EVP_MD_CTX* ctx, const std::filesystem::path& path, const std::function<bool(std::uint64_t)>& progress) {
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) throw Error("io", path.string() + ": cannot open: " + std::strerror(errno));
     std::unique_ptr<int, void (*)(int*)> closer(new int(fd), [](int* p) {

@@ -8,7 +8,8 @@ namespace dragoman {
 // "a; b; c": several problems found at once, reported in one message.
 inline std::string joinProblems(const std::vector<std::string>& problems) {
     std::string text;
-    for (const auto& p : problems) text += (text.empty() ? "" : "; ") + p;
+    for (const auto& p : problems)
+        text += (text.empty() ? "" : "; ") + p;
     return text;
 }
 

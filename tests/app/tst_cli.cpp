@@ -47,12 +47,13 @@ TestCli::Result TestCli::run(const QStringList& args) {
     QProcess process;
     auto env = QProcessEnvironment::systemEnvironment();
     if (!modelsDir_.isEmpty()) env.insert("DRAGOMAN_MODELS", modelsDir_);
-    for (auto it = extraEnv_.begin(); it != extraEnv_.end(); ++it) env.insert(it.key(), it.value());
+    for (auto it = extraEnv_.begin(); it != extraEnv_.end(); ++it)
+        env.insert(it.key(), it.value());
     process.setProcessEnvironment(env);
     process.start(qEnvironmentVariable("DRAGOMAN_CLI"), args);
     if (!process.waitForFinished(60000)) return {-1, {}, QStringLiteral("timeout")};
-    return {process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -2,
-            QString::fromUtf8(process.readAllStandardOutput()), QString::fromUtf8(process.readAllStandardError())};
+    return {process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -2, QString::fromUtf8(process.readAllStandardOutput()),
+            QString::fromUtf8(process.readAllStandardError())};
 }
 
 void TestCli::exitCodes_data() {
@@ -60,24 +61,37 @@ void TestCli::exitCodes_data() {
     QTest::addColumn<int>("code");
     QTest::addColumn<QString>("stdoutContains");
     QTest::addColumn<QString>("stderrStartsWith");
-    QTest::newRow("help") << QStringList{"--help"} << 0 << "translate-file" << "";
-    QTest::newRow("version") << QStringList{"--version"} << 0 << "dragoman-cli 0." << "";
-    QTest::newRow("no args") << QStringList{} << 2 << "" << "Usage:";
-    QTest::newRow("unknown option") << QStringList{"--frobnicate"} << 2 << "" << "error: unknown option";
-    QTest::newRow("unknown command") << QStringList{"frobnicate"} << 2 << "" << "error: unknown command";
-    QTest::newRow("unknown subcommand option") << QStringList{"inspect", "--bogus", "x"} << 2 << "" << "error: Unknown option";
-    QTest::newRow("inspect help") << QStringList{"inspect", "--help"} << 0 << "dragoman-cli inspect" << "";
-    QTest::newRow("inspect missing arg") << QStringList{"inspect"} << 2 << "" << "error: missing argument";
+    QTest::newRow("help") << QStringList{"--help"} << 0 << "translate-file"
+                          << "";
+    QTest::newRow("version") << QStringList{"--version"} << 0 << "dragoman-cli 0."
+                             << "";
+    QTest::newRow("no args") << QStringList{} << 2 << ""
+                             << "Usage:";
+    QTest::newRow("unknown option") << QStringList{"--frobnicate"} << 2 << ""
+                                    << "error: unknown option";
+    QTest::newRow("unknown command") << QStringList{"frobnicate"} << 2 << ""
+                                     << "error: unknown command";
+    QTest::newRow("unknown subcommand option") << QStringList{"inspect", "--bogus", "x"} << 2 << ""
+                                               << "error: Unknown option";
+    QTest::newRow("inspect help") << QStringList{"inspect", "--help"} << 0 << "dragoman-cli inspect"
+                                  << "";
+    QTest::newRow("inspect missing arg") << QStringList{"inspect"} << 2 << ""
+                                         << "error: missing argument";
     const QString marian = QStringLiteral(DRAGOMAN_TEST_FIXTURES "/marian-tiny");
-    QTest::newRow("tokenize") << QStringList{"tokenize", "--model", marian, "--text", "The man sees a small house today."}
-                              << 0 << "5,66,32,24,8,57,39,15,15,31,23,25,10,3,0\n" << "";
-    QTest::newRow("detokenize") << QStringList{"detokenize", "--model", marian, "--ids", "120,96,15,15,68,0"} << 0 << "Hallo\n" << "";
-    QTest::newRow("detokenize keep special") << QStringList{"detokenize", "--model", marian, "--ids", "120,96,0", "--keep-special"}
-                                             << 0 << "Ha</s>\n" << "";
-    QTest::newRow("detokenize bad ids") << QStringList{"detokenize", "--model", marian, "--ids", "1,x"} << 2 << "" << "error: --ids";
+    QTest::newRow("tokenize") << QStringList{"tokenize", "--model", marian, "--text", "The man sees a small house today."} << 0
+                              << "5,66,32,24,8,57,39,15,15,31,23,25,10,3,0\n"
+                              << "";
+    QTest::newRow("detokenize") << QStringList{"detokenize", "--model", marian, "--ids", "120,96,15,15,68,0"} << 0 << "Hallo\n"
+                                << "";
+    QTest::newRow("detokenize keep special") << QStringList{"detokenize", "--model", marian, "--ids", "120,96,0", "--keep-special"} << 0
+                                             << "Ha</s>\n"
+                                             << "";
+    QTest::newRow("detokenize bad ids") << QStringList{"detokenize", "--model", marian, "--ids", "1,x"} << 2 << ""
+                                        << "error: --ids";
     QTest::newRow("tokenize no model") << QStringList{"tokenize", "--model", "/nonexistent", "--text", "x"} << 1 << ""
                                        << "error: model_not_found: ";
-    QTest::newRow("inspect missing file") << QStringList{"inspect", "/nonexistent.safetensors"} << 1 << "" << "error: io: ";
+    QTest::newRow("inspect missing file") << QStringList{"inspect", "/nonexistent.safetensors"} << 1 << ""
+                                          << "error: io: ";
 }
 
 void TestCli::exitCodes() {
@@ -103,10 +117,14 @@ void TestCli::inspectListsTensors() {
 void TestCli::inspectRejectsMalformed_data() {
     QTest::addColumn<QString>("file");
     QTest::addColumn<QString>("category");
-    QTest::newRow("empty") << "empty.safetensors" << "too_small";
-    QTest::newRow("huge header") << "header_len_huge.safetensors" << "header_too_large";
-    QTest::newRow("overlap") << "overlapping_offsets.safetensors" << "offsets";
-    QTest::newRow("dtype") << "unknown_dtype.safetensors" << "dtype";
+    QTest::newRow("empty") << "empty.safetensors"
+                           << "too_small";
+    QTest::newRow("huge header") << "header_len_huge.safetensors"
+                                 << "header_too_large";
+    QTest::newRow("overlap") << "overlapping_offsets.safetensors"
+                             << "offsets";
+    QTest::newRow("dtype") << "unknown_dtype.safetensors"
+                           << "dtype";
 }
 
 void TestCli::inspectRejectsMalformed() {
@@ -198,8 +216,7 @@ void TestCli::benchLoadReportsContractKeys() {
     modelsDir_.clear();
     QCOMPARE(result.code, 0);
     const auto json = QJsonDocument::fromJson(result.out.toUtf8()).object();
-    for (const char* key : {"open_s", "build_s", "page_in_s", "ready_s", "bytes", "copies", "peak_rss_bytes",
-                            "raw_read_s", "eager_copy_s"})
+    for (const char* key : {"open_s", "build_s", "page_in_s", "ready_s", "bytes", "copies", "peak_rss_bytes", "raw_read_s", "eager_copy_s"})
         QVERIFY2(json.contains(key), key);
     QCOMPARE(json.value("copies").toInt(), 0);
     QVERIFY(json.value("bytes").toDouble() > 200000);
@@ -248,7 +265,8 @@ void TestCli::generateMatchesReference_data() {
     const auto cases = QJsonDocument::fromJson(file.readAll()).object().value("cases").toArray();
     auto join = [](const QJsonArray& ids) {
         QStringList parts;
-        for (const auto& id : ids) parts << QString::number(id.toInt());
+        for (const auto& id : ids)
+            parts << QString::number(id.toInt());
         return parts.join(',');
     };
     for (const auto& value : cases) {
@@ -259,8 +277,8 @@ void TestCli::generateMatchesReference_data() {
                                                        {"beam", {"--raw", "--beams", "3"}},
                                                        {"beam_hf_processors", {"--beams", "3"}}};
         for (const auto& [mode, options] : modes)
-            QTest::newRow(qPrintable(name + "/" + mode)) << join(c.value("source_ids").toArray()) << options
-                                                         << join(c.value(mode).toObject().value("generated_ids").toArray());
+            QTest::newRow(qPrintable(name + "/" + mode))
+                << join(c.value("source_ids").toArray()) << options << join(c.value(mode).toObject().value("generated_ids").toArray());
     }
 }
 
@@ -268,8 +286,8 @@ void TestCli::generateMatchesReference() {
     QFETCH(QString, ids);
     QFETCH(QStringList, options);
     QFETCH(QString, expected);
-    const auto result = run(QStringList{"generate", "--model", DRAGOMAN_TEST_FIXTURES "/marian-tiny", "--ids", ids,
-                                        "--max-new-tokens", "12"} + options);
+    const auto result =
+        run(QStringList{"generate", "--model", DRAGOMAN_TEST_FIXTURES "/marian-tiny", "--ids", ids, "--max-new-tokens", "12"} + options);
     QCOMPARE(result.code, 0);
     QCOMPARE(result.out, expected + "\n");
 }
@@ -310,9 +328,12 @@ void TestCli::hunyuanGenerateMatchesReference_data() {
         for (const auto& value : QJsonDocument::fromJson(file.readAll()).object().value("cases").toArray()) {
             const auto c = value.toObject();
             QStringList ids, expected;
-            for (const auto& id : c.value("input_ids").toArray()) ids << QString::number(id.toInt());
-            for (const auto& id : c.value("greedy").toObject().value("new_ids").toArray()) expected << QString::number(id.toInt());
-            QTest::newRow(qPrintable(QString(fixture) + "/" + c.value("name").toString())) << fixture << ids.join(',') << expected.join(',');
+            for (const auto& id : c.value("input_ids").toArray())
+                ids << QString::number(id.toInt());
+            for (const auto& id : c.value("greedy").toObject().value("new_ids").toArray())
+                expected << QString::number(id.toInt());
+            QTest::newRow(qPrintable(QString(fixture) + "/" + c.value("name").toString()))
+                << fixture << ids.join(',') << expected.join(',');
         }
     }
 }
@@ -345,7 +366,8 @@ void TestCli::hunyuanTranslateOptions() {
     const auto greedy = run({"translate", "--model", model, "--from", "en", "--to", "zh", "--text", "Good morning."});
     QCOMPARE(greedy.code, 0);
     QCOMPARE(run({"translate", "--model", model, "--from", "en", "--to", "zh", "--text", "Good morning."}).out, greedy.out);
-    const QStringList sample{"translate", "--model", model, "--from", "en", "--to", "de", "--text", "Good morning.", "--sample", "--seed", "5"};
+    const QStringList sample{"translate", "--model", model,           "--from",   "en",     "--to",
+                             "de",        "--text",  "Good morning.", "--sample", "--seed", "5"};
     const auto first = run(sample);
     QCOMPARE(first.code, 0);
     QCOMPARE(run(sample).out, first.out);
@@ -354,7 +376,10 @@ void TestCli::hunyuanTranslateOptions() {
     QVERIFY(glossary.open(QIODevice::WriteOnly));
     glossary.write("# term\ttranslation\nmorning\tMorgen\n");
     glossary.close();
-    QCOMPARE(run({"translate", "--model", model, "--from", "en", "--to", "de", "--text", "Good morning.", "--glossary", glossary.fileName()}).code, 0);
+    QCOMPARE(
+        run({"translate", "--model", model, "--from", "en", "--to", "de", "--text", "Good morning.", "--glossary", glossary.fileName()})
+            .code,
+        0);
     const auto missing = run({"translate", "--model", model, "--to", "de", "--text", "x", "--glossary", dir.path() + "/none.tsv"});
     QCOMPARE(missing.code, 1);
     QVERIFY(missing.err.startsWith("error: "));

@@ -81,8 +81,8 @@ TestDefaultModel::Result TestDefaultModel::cli(const QStringList& args, const QB
     process.write(input);
     process.closeWriteChannel();
     if (!process.waitForFinished(120000)) return {-1, {}, QStringLiteral("timeout")};
-    return {process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -2,
-            QString::fromUtf8(process.readAllStandardOutput()), QString::fromUtf8(process.readAllStandardError())};
+    return {process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -2, QString::fromUtf8(process.readAllStandardOutput()),
+            QString::fromUtf8(process.readAllStandardError())};
 }
 
 void TestDefaultModel::isTheDefaultModel() {
@@ -156,7 +156,8 @@ void TestDefaultModel::workerTranslatesEveryDirection() {
         QTRY_COMPARE_WITH_TIMEOUT(finished.count(), expected, 60000);
         const auto result = finished.last().at(1).value<TranslationInfo>();
         QString streamed;
-        for (const auto& signal : tokens) streamed += signal.at(1).toString();
+        for (const auto& signal : tokens)
+            streamed += signal.at(1).toString();
         QCOMPARE(streamed, result.text);
         QVERIFY2(inLanguage(result.text, c.to), qPrintable(QString(c.to) + ": " + result.text));
         QVERIFY2(containsAny(result.text, c.keyWords), qPrintable(result.text + " lacks " + c.keyWords.join(" / ")));

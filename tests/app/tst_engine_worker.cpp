@@ -14,7 +14,8 @@ const QString kModel = QStringLiteral(DRAGOMAN_TEST_FIXTURES "/marian-tiny");
 // Many sentences: the fixture model repeats itself, so this streams for a while.
 QString longText() {
     QString text;
-    for (int i = 0; i < 80; ++i) text += QStringLiteral("My brother lives in Berlin and reads a newspaper every morning. ");
+    for (int i = 0; i < 80; ++i)
+        text += QStringLiteral("My brother lives in Berlin and reads a newspaper every morning. ");
     return text;
 }
 
@@ -36,7 +37,9 @@ private:
     std::unique_ptr<EngineWorker> worker_;
 };
 
-void TestEngineWorker::init() { worker_ = std::make_unique<EngineWorker>(); }
+void TestEngineWorker::init() {
+    worker_ = std::make_unique<EngineWorker>();
+}
 
 void TestEngineWorker::loadFixture() {
     QSignalSpy loaded(worker_.get(), &EngineWorker::loaded);
@@ -62,8 +65,8 @@ void TestEngineWorker::tokensAddUpToTheResult() {
     loadFixture();
     QSignalSpy tokens(worker_.get(), &EngineWorker::tokenReady);
     QSignalSpy finished(worker_.get(), &EngineWorker::finished);
-    const auto id = worker_->requestTranslation(QStringLiteral("The man sees a small house today.\n\nMy brother lives in Berlin."),
-                                                "en", "de");
+    const auto id =
+        worker_->requestTranslation(QStringLiteral("The man sees a small house today.\n\nMy brother lives in Berlin."), "en", "de");
     QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 30000);
     QVERIFY(tokens.count() >= 3);
     QString streamed;

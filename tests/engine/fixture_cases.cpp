@@ -4,7 +4,9 @@
 
 namespace dragoman::test {
 
-std::string fixturesDir() { return DRAGOMAN_TEST_FIXTURES; }
+std::string fixturesDir() {
+    return DRAGOMAN_TEST_FIXTURES;
+}
 
 std::vector<SafetensorsCase> safetensorsCases() {
     std::ifstream in(fixturesDir() + "/safetensors-bad/cases.json");

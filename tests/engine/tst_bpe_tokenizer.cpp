@@ -83,8 +83,9 @@ void TestBpeTokenizer::decodesCutUtf8_data() {
     QTest::addColumn<QString>("decodedSkip");
     const auto all = cases();  // kept alive: a range-for over a temporary's member would dangle
     for (const auto& c : all["decode_cases"])
-        QTest::newRow(c["note"].get<std::string>().c_str()) << QString::fromStdString(c["ids"].dump()) << QString::fromStdString(c["decoded"])
-                                                            << QString::fromStdString(c["decoded_skip_special"]);
+        QTest::newRow(c["note"].get<std::string>().c_str())
+            << QString::fromStdString(c["ids"].dump()) << QString::fromStdString(c["decoded"])
+            << QString::fromStdString(c["decoded_skip_special"]);
 }
 
 void TestBpeTokenizer::decodesCutUtf8() {
@@ -113,7 +114,8 @@ void TestBpeTokenizer::streamsCjkAndEmojiWithoutBrokenCharacters() {
     for (auto id : ids) {
         const auto delta = stream.push(id);
         QVERIFY2(delta.find("\xEF\xBF\xBD") == std::string::npos, "a delta contains U+FFFD");
-        QVERIFY2(QString::fromUtf8(delta.data(), static_cast<int>(delta.size())).toUtf8().toStdString() == delta, "a delta is not whole UTF-8");
+        QVERIFY2(QString::fromUtf8(delta.data(), static_cast<int>(delta.size())).toUtf8().toStdString() == delta,
+                 "a delta is not whole UTF-8");
         deltas += delta.empty() ? 0 : 1;
         joined += delta;
     }
@@ -172,10 +174,18 @@ void TestBpeTokenizer::addedTokenOptions_data() {
     QTest::addColumn<QString>("option");
     QTest::addColumn<QString>("text");
     QTest::addColumn<QString>("withOption");  // encodePlain(text) with the option == encodePlain(this) without it
-    QTest::newRow("lstrip") << "lstrip" << "A  <｜hy_User｜>B" << "A<｜hy_User｜>B";
-    QTest::newRow("rstrip") << "rstrip" << "A<｜hy_User｜>  B" << "A<｜hy_User｜>B";
-    QTest::newRow("single_word inside a word") << "single_word" << "x<｜hy_User｜>y" << "";
-    QTest::newRow("single_word alone") << "single_word" << "x <｜hy_User｜> y" << "x <｜hy_User｜> y";
+    QTest::newRow("lstrip") << "lstrip"
+                            << "A  <｜hy_User｜>B"
+                            << "A<｜hy_User｜>B";
+    QTest::newRow("rstrip") << "rstrip"
+                            << "A<｜hy_User｜>  B"
+                            << "A<｜hy_User｜>B";
+    QTest::newRow("single_word inside a word") << "single_word"
+                                               << "x<｜hy_User｜>y"
+                                               << "";
+    QTest::newRow("single_word alone") << "single_word"
+                                       << "x <｜hy_User｜> y"
+                                       << "x <｜hy_User｜> y";
 }
 
 void TestBpeTokenizer::addedTokenOptions() {
@@ -202,11 +212,16 @@ void TestBpeTokenizer::addedTokenOptions() {
 void TestBpeTokenizer::unsupportedFilesAreNamed_data() {
     QTest::addColumn<QString>("edit");  // JSON pointer = value to replace, as "pointer|json"
     QTest::addColumn<QString>("message");
-    QTest::newRow("wordpiece") << "/model/type|\"WordPiece\"" << "WordPiece";
-    QTest::newRow("metaspace") << "/pre_tokenizer|{\"type\":\"Metaspace\"}" << "Metaspace";
-    QTest::newRow("bad regex") << "/pre_tokenizer/pretokenizers/0/pattern/Regex|\"(unclosed\"" << "regex";
-    QTest::newRow("unknown merge side") << "/model/merges/0|\"zz@@ qq@@\"" << "merge";
-    QTest::newRow("not json") << "" << "JSON";
+    QTest::newRow("wordpiece") << "/model/type|\"WordPiece\""
+                               << "WordPiece";
+    QTest::newRow("metaspace") << "/pre_tokenizer|{\"type\":\"Metaspace\"}"
+                               << "Metaspace";
+    QTest::newRow("bad regex") << "/pre_tokenizer/pretokenizers/0/pattern/Regex|\"(unclosed\""
+                               << "regex";
+    QTest::newRow("unknown merge side") << "/model/merges/0|\"zz@@ qq@@\""
+                                        << "merge";
+    QTest::newRow("not json") << ""
+                              << "JSON";
 }
 
 void TestBpeTokenizer::unsupportedFilesAreNamed() {

@@ -36,9 +36,13 @@ struct Fixture {
     const HunyuanModel& hunyuan() const { return static_cast<const HunyuanModel&>(*model->causal); }
 };
 
-torch::Tensor ids(const std::vector<TokenId>& v) { return torch::tensor(v, torch::kInt64); }
+torch::Tensor ids(const std::vector<TokenId>& v) {
+    return torch::tensor(v, torch::kInt64);
+}
 
-float maxDiff(const torch::Tensor& a, const torch::Tensor& b) { return (a - b).abs().max().item<float>(); }
+float maxDiff(const torch::Tensor& a, const torch::Tensor& b) {
+    return (a - b).abs().max().item<float>();
+}
 
 }  // namespace
 
@@ -94,7 +98,8 @@ void TestHunyuan::addFixtureRows() {
 
 void TestHunyuan::ropeFrequenciesMatch_data() {
     QTest::addColumn<QString>("fixture");
-    for (const auto& [name, f] : fixtures_) QTest::newRow(name.c_str()) << QString::fromStdString(name);
+    for (const auto& [name, f] : fixtures_)
+        QTest::newRow(name.c_str()) << QString::fromStdString(name);
 }
 
 void TestHunyuan::ropeFrequenciesMatch() {
@@ -104,7 +109,9 @@ void TestHunyuan::ropeFrequenciesMatch() {
     QVERIFY(maxDiff(hunyuanInverseFrequencies(f.hunyuan().config()), f.tensor("rope_inv_freq")) == 0.0f);
 }
 
-void TestHunyuan::logitsMatch_data() { addFixtureRows(); }
+void TestHunyuan::logitsMatch_data() {
+    addFixtureRows();
+}
 
 void TestHunyuan::logitsMatch() {
     QFETCH(QString, fixture);
@@ -122,7 +129,8 @@ void TestHunyuan::logitsMatch() {
 
 void TestHunyuan::hiddenStatesMatch_data() {
     QTest::addColumn<QString>("fixture");
-    for (const auto& [name, f] : fixtures_) QTest::newRow(name.c_str()) << QString::fromStdString(name);
+    for (const auto& [name, f] : fixtures_)
+        QTest::newRow(name.c_str()) << QString::fromStdString(name);
 }
 
 void TestHunyuan::hiddenStatesMatch() {
@@ -135,7 +143,9 @@ void TestHunyuan::hiddenStatesMatch() {
     QVERIFY2(maxDiff(hidden, expected) <= 1e-4f, qPrintable(QString("max diff %1").arg(maxDiff(hidden, expected))));
 }
 
-void TestHunyuan::greedyThroughCacheMatches_data() { addFixtureRows(); }
+void TestHunyuan::greedyThroughCacheMatches_data() {
+    addFixtureRows();
+}
 
 // Prefill, then one token at a time through the KV cache: every argmax exact, every step's logits within 1e-4.
 void TestHunyuan::greedyThroughCacheMatches() {
@@ -242,7 +252,9 @@ void TestHunyuan::unsupportedConfigIsNamed() {
     }
 }
 
-void TestHunyuan::libtorchOpsPathMatches_data() { addFixtureRows(); }
+void TestHunyuan::libtorchOpsPathMatches_data() {
+    addFixtureRows();
+}
 
 // The path a CUDA device runs (libtorch's float32 matmul, the attention as batched products), here on the
 // CPU: logits within 1e-4 of the reference for the prompt and for every step through the KV cache
@@ -261,7 +273,8 @@ void TestHunyuan::libtorchOpsPathMatches() {
     const auto stepLogits = f.tensor(greedy["step_logits"].get<std::string>());
 
     auto whole = model.start(static_cast<std::int64_t>(input.size()));
-    const float wholeDiff = maxDiff(model.forward(*whole, ids(input), true), f.tensor(f.json["cases"][caseIndex]["logits"].get<std::string>()));
+    const float wholeDiff =
+        maxDiff(model.forward(*whole, ids(input), true), f.tensor(f.json["cases"][caseIndex]["logits"].get<std::string>()));
     QVERIFY2(wholeDiff <= tolerance, qPrintable(QString("prompt logits: max diff %1").arg(wholeDiff)));
 
     auto state = model.start(static_cast<std::int64_t>(input.size() + expectedIds.size()));
@@ -299,8 +312,10 @@ void TestHunyuan::deviceChoiceFollowsEnvironment() {
         QCOMPARE(QString::fromStdString(describePlacement(choosePlacement())), QStringLiteral("CPU"));
     }
     QCOMPARE(QString::fromStdString(describePlacement(Placement{torch::Device(torch::kCUDA, 1), true})), QStringLiteral("CUDA:1"));
-    if (saved.isNull()) qunsetenv("DRAGOMAN_DEVICE");
-    else qputenv("DRAGOMAN_DEVICE", saved);
+    if (saved.isNull())
+        qunsetenv("DRAGOMAN_DEVICE");
+    else
+        qputenv("DRAGOMAN_DEVICE", saved);
 }
 
 QTEST_GUILESS_MAIN(TestHunyuan)

@@ -47,14 +47,22 @@ void TestHymt::templates_data() {
     QTest::addColumn<QString>("from");
     QTest::addColumn<QString>("to");
     QTest::addColumn<QString>("expected");
-    QTest::newRow("en->zh uses the Chinese template") << "en" << "zh"
-                                                      << "将以下文本翻译为中文，注意只需要输出翻译后的结果，不要额外解释：\n\nIt’s on the house.";
-    QTest::newRow("zh->en uses the Chinese template") << "zh" << "en"
-                                                      << "将以下文本翻译为英语，注意只需要输出翻译后的结果，不要额外解释：\n\nIt’s on the house.";
-    QTest::newRow("en->de uses the English template") << "en" << "de"
-                                                      << "Translate the following segment into German, without additional explanation.\n\nIt’s on the house.";
-    QTest::newRow("unknown source, target fr") << "" << "fr"
-                                               << "Translate the following segment into French, without additional explanation.\n\nIt’s on the house.";
+    QTest::newRow("en->zh uses the Chinese template")
+        << "en"
+        << "zh"
+        << "将以下文本翻译为中文，注意只需要输出翻译后的结果，不要额外解释：\n\nIt’s on the house.";
+    QTest::newRow("zh->en uses the Chinese template")
+        << "zh"
+        << "en"
+        << "将以下文本翻译为英语，注意只需要输出翻译后的结果，不要额外解释：\n\nIt’s on the house.";
+    QTest::newRow("en->de uses the English template")
+        << "en"
+        << "de"
+        << "Translate the following segment into German, without additional explanation.\n\nIt’s on the house.";
+    QTest::newRow("unknown source, target fr")
+        << ""
+        << "fr"
+        << "Translate the following segment into French, without additional explanation.\n\nIt’s on the house.";
 }
 
 void TestHymt::templates() {
@@ -70,12 +78,24 @@ void TestHymt::languageNames_data() {
     QTest::addColumn<QString>("english");
     QTest::addColumn<QString>("chinese");
     // The seed's release check: minority languages and dialects get the official prompt names.
-    QTest::newRow("bo") << "bo" << "Tibetan" << "藏语";
-    QTest::newRow("ug") << "ug" << "Uyghur" << "维吾尔语";
-    QTest::newRow("kk") << "kk" << "Kazakh" << "哈萨克语";
-    QTest::newRow("mn") << "mn" << "Mongolian" << "蒙古语";
-    QTest::newRow("yue") << "yue" << "Cantonese" << "粤语";
-    QTest::newRow("zh-Hant") << "zh-Hant" << "Traditional Chinese" << "繁体中文";
+    QTest::newRow("bo") << "bo"
+                        << "Tibetan"
+                        << "藏语";
+    QTest::newRow("ug") << "ug"
+                        << "Uyghur"
+                        << "维吾尔语";
+    QTest::newRow("kk") << "kk"
+                        << "Kazakh"
+                        << "哈萨克语";
+    QTest::newRow("mn") << "mn"
+                        << "Mongolian"
+                        << "蒙古语";
+    QTest::newRow("yue") << "yue"
+                         << "Cantonese"
+                         << "粤语";
+    QTest::newRow("zh-Hant") << "zh-Hant"
+                             << "Traditional Chinese"
+                             << "繁体中文";
 }
 
 void TestHymt::languageNames() {
@@ -122,7 +142,8 @@ void TestHymt::glossaryTemplateListsEveryTerm() {
 void TestHymt::greedyIsDeterministicTenTimes() {
     const auto first = translator_->translate({"The weather is nice today.", "en", "de", 1, 1, {}});
     QVERIFY(!first.empty());
-    for (int i = 0; i < 10; ++i) QCOMPARE(translator_->translate({"The weather is nice today.", "en", "de", 1, 2, {}}), first);
+    for (int i = 0; i < 10; ++i)
+        QCOMPARE(translator_->translate({"The weather is nice today.", "en", "de", 1, 2, {}}), first);
 }
 
 void TestHymt::streamedDeltasAddUp() {
@@ -157,7 +178,8 @@ void TestHymt::seededSamplingRepeats() {
 
 void TestHymt::longParagraphWorks() {
     std::string paragraph;
-    for (int i = 0; i < 30; ++i) paragraph += "My brother lives in Berlin and reads a newspaper every morning before work. ";
+    for (int i = 0; i < 30; ++i)
+        paragraph += "My brother lives in Berlin and reads a newspaper every morning before work. ";
     TranslationStats stats;
     const auto output = translator_->translate({paragraph, "en", "de", 1, 5, {}}, &stats);
     QVERIFY2(stats.sourceTokens > 500, std::to_string(stats.sourceTokens).c_str());

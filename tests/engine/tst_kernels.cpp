@@ -1,11 +1,11 @@
 // The engine's own matrix kernels (engine/kernels) against a float64 reference: every path the dispatch
 // can take (one row, few rows, short and long weight rows, K tails, bf16 and f32 weights, fused GEMVs).
 #include "kernels/bf16_matmul.h"
-#include "kernels/packed_gemm.h"
-#include "kernels/simd.h"
 #include "kernels/layer_norm.h"
+#include "kernels/packed_gemm.h"
 #include "kernels/rms_norm.h"
 #include "kernels/rope.h"
+#include "kernels/simd.h"
 #include "kernels/thread_pool.h"
 #include "models/ops.h"
 #include "runtime/threads.h"
@@ -14,8 +14,8 @@
 
 #include <torch/torch.h>
 
-#include <atomic>
 #include <dlfcn.h>
+#include <atomic>
 #include <mutex>
 #include <vector>
 
@@ -34,7 +34,9 @@ torch::Tensor reference(const torch::Tensor& x, const torch::Tensor& w) {
 }
 
 // Float32 accumulation over K terms of unit-variance products: the error grows about like sqrt(K).
-double tolerance(std::int64_t k) { return 1e-5 * std::sqrt(static_cast<double>(k)) * 8; }
+double tolerance(std::int64_t k) {
+    return 1e-5 * std::sqrt(static_cast<double>(k)) * 8;
+}
 
 }  // namespace
 
@@ -222,7 +224,8 @@ void TestKernels::addLayerNormMatchesLibtorch() {
         auto out = torch::empty_like(x);
         kernels::addLayerNorm(x.data_ptr<float>(), h.data_ptr<float>(), weight.data_ptr<float>(), bias.data_ptr<float>(),
                               out.data_ptr<float>(), 3, d, 1e-5);
-        const auto expected = torch::layer_norm((x + h).to(torch::kFloat64), {d}, weight.to(torch::kFloat64), bias.to(torch::kFloat64), 1e-5);
+        const auto expected =
+            torch::layer_norm((x + h).to(torch::kFloat64), {d}, weight.to(torch::kFloat64), bias.to(torch::kFloat64), 1e-5);
         const double error = (out.to(torch::kFloat64) - expected).abs().max().item<double>();
         QVERIFY2(error < 1e-5, qPrintable(QString("d=%1: max error %2").arg(d).arg(error)));
         // In place, as a decoding step may use it.
@@ -259,12 +262,14 @@ void TestKernels::parallelForCoversEveryIndexOnce() {
         pool.parallelFor(count, grain, [&](std::int64_t begin, std::int64_t end) {
             if (begin % grain != 0) misaligned = true;
             if (end - begin > grain && threads > 1) tooLong = true;  // one thread runs the range inline
-            for (std::int64_t i = begin; i < end; ++i) visits[static_cast<std::size_t>(i)].fetch_add(1);
+            for (std::int64_t i = begin; i < end; ++i)
+                visits[static_cast<std::size_t>(i)].fetch_add(1);
         });
         QVERIFY(!misaligned);
         QVERIFY(!tooLong);
         for (std::int64_t i = 0; i < count; ++i)
-            QVERIFY2(visits[static_cast<std::size_t>(i)].load() == 1, qPrintable(QString("call %1, index %2 visited %3 times").arg(call).arg(i).arg(visits[i].load())));
+            QVERIFY2(visits[static_cast<std::size_t>(i)].load() == 1,
+                     qPrintable(QString("call %1, index %2 visited %3 times").arg(call).arg(i).arg(visits[i].load())));
     }
 }
 

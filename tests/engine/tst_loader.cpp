@@ -147,7 +147,8 @@ void TestLoader::coldPageInReadsEveryByte() {
     SafetensorsWriter writer;
     writer.add("ramp", DType::F32, {12, 1024, 1024}, [](std::span<std::byte> b, std::uint64_t first) {
         auto* f = reinterpret_cast<float*>(b.data());
-        for (std::size_t i = 0; i < b.size() / sizeof(float); ++i) f[i] = static_cast<float>((first / sizeof(float) + i) % 1000003);
+        for (std::size_t i = 0; i < b.size() / sizeof(float); ++i)
+            f[i] = static_cast<float>((first / sizeof(float) + i) % 1000003);
     });
     const auto dir = root_ / "cold";
     fs::create_directories(dir);
@@ -161,7 +162,8 @@ void TestLoader::coldPageInReadsEveryByte() {
     QVERIFY(torch::equal(ramp, expected));
     const auto& mapping = *model.checkpoint.files().front()->mapping();
     const auto huge = mapping.hugePageBytes();
-    qInfo("%llu of %llu bytes mapped in 2 MiB pages", static_cast<unsigned long long>(huge), static_cast<unsigned long long>(mapping.size()));
+    qInfo("%llu of %llu bytes mapped in 2 MiB pages", static_cast<unsigned long long>(huge),
+          static_cast<unsigned long long>(mapping.size()));
     if (pageInReadsHugeFolios() && huge > 0)  // 0: the filesystem keeps small folios (tmpfs, old kernels)
         QVERIFY2(huge >= mapping.size() / 2, (std::to_string(huge) + " of " + std::to_string(mapping.size())).c_str());
 }
@@ -220,14 +222,14 @@ void TestLoader::shardedCheckpointLoads() {
         QCOMPARE(std::memcmp(w.data_ptr(), reference->bytes(t).data(), t.nbytes()), 0);
     }
     // An index that names a tensor no shard has is refused by name.
-    std::ofstream(dir / "model.safetensors.index.json")
-        << R"({"weight_map": {"ghost.weight": "model-00001-of-00002.safetensors"}})";
+    std::ofstream(dir / "model.safetensors.index.json") << R"({"weight_map": {"ghost.weight": "model-00001-of-00002.safetensors"}})";
     fs::remove(store_->manifestPath(store_->resolve(dir.string())));
     try {
         loadModel(*store_, dir.string());
         QFAIL("loaded with a wrong index");
     } catch (const Error& e) {
-        QVERIFY2(e.detail().find("ghost.weight") != std::string::npos || e.detail().find("missing from the index") != std::string::npos, e.what());
+        QVERIFY2(e.detail().find("ghost.weight") != std::string::npos || e.detail().find("missing from the index") != std::string::npos,
+                 e.what());
     }
 }
 

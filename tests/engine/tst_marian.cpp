@@ -108,7 +108,8 @@ void TestMarian::teacherForcedLogitsMatch() {
         const auto decoderIds = json_["cases"][c]["teacher_forcing"]["decoder_input_ids"].get<std::vector<TokenId>>();
         EncoderDecoderSession session(m, m.encode(sourceIds(c)), 1, static_cast<std::int64_t>(decoderIds.size()));
         std::vector<torch::Tensor> rows;
-        for (auto id : decoderIds) rows.push_back(session.next(torch::tensor({id}, torch::kInt64))[0]);
+        for (auto id : decoderIds)
+            rows.push_back(session.next(torch::tensor({id}, torch::kInt64))[0]);
         const auto expected = expectedTensor("case" + std::to_string(c) + ".teacher_forcing_logits");
         const float diff = (torch::stack(rows) - expected).abs().max().item<float>();
         QVERIFY2(diff <= 1e-4f, ("case " + std::to_string(c) + ": max diff " + std::to_string(diff)).c_str());
@@ -175,7 +176,8 @@ void TestMarian::bf16CheckpointComputesOnWidenedWeights() {
         auto logitsOf = [&](const EncoderDecoderModel& m) {
             EncoderDecoderSession session(m, m.encode(sourceIds(c)), 1, static_cast<std::int64_t>(decoderIds.size()));
             std::vector<torch::Tensor> rows;
-            for (auto id : decoderIds) rows.push_back(session.next(torch::tensor({id}, torch::kInt64))[0]);
+            for (auto id : decoderIds)
+                rows.push_back(session.next(torch::tensor({id}, torch::kInt64))[0]);
             return torch::stack(rows);
         };
         const float diff = (logitsOf(*bf16->encoderDecoder) - logitsOf(*f32->encoderDecoder)).abs().max().item<float>();
@@ -205,8 +207,8 @@ void TestMarian::decodesMatch() {
     const bool beam = mode.startsWith("beam");
     const std::int64_t beams = beam ? expected.at("num_beams").get<std::int64_t>() : 1;
     EncoderDecoderSession session(m, m.encode(sourceIds(caseIndex)), beams, 1 + maxNew);
-    const auto got = beam ? beamSearch(session, prefix, options, {beams, expected.at("length_penalty"), false})
-                          : greedySearch(session, prefix, options);
+    const auto got =
+        beam ? beamSearch(session, prefix, options, {beams, expected.at("length_penalty"), false}) : greedySearch(session, prefix, options);
     QCOMPARE(got, expected.at("generated_ids").get<std::vector<TokenId>>());
     QCOMPARE(model_->tokenizer->decode(got), expected.at("text").get<std::string>());
 }

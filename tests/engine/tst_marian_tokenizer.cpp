@@ -41,7 +41,9 @@ private:
     std::unique_ptr<MarianTokenizer> tokenizer_;
 };
 
-void TestMarianTokenizer::initTestCase() { tokenizer_ = std::make_unique<MarianTokenizer>(kDir); }
+void TestMarianTokenizer::initTestCase() {
+    tokenizer_ = std::make_unique<MarianTokenizer>(kDir);
+}
 
 void TestMarianTokenizer::encodeMatchesReference_data() {
     QTest::addColumn<QString>("text");
@@ -49,7 +51,8 @@ void TestMarianTokenizer::encodeMatchesReference_data() {
     const auto json = expected();  // kept alive: the loop iterates into it
     for (const auto& c : json.at("cases")) {
         std::string ids;
-        for (const auto& id : c.at("source_ids")) ids += (ids.empty() ? "" : ",") + std::to_string(id.get<long>());
+        for (const auto& id : c.at("source_ids"))
+            ids += (ids.empty() ? "" : ",") + std::to_string(id.get<long>());
         QTest::newRow(c.at("name").get<std::string>().c_str())
             << QString::fromStdString(c.at("source_text")) << QString::fromStdString(ids);
     }
@@ -59,7 +62,8 @@ void TestMarianTokenizer::encodeMatchesReference() {
     QFETCH(QString, text);
     QFETCH(QString, ids);
     std::string got;
-    for (auto id : tokenizer_->encode(text.toStdString())) got += (got.empty() ? "" : ",") + std::to_string(id);
+    for (auto id : tokenizer_->encode(text.toStdString()))
+        got += (got.empty() ? "" : ",") + std::to_string(id);
     QCOMPARE(QString::fromStdString(got), ids);
 }
 

@@ -78,8 +78,8 @@ void TestModelStore::importRecordsHashesOnce() {
     QCOMPARE(listed.size(), std::size_t(1));
     QCOMPARE(listed[0].source, ModelSource::Imported);
     const auto manifest = readManifest(store.manifestPath(listed[0]));
-    const auto weights = std::find_if(manifest.files.begin(), manifest.files.end(),
-                                      [](const auto& f) { return f.name == "model.safetensors"; });
+    const auto weights =
+        std::find_if(manifest.files.begin(), manifest.files.end(), [](const auto& f) { return f.name == "model.safetensors"; });
     QVERIFY(weights != manifest.files.end());
     QCOMPARE(weights->sha256, sha256File(model / "model.safetensors"));
     QCOMPARE(weights->hashSource, std::string("computed"));
@@ -107,7 +107,8 @@ void TestModelStore::hubCacheUsesBlobNames() {
     QCOMPARE(entry.source, ModelSource::HubCache);
     QCOMPARE(entry.revision, std::string("0123456789abcdef0123456789abcdef01234567"));
     const auto manifest = store.ensureManifest(entry);
-    for (const auto& f : manifest.files) QCOMPARE(f.hashSource, std::string("hub-blob"));
+    for (const auto& f : manifest.files)
+        QCOMPARE(f.hashSource, std::string("hub-blob"));
     QVERIFY(hashMismatches(manifest).empty());
     // The manifest lives in our cache, never in the hub's folders.
     QVERIFY(store.manifestPath(entry).string().rfind(roots_.cache.string(), 0) == 0);
@@ -179,10 +180,14 @@ void appendBytes(const fs::path& file, const char* bytes) {
 void TestModelStore::bundledModelFollowsItsShippedChecksums_data() {
     QTest::addColumn<QString>("change");
     QTest::addColumn<QString>("expectedError");  // empty: accepted
-    QTest::newRow("unchanged") << "none" << "";
-    QTest::newRow("updated with the application") << "update" << "";
-    QTest::newRow("damaged after install") << "damage" << "vocab.json: SHA-256";
-    QTest::newRow("file missing") << "remove" << "vocab.json is missing";
+    QTest::newRow("unchanged") << "none"
+                               << "";
+    QTest::newRow("updated with the application") << "update"
+                                                  << "";
+    QTest::newRow("damaged after install") << "damage"
+                                           << "vocab.json: SHA-256";
+    QTest::newRow("file missing") << "remove"
+                                  << "vocab.json is missing";
 }
 
 void TestModelStore::bundledModelFollowsItsShippedChecksums() {

@@ -9,9 +9,9 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <unistd.h>
 #include <fstream>
 #include <iterator>
-#include <unistd.h>
 
 using namespace dragoman;
 using dragoman::test::SafetensorsCase;
@@ -75,7 +75,8 @@ private Q_SLOTS:
 
 void TestSafetensors::fixtureCase_data() {
     QTest::addColumn<SafetensorsCase>("fixture");
-    for (const auto& c : test::safetensorsCases()) QTest::newRow(c.file.c_str()) << c;
+    for (const auto& c : test::safetensorsCases())
+        QTest::newRow(c.file.c_str()) << c;
 }
 
 void TestSafetensors::fixtureCase() {
@@ -184,13 +185,15 @@ void TestSafetensors::writerRoundTrips() {
     bool wholeElements = true;
     SafetensorsWriter writer;
     const std::pair<DType, std::int64_t> specs[] = {{*dtypeFromName(firstDtype.toStdString()), firstCount},
-                                                   {*dtypeFromName(bigDtype.toStdString()), bigCount}};
+                                                    {*dtypeFromName(bigDtype.toStdString()), bigCount}};
     for (int t = 0; t < 2; ++t) {
         const auto width = dtypeSize(specs[t].first);
-        writer.add("t" + std::to_string(t), specs[t].first, {specs[t].second}, [&, t, width](std::span<std::byte> out, std::uint64_t offset) {
-            wholeElements = wholeElements && offset % width == 0 && out.size() % width == 0;
-            for (std::size_t i = 0; i < out.size(); ++i) out[i] = byteAt(t, offset + i);
-        });
+        writer.add("t" + std::to_string(t), specs[t].first, {specs[t].second},
+                   [&, t, width](std::span<std::byte> out, std::uint64_t offset) {
+                       wholeElements = wholeElements && offset % width == 0 && out.size() % width == 0;
+                       for (std::size_t i = 0; i < out.size(); ++i)
+                           out[i] = byteAt(t, offset + i);
+                   });
     }
     QTemporaryDir dir;
     const std::filesystem::path path = dir.filePath("w.safetensors").toStdString();
@@ -204,7 +207,8 @@ void TestSafetensors::writerRoundTrips() {
         const auto bytes = file->bytes(info);
         QCOMPARE(bytes.size(), dtypeSize(specs[t].first) * static_cast<std::size_t>(specs[t].second));
         std::size_t wrong = 0;
-        for (std::size_t i = 0; i < bytes.size(); ++i) wrong += bytes[i] != byteAt(t, i);
+        for (std::size_t i = 0; i < bytes.size(); ++i)
+            wrong += bytes[i] != byteAt(t, i);
         QCOMPARE(wrong, std::size_t(0));
     }
     QVERIFY(!std::filesystem::exists(path.string() + ".part" + std::to_string(::getpid())));

@@ -42,8 +42,10 @@ void TestTensorView::valuesMatchFixtures() {
             const auto where = expected.name + "[" + std::to_string(i) + "]";
             if (want.is_string()) {
                 const std::string s = want;
-                if (s == "nan") QVERIFY2(std::isnan(got[i]), where.c_str());
-                else QVERIFY2(std::isinf(got[i]) && (got[i] < 0) == (s == "-inf"), where.c_str());
+                if (s == "nan")
+                    QVERIFY2(std::isnan(got[i]), where.c_str());
+                else
+                    QVERIFY2(std::isinf(got[i]) && (got[i] < 0) == (s == "-inf"), where.c_str());
             } else if (want.is_boolean()) {
                 QCOMPARE(got[i], want.get<bool>() ? 1.0 : 0.0);
             } else {
@@ -71,8 +73,7 @@ void TestTensorView::misalignedDataIsCopiedAndCounted() {
     CopyCounter copies;
     std::uint64_t expectedCopies = 0;
     for (const auto& info : st->tensors()) {
-        const bool misaligned = info.numel > 0 &&
-            reinterpret_cast<std::uintptr_t>(st->bytes(info).data()) % dtypeSize(info.dtype) != 0;
+        const bool misaligned = info.numel > 0 && reinterpret_cast<std::uintptr_t>(st->bytes(info).data()) % dtypeSize(info.dtype) != 0;
         expectedCopies += misaligned;
         const auto tensor = mappedTensor(st, info, &copies);
         QCOMPARE(std::memcmp(tensor.data_ptr(), st->bytes(info).data(), info.nbytes()), 0);

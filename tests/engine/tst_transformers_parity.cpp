@@ -3,8 +3,8 @@
 // and MHA, dynamic-alpha and plain RoPE, untied heads and stored tied copies, relu/gelu/swish Marian with and
 // without embedding scaling. tests/fixtures/transformers-xcheck was made by tools/xcheck (the README says
 // how); these are the calls dragoman-cli's `logits` and `generate` make.
-#include "runtime/reference_calls.h"
 #include "io/tensor_view.h"
+#include "runtime/reference_calls.h"
 #include "test_files.h"
 
 #include <QTemporaryDir>

@@ -1,8 +1,8 @@
 // Translation of whole texts on the Marian fixture: paragraph structure, long inputs past the model's
 // positions, streaming deltas that add up to the result, stopping, determinism and bad input.
 #include "runtime/translator.h"
-#include "text/streaming_detokenizer.h"
 #include "test_files.h"
+#include "text/streaming_detokenizer.h"
 #include "util/error.h"
 
 #include <QTemporaryDir>
@@ -61,7 +61,8 @@ void TestTranslator::paragraphsStayAligned() {
 void TestTranslator::longParagraphWorks() {
     // About 700 source tokens in one paragraph, against a model with 64 positions.
     std::string paragraph;
-    for (int i = 0; i < 40; ++i) paragraph += "My brother lives in Berlin and reads a newspaper every morning. ";
+    for (int i = 0; i < 40; ++i)
+        paragraph += "My brother lives in Berlin and reads a newspaper every morning. ";
     paragraph += "The man sees a small house today and the woman reads a book by the window every evening without a stop";
     TranslationStats stats;
     const auto output = translator_->translate({paragraph, "en", "de", 1, 2, {}}, &stats);
@@ -73,12 +74,12 @@ void TestTranslator::longParagraphWorks() {
 void TestTranslator::streamedDeltasAddUp() {
     std::string streamed;
     int deltas = 0;
-    TranslationRequest request{"The man sees a small house today.\n\nMy brother lives in Berlin.", "en", "de", 1, 3,
-                               [&](std::string_view delta) {
-                                   streamed += delta;
-                                   ++deltas;
-                                   return true;
-                               }};
+    TranslationRequest request{
+        "The man sees a small house today.\n\nMy brother lives in Berlin.", "en", "de", 1, 3, [&](std::string_view delta) {
+            streamed += delta;
+            ++deltas;
+            return true;
+        }};
     const auto output = translator_->translate(request);
     QCOMPARE(streamed, output);
     QVERIFY(deltas > 3);
@@ -87,11 +88,11 @@ void TestTranslator::streamedDeltasAddUp() {
 void TestTranslator::stopEndsEarly() {
     std::string streamed;
     TranslationStats stats;
-    TranslationRequest request{"My brother lives in Berlin and reads a newspaper every morning.", "en", "de", 1, 4,
-                               [&](std::string_view delta) {
-                                   streamed += delta;
-                                   return false;
-                               }};
+    TranslationRequest request{
+        "My brother lives in Berlin and reads a newspaper every morning.", "en", "de", 1, 4, [&](std::string_view delta) {
+            streamed += delta;
+            return false;
+        }};
     translator_->translate(request, &stats);
     QVERIFY(stats.stopped);
     QVERIFY(stats.generatedTokens < 10);
@@ -100,16 +101,20 @@ void TestTranslator::stopEndsEarly() {
 void TestTranslator::deterministicTenTimes() {
     const TranslationRequest request{"My brother lives in Berlin. The man sees a small house today.", "en", "de", 1, 5, {}};
     const auto first = translator_->translate(request);
-    for (int i = 0; i < 9; ++i) QCOMPARE(translator_->translate(request), first);
+    for (int i = 0; i < 9; ++i)
+        QCOMPARE(translator_->translate(request), first);
 }
 
 void TestTranslator::badInputIsRefused_data() {
     QTest::addColumn<QByteArray>("text");
     QTest::addColumn<QString>("to");
     QTest::addColumn<QString>("message");
-    QTest::newRow("invalid utf-8") << QByteArray("abc\xff\xfe") << "de" << "UTF-8";
-    QTest::newRow("truncated utf-8") << QByteArray("caf\xc3") << "de" << "UTF-8";
-    QTest::newRow("pair it lacks") << QByteArray("hello") << "fr" << "en to de only";
+    QTest::newRow("invalid utf-8") << QByteArray("abc\xff\xfe") << "de"
+                                   << "UTF-8";
+    QTest::newRow("truncated utf-8") << QByteArray("caf\xc3") << "de"
+                                     << "UTF-8";
+    QTest::newRow("pair it lacks") << QByteArray("hello") << "fr"
+                                   << "en to de only";
 }
 
 void TestTranslator::badInputIsRefused() {
@@ -145,11 +150,11 @@ void TestTranslator::incompleteUtf8IsHeldBack_data() {
     QTest::addColumn<QByteArray>("text");
     QTest::addColumn<int>("complete");
     QTest::newRow("ascii") << QByteArray("abc") << 3;
-    QTest::newRow("cjk cut after 1 byte") << QByteArray("\xe4\xbd\xa0\xe5") << 3;       // 你 + first byte of 好
+    QTest::newRow("cjk cut after 1 byte") << QByteArray("\xe4\xbd\xa0\xe5") << 3;  // 你 + first byte of 好
     QTest::newRow("cjk cut after 2 bytes") << QByteArray("\xe4\xbd\xa0\xe5\xa5") << 3;
-    QTest::newRow("emoji cut") << QByteArray("ok\xf0\x9f\x98") << 2;                   // 😀 missing its last byte
+    QTest::newRow("emoji cut") << QByteArray("ok\xf0\x9f\x98") << 2;  // 😀 missing its last byte
     QTest::newRow("emoji whole") << QByteArray("ok\xf0\x9f\x98\x80") << 6;
-    QTest::newRow("replacement char") << QByteArray("ab\xef\xbf\xbd") << 2;            // a decoder's placeholder
+    QTest::newRow("replacement char") << QByteArray("ab\xef\xbf\xbd") << 2;  // a decoder's placeholder
 }
 
 void TestTranslator::incompleteUtf8IsHeldBack() {

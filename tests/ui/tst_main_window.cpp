@@ -1,24 +1,24 @@
 // The main window opens offscreen with empty panes, both language pickers and a status bar.
-#include "engine_worker.h"
 #include "about_dialog.h"
+#include "engine_worker.h"
 #include "main_window.h"
 #include "store/model_store.h"
 
 #include <QApplication>
-#include <QComboBox>
 #include <QCheckBox>
-#include <QTimer>
-#include <QElapsedTimer>
 #include <QClipboard>
+#include <QComboBox>
+#include <QElapsedTimer>
 #include <QLabel>
+#include <QMenuBar>
+#include <QPalette>
 #include <QPlainTextEdit>
 #include <QProgressBar>
 #include <QPushButton>
-#include <QStatusBar>
-#include <QMenuBar>
-#include <QPalette>
 #include <QSettings>
+#include <QStatusBar>
 #include <QTest>
+#include <QTimer>
 
 using dragoman::MainWindow;
 
@@ -202,7 +202,8 @@ void TestMainWindow::guiThreadNeverStalls() {
     window.loadModel(QStringLiteral(DRAGOMAN_TEST_FIXTURES "/marian-tiny"));
     QTRY_VERIFY_WITH_TIMEOUT(window.translateButton()->isEnabled(), 30000);
     QString text;
-    for (int i = 0; i < 20; ++i) text += QStringLiteral("My brother lives in Berlin and reads a newspaper every morning.\n");
+    for (int i = 0; i < 20; ++i)
+        text += QStringLiteral("My brother lives in Berlin and reads a newspaper every morning.\n");
     window.sourcePane()->setPlainText(text);
     window.translateNow();
     QTRY_VERIFY_WITH_TIMEOUT(window.translationStatus()->text().contains("tokens/s"), 60000);

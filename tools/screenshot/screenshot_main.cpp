@@ -6,9 +6,9 @@
 #include "main_window.h"
 
 #include <QApplication>
-#include <QCommandLineParser>
 #include <QCheckBox>
 #include <QComboBox>
+#include <QCommandLineParser>
 #include <QPlainTextEdit>
 #include <QStatusBar>
 #include <QTimer>

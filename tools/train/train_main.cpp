@@ -10,13 +10,13 @@
 #include <QCommandLineParser>
 #include <QCoreApplication>
 
+#include <dlfcn.h>
 #include <atomic>
 #include <chrono>
-#include <csignal>
 #include <cmath>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
-#include <dlfcn.h>
 
 using namespace dragoman;
 using namespace dragoman::train;
@@ -26,7 +26,9 @@ namespace {
 
 std::atomic<bool> stopRequested{false};
 
-void requestStop(int) { stopRequested = true; }
+void requestStop(int) {
+    stopRequested = true;
+}
 
 struct Options {
     std::filesystem::path layout, trainFile, validFile, work;
@@ -131,25 +133,29 @@ int runTraining(const Options& o) {
     const MarianModel model(config, state.weights(), "training");
     std::vector<torch::Tensor> parameters;
     for (auto& group : state.optimizer().param_groups())
-        for (auto& p : group.params()) parameters.push_back(p);
+        for (auto& p : group.params())
+            parameters.push_back(p);
 
     auto& progress = state.progress();
     double windowLoss = 0;
     std::int64_t windowTokens = 0;
     auto windowStart = std::chrono::steady_clock::now();
     while (progress.epoch < o.epochs) {
-        const auto batches = makeBatches(trainSet, static_cast<std::size_t>(o.batchTokens), o.seed * 1000003 + static_cast<std::uint64_t>(progress.epoch));
+        const auto batches =
+            makeBatches(trainSet, static_cast<std::size_t>(o.batchTokens), o.seed * 1000003 + static_cast<std::uint64_t>(progress.epoch));
         for (; progress.batchInEpoch < static_cast<std::int64_t>(batches.size()); ++progress.batchInEpoch) {
             if (stopRequested) {
                 state.save(checkpoint);
                 std::printf("stopped; checkpoint at step %lld\n", static_cast<long long>(progress.step));
                 return 0;
             }
-            const auto t = toTensors(trainSet, batches[static_cast<std::size_t>(progress.batchInEpoch)], model.padId(), model.decoderStartId());
+            const auto t =
+                toTensors(trainSet, batches[static_cast<std::size_t>(progress.batchInEpoch)], model.padId(), model.decoderStartId());
             state.setLearningRate(learningRate(o, progress.step + 1));
             const auto logits = model.forwardBatch(t.source, t.sourceValid, t.targetIn, o.dropout);
-            const auto loss = F::cross_entropy(logits.view({-1, model.vocabSize()}), t.targetOut.view(-1),
-                                               F::CrossEntropyFuncOptions().ignore_index(model.padId()).label_smoothing(o.labelSmoothing).reduction(torch::kSum));
+            const auto loss = F::cross_entropy(
+                logits.view({-1, model.vocabSize()}), t.targetOut.view(-1),
+                F::CrossEntropyFuncOptions().ignore_index(model.padId()).label_smoothing(o.labelSmoothing).reduction(torch::kSum));
             state.optimizer().zero_grad();
             (loss / static_cast<double>(t.targetTokens)).backward();
             torch::nn::utils::clip_grad_norm_(parameters, 1.0);

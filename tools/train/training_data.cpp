@@ -36,12 +36,14 @@ std::vector<Example> loadExamples(const std::filesystem::path& tsv, const Marian
 std::vector<std::vector<std::size_t>> makeBatches(const std::vector<Example>& examples, std::size_t targetTokens, std::uint64_t seed) {
     std::mt19937_64 rng(seed);
     std::vector<std::size_t> order(examples.size());
-    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    for (std::size_t i = 0; i < order.size(); ++i)
+        order[i] = i;
     // Shuffle, then sort by length with the shuffle breaking ties: similar lengths share a batch (little
     // padding) while the batches' contents still change from epoch to epoch.
     std::shuffle(order.begin(), order.end(), rng);
     std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-        return std::max(examples[a].source.size(), examples[a].target.size()) < std::max(examples[b].source.size(), examples[b].target.size());
+        return std::max(examples[a].source.size(), examples[a].target.size()) <
+               std::max(examples[b].source.size(), examples[b].target.size());
     });
     std::vector<std::vector<std::size_t>> batches;
     std::vector<std::size_t> current;

@@ -41,12 +41,14 @@ TrainingState::TrainingState(const MarianConfig& config, std::uint64_t seed, dou
 }
 
 void TrainingState::setLearningRate(double lr) {
-    for (auto& group : optimizer_->param_groups()) static_cast<torch::optim::AdamWOptions&>(group.options()).lr(lr);
+    for (auto& group : optimizer_->param_groups())
+        static_cast<torch::optim::AdamWOptions&>(group.options()).lr(lr);
 }
 
 void TrainingState::save(const std::filesystem::path& file) const {
     torch::serialize::OutputArchive archive;
-    for (const auto& [name, tensor] : weights_) archive.write("weights/" + name, tensor.detach());
+    for (const auto& [name, tensor] : weights_)
+        archive.write("weights/" + name, tensor.detach());
     archive.write("progress", torch::tensor({progress_.step, progress_.epoch, progress_.batchInEpoch}, torch::kInt64));
     torch::serialize::OutputArchive optimizerArchive;
     optimizer_->save(optimizerArchive);
