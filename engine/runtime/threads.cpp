@@ -5,6 +5,7 @@
 #include <torch/torch.h>
 
 #include <dlfcn.h>
+#include <atomic>
 #include <cstdlib>
 #include <mutex>
 #include <thread>
@@ -20,7 +21,7 @@ SetBlasThreads blasSetter() {
     return set;
 }
 
-int threadsInForce = 0;
+std::atomic<int> threadsInForce{0};
 int parallelBlasDepth = 0;  // engine thread only
 
 }  // namespace
@@ -48,7 +49,8 @@ int configureThreads(int threads) {
 }
 
 ParallelBlas::ParallelBlas(std::int64_t multiplyAdds) {
-    if (multiplyAdds < kMinMultiplyAdds || configureThreads() <= 1 || !blasSetter()) return;
+    // Before configureThreads() (a tool that sets its own pools, such as tools/train) the scope changes nothing.
+    if (multiplyAdds < kMinMultiplyAdds || threadsInForce <= 1 || !blasSetter()) return;
     active_ = true;
     if (parallelBlasDepth++ == 0) blasSetter()(threadsInForce);
 }

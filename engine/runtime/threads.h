@@ -17,6 +17,7 @@ int configureThreads(int threads = 0);
 // longer and OPUS-MT greedy decoding ran at 67-70 instead of 79 tokens/s (2 cores). So OpenBLAS gets all
 // threads only for a product big enough to pay for that (a long prompt's attention, a float32 prompt or
 // encoder projection), inside this scope; nested scopes are fine. Only the engine thread makes products.
+// Before configureThreads() the scope does nothing.
 class ParallelBlas {
 public:
     // Worth it from about this many multiply-adds on: a 64-row product of 512 x 512 weights.
