@@ -6,6 +6,8 @@ find_package(simdjson REQUIRED)
 find_package(nlohmann_json 3.10 REQUIRED)
 find_package(OpenSSL REQUIRED COMPONENTS Crypto)
 find_package(ICU REQUIRED COMPONENTS uc i18n)
+# oneDNN: libtorch already loads it; the engine calls it directly for bf16 prompt products on AVX512-BF16/AMX.
+find_package(dnnl CONFIG REQUIRED)
 find_package(PkgConfig REQUIRED)
 # Debian's libsentencepiece bundles protobuf-lite 3.14 and exports its symbols, while libtorch needs the
 # system libprotobuf 3.21: in one symbol scope the process crashes at start-up whichever loads first.

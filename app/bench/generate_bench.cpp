@@ -1,6 +1,7 @@
 #include "bench/generate_bench.h"
 
 #include "decode/search.h"
+#include "kernels/onednn_matmul.h"
 #include "kernels/thread_pool.h"
 #include "models/ops.h"
 #include "runtime/threads.h"
@@ -135,6 +136,7 @@ nlohmann::ordered_json benchCausal(const RunnableModel& model, const GenerateBen
                                   {"bandwidth_bf16_mv_bytes_per_s", bf16Bandwidth},
                                   {"efficiency", decodeRate * static_cast<double>(bytesPerToken) / bandwidth},
                                   {"weights_in_2mib_pages", hugePageShare(model)},
+                                  {"prompt_kernel", kernels::promptKernelName()},
                                   {"threads", ThreadPool::shared().size()},
                                   {"aten_threads", torch::get_num_threads()}};
 }

@@ -1,4 +1,5 @@
 #include "kernels/bf16_matmul.h"
+#include "kernels/onednn_matmul.h"
 #include "kernels/packed_gemm.h"
 #include "kernels/simd.h"
 #include "models/ops.h"
@@ -63,7 +64,12 @@ torch::Tensor project(const torch::Tensor& x, const torch::Tensor& weight) {
     const auto rows = x.reshape({-1, k}).contiguous();
     torch::Tensor y;
     const auto* w = reinterpret_cast<const std::uint16_t*>(weight.data_ptr());
-    if (rows.size(0) >= kPackedRows && kernels::hasAvx2()) {
+    if (rows.size(0) >= kPackedRows && kernels::onednnBf16Ready()) {
+        // AVX512-BF16 / AMX (onednn_matmul.h); a shape oneDNN has no fast code for falls back to the kernels below.
+        y = torch::empty({rows.size(0), n}, torch::kFloat32);
+        if (!kernels::onednnBf16MatmulTransposed(rows.data_ptr<float>(), w, y.data_ptr<float>(), rows.size(0), n, k))
+            kernels::bf16PackedMatmulTransposed(rows.data_ptr<float>(), w, y.data_ptr<float>(), rows.size(0), n, k);
+    } else if (rows.size(0) >= kPackedRows && kernels::hasAvx2()) {
         y = torch::empty({rows.size(0), n}, torch::kFloat32);
         kernels::bf16PackedMatmulTransposed(rows.data_ptr<float>(), w, y.data_ptr<float>(), rows.size(0), n, k);
     } else if (rows.size(0) >= kGemmRows) {

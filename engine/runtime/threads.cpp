@@ -21,6 +21,17 @@ SetBlasThreads blasSetter() {
     return set;
 }
 
+// libgomp is loaded with libtorch; looked up like OpenBLAS's setter, so nothing links it directly.
+struct OpenMp {
+    void (*set)(int) = reinterpret_cast<void (*)(int)>(::dlsym(RTLD_DEFAULT, "omp_set_num_threads"));
+    int (*get)() = reinterpret_cast<int (*)()>(::dlsym(RTLD_DEFAULT, "omp_get_max_threads"));
+};
+
+const OpenMp& openMp() {
+    static const OpenMp api;
+    return api;
+}
+
 std::atomic<int> threadsInForce{0};
 int parallelBlasDepth = 0;  // engine thread only
 
@@ -57,6 +68,17 @@ ParallelBlas::ParallelBlas(std::int64_t multiplyAdds) {
 
 ParallelBlas::~ParallelBlas() {
     if (active_ && --parallelBlasDepth == 0) blasSetter()(1);
+}
+
+ParallelOpenMp::ParallelOpenMp() {
+    const auto& omp = openMp();
+    if (threadsInForce <= 1 || !omp.set || !omp.get) return;
+    previous_ = omp.get();
+    if (previous_ != threadsInForce) omp.set(threadsInForce);
+}
+
+ParallelOpenMp::~ParallelOpenMp() {
+    if (previous_ > 0 && previous_ != threadsInForce) openMp().set(previous_);
 }
 
 }  // namespace dragoman

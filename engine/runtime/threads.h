@@ -32,4 +32,18 @@ private:
     bool active_ = false;
 };
 
+// oneDNN (kernels/onednn_matmul.h) runs on OpenMP, which configureThreads() leaves at ATen's one thread on the
+// engine thread: inside this scope OpenMP gets the kernel pool's thread count. Before configureThreads() it
+// does nothing.
+class ParallelOpenMp {
+public:
+    ParallelOpenMp();
+    ~ParallelOpenMp();
+    ParallelOpenMp(const ParallelOpenMp&) = delete;
+    ParallelOpenMp& operator=(const ParallelOpenMp&) = delete;
+
+private:
+    int previous_ = 0;
+};
+
 }  // namespace dragoman

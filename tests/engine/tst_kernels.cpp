@@ -1,7 +1,9 @@
 // The engine's own matrix kernels (engine/kernels) against a float64 reference: every path the dispatch
 // can take (one row, few rows, short and long weight rows, K tails, bf16 and f32 weights, fused GEMVs).
+#include "kernels/bf16.h"
 #include "kernels/bf16_matmul.h"
 #include "kernels/layer_norm.h"
+#include "kernels/onednn_matmul.h"
 #include "kernels/packed_gemm.h"
 #include "kernels/rms_norm.h"
 #include "kernels/rope.h"
@@ -48,6 +50,10 @@ private Q_SLOTS:
     void gemvManyMatchesSeparateProducts();
     void packedMatmulMatchesReference_data();
     void packedMatmulMatchesReference();
+    void splitToBf16CarriesSixteenBits();
+    void onednnProductsMatchReference_data();
+    void onednnProductsMatchReference();
+    void promptKernelIsNamed();
     void projectMatchesReference_data();
     void projectMatchesReference();
     void widenIsExact();
@@ -144,6 +150,65 @@ void TestKernels::packedMatmulMatchesReference() {
                                         y.data_ptr<float>(), m, n, k);
     const double error = (y.to(torch::kFloat64) - reference(x, w)).abs().max().item<double>();
     QVERIFY2(error < tolerance(k), qPrintable(QString("max error %1").arg(error)));
+}
+
+void TestKernels::splitToBf16CarriesSixteenBits() {
+    auto x = torch::randn({4099}, at::detail::createCPUGenerator(21), torch::kFloat32) * 1000;
+    x[0] = 0.0f;
+    x[1] = -1e-30f;
+    x[2] = 3.0e38f;
+    x[3] = 1.0f + 1.0f / 256;  // halfway between two bf16 values: ties go to the even one (1.0)
+    std::vector<std::uint16_t> hi(x.numel()), lo(x.numel());
+    kernels::splitToBf16(x.data_ptr<float>(), hi.data(), lo.data(), x.numel());
+    const auto torchRounded = x.to(torch::kBFloat16);  // round to nearest even, like the split's high half
+    const auto* expectHi = reinterpret_cast<const std::uint16_t*>(torchRounded.data_ptr<at::BFloat16>());
+    for (std::int64_t i = 0; i < x.numel(); ++i) {
+        QCOMPARE(hi[i], expectHi[i]);
+        const double value = x[i].item<float>();
+        const double sum = static_cast<double>(kernels::widen(hi[i])) + kernels::widen(lo[i]);
+        // hi holds 8 bits of the mantissa and lo the next 8: what is left is at most 2^-18 of the value.
+        QVERIFY2(std::abs(sum - value) <= std::ldexp(std::abs(value), -17), qPrintable(QString("x[%1] = %2").arg(i).arg(value)));
+    }
+}
+
+void TestKernels::onednnProductsMatchReference_data() {
+    QTest::addColumn<int>("m");
+    QTest::addColumn<int>("n");
+    QTest::addColumn<int>("k");
+    // One row, a prompt, exactly one 256-row chunk and past it (two shapes compiled), odd N and K.
+    for (int m : {1, 40, 256, 300})
+        for (int n : {17, 130})
+            for (int k : {20, 1032})
+                QTest::addRow("m%d_n%d_k%d", m, n, k) << m << n << k;
+}
+
+void TestKernels::onednnProductsMatchReference() {
+    QFETCH(int, m);
+    QFETCH(int, n);
+    QFETCH(int, k);
+    const auto w = randomWeights(n, k, 7);
+    const auto x = torch::randn({m, k}, at::detail::createCPUGenerator(19), torch::kFloat32);
+    // float32 weights take the same call path (layout, chunks, primitive cache) and work on any x86 CPU.
+    const auto w32 = w.to(torch::kFloat32);
+    auto y = torch::full({m, n}, std::nanf(""), torch::kFloat32);
+    QVERIFY(kernels::onednnF32MatmulTransposed(x.data_ptr<float>(), w32.data_ptr<float>(), y.data_ptr<float>(), m, n, k));
+    double error = (y.to(torch::kFloat64) - reference(x, w)).abs().max().item<double>();
+    QVERIFY2(error < tolerance(k), qPrintable(QString("float32: max error %1").arg(error)));
+
+    if (!kernels::onednnBf16Ready())
+        QSKIP(qPrintable(
+            QString("oneDNN has no bf16 dot products here; prompts use %1").arg(QString::fromStdString(kernels::promptKernelName()))));
+    y.fill_(std::nanf(""));
+    QVERIFY(kernels::onednnBf16MatmulTransposed(x.data_ptr<float>(), reinterpret_cast<const std::uint16_t*>(w.data_ptr<at::BFloat16>()),
+                                                y.data_ptr<float>(), m, n, k));
+    error = (y.to(torch::kFloat64) - reference(x, w)).abs().max().item<double>();
+    QVERIFY2(error < tolerance(k), qPrintable(QString("bf16 split: max error %1").arg(error)));
+}
+
+void TestKernels::promptKernelIsNamed() {
+    const auto name = kernels::promptKernelName();
+    QCOMPARE(name.rfind("onednn", 0) == 0, kernels::onednnBf16Ready());
+    QCOMPARE(name == "avx2 packed", !kernels::onednnBf16Ready() && kernels::hasAvx2());
 }
 
 void TestKernels::projectMatchesReference_data() {
