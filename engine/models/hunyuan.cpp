@@ -73,21 +73,30 @@ HunyuanConfig HunyuanConfig::parse(const nlohmann::json& json, const std::string
     c.ropeTheta = r.number("rope_theta", 10000.0);
     c.rmsEps = r.number("rms_norm_eps", 1e-5);
     c.qkNorm = r.boolean("use_qk_norm", true);
-    c.tiedEmbeddings = r.boolean("tie_word_embeddings", true);
+    if (json.contains("tie_word_embeddings")) c.tieWordEmbeddings = r.boolean("tie_word_embeddings", false);
     if (c.heads <= 0 || c.kvHeads <= 0 || c.heads % c.kvHeads != 0) r.unsupported("num_key_value_heads", "must divide num_attention_heads");
     if (c.headDim <= 2 || c.headDim % 2 != 0) r.unsupported("head_dim", "must be an even number above 2");
     if (r.text("hidden_act", "silu") != "silu") r.unsupported("hidden_act", "only silu is supported");
     if (r.boolean("attention_bias", false)) r.unsupported("attention_bias", "attention biases are not supported");
     if (r.boolean("mlp_bias", false)) r.unsupported("mlp_bias", "MLP biases are not supported");
     if (r.boolean("use_cla", false)) r.unsupported("use_cla", "cross-layer attention is not supported");
-    if (json.contains("rope_scaling") && json["rope_scaling"].is_object()) {
-        const auto& scaling = json["rope_scaling"];
-        const auto type = scaling.value("type", scaling.value("rope_type", std::string("default")));
-        if (type == "dynamic" && scaling.contains("alpha"))
-            c.ropeAlpha = scaling["alpha"].get<double>();
-        else if (type != "default")
-            r.unsupported("rope_scaling", "type '" + type + "' without alpha is not supported");
+    // transformers 5 saves rope_parameters (with rope_theta inside); earlier versions rope_scaling.
+    for (const char* key : {"rope_parameters", "rope_scaling"}) {
+        if (!json.contains(key) || !json[key].is_object()) continue;
+        const auto& scaling = json[key];
+        try {
+            const auto type = scaling.value("rope_type", scaling.value("type", std::string("default")));
+            if (scaling.contains("rope_theta") && scaling["rope_theta"].is_number()) c.ropeTheta = scaling["rope_theta"].get<double>();
+            if (type == "dynamic" && scaling.contains("alpha"))
+                c.ropeAlpha = scaling["alpha"].get<double>();
+            else if (type != "default")
+                r.unsupported(key, "type '" + type + "' without alpha is not supported");
+        } catch (const nlohmann::json::exception&) {
+            r.unsupported(key, "type, rope_theta and alpha must be a string and numbers");
+        }
+        break;
     }
+    if (!(c.ropeTheta > 0) || !(c.ropeAlpha > 0)) r.unsupported("rope_theta", "rope_theta and alpha must be positive");
     return c;
 }
 
@@ -108,11 +117,18 @@ HunyuanModel::HunyuanModel(const HunyuanConfig& config, const WeightTable& weigh
     WeightBinder w(weights);
     embed_ = w.take("model.embed_tokens.weight", {config.vocabSize, h});
     finalNorm_ = w.take("model.norm.weight", {h});
-    if (config.tiedEmbeddings) {
+    const bool storesHead = weights.find("lm_head.weight") != weights.end();
+    if (config.tieWordEmbeddings == true) {
         lmHead_ = embed_;
         w.ignore("lm_head.weight");  // some exports store the tied copy; transformers does not read it
-    } else {
+    } else if (storesHead) {
         lmHead_ = w.take("lm_head.weight", {config.vocabSize, h});
+    } else {
+        // Untied (or unstated) with no output layer stored: transformers would start from random weights,
+        // which is never what the export meant. The embeddings are the output layer the model was made with.
+        if (config.tieWordEmbeddings == false)
+            log::logger().warn("{}: tie_word_embeddings is false but there is no lm_head.weight; using the embeddings", modelId);
+        lmHead_ = embed_;
     }
     for (std::int64_t i = 0; i < config.layers; ++i) {
         const std::string p = "model.layers." + std::to_string(i) + ".";

@@ -1,7 +1,8 @@
 #pragma once
 // HunYuanDenseV1ForCausalLM (Tencent HY-MT1.5, model_type hunyuan_v1_dense) as transformers defines it:
 // pre-norm decoder layers with RMSNorm computed in float32, GQA attention with an explicit head_dim,
-// rotate-half RoPE whose base is rope_theta * alpha^(head_dim / (head_dim - 2)) (rope_scaling dynamic/alpha),
+// rotate-half RoPE whose base is rope_theta * alpha^(head_dim / (head_dim - 2)) (rope_scaling, or
+// rope_parameters as transformers 5 saves it: dynamic with alpha),
 // per-head RMSNorm of q and k applied after RoPE, SiLU-gated MLP, and the output layer tied to the
 // embeddings when lm_head.weight is absent. On the CPU the weights are used as mapped (bf16 stays bf16); on a
 // CUDA device they are copied there once (models/placement.h).
@@ -11,12 +12,17 @@
 
 #include <nlohmann/json.hpp>
 
+#include <optional>
+
 namespace dragoman {
 
 struct HunyuanConfig {
     std::int64_t hidden = 0, intermediate = 0, layers = 0, heads = 0, kvHeads = 0, headDim = 0, vocabSize = 0, maxPositions = 0;
     double ropeTheta = 10000.0, ropeAlpha = 1.0, rmsEps = 1e-5;
-    bool qkNorm = true, tiedEmbeddings = true;
+    bool qkNorm = true;
+    // tie_word_embeddings as config.json states it; absent (transformers' default is false) the output layer
+    // is lm_head.weight when the checkpoint stores one and the embeddings otherwise (HunyuanModel).
+    std::optional<bool> tieWordEmbeddings;
 
     static HunyuanConfig parse(const nlohmann::json& json, const std::string& label);
     double ropeBase() const;

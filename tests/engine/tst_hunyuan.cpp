@@ -63,6 +63,9 @@ private Q_SLOTS:
     void cacheOverflowIsAnInputError();
     void missingKeyIsNamed();
     void unsupportedConfigIsNamed();
+    void ropeParametersAsTransformers5Saves();
+    void outputLayerFollowsTieRule_data();
+    void outputLayerFollowsTieRule();
     void libtorchOpsPathMatches_data();
     void libtorchOpsPathMatches();
     void deviceChoiceFollowsEnvironment();
@@ -250,6 +253,59 @@ void TestHunyuan::unsupportedConfigIsNamed() {
     } catch (const Error& e) {
         QVERIFY(QString::fromUtf8(e.what()).contains("num_key_value_heads"));
     }
+}
+
+// transformers 5 writes rope_parameters {rope_type, rope_theta, alpha} instead of rope_theta + rope_scaling.
+void TestHunyuan::ropeParametersAsTransformers5Saves() {
+    const auto original = fixtures_.at("hunyuan-tiny").model->loaded.config;
+    auto json = original;
+    json.erase("rope_scaling");
+    json.erase("rope_theta");
+    json["rope_parameters"] = {
+        {"rope_type", "dynamic"}, {"rope_theta", original["rope_theta"]}, {"alpha", original["rope_scaling"]["alpha"]}};
+    QCOMPARE(HunyuanConfig::parse(json, "config.json").ropeBase(), HunyuanConfig::parse(original, "config.json").ropeBase());
+    json["rope_parameters"]["rope_type"] = "yarn";
+    try {
+        HunyuanConfig::parse(json, "config.json");
+        QFAIL("accepted yarn RoPE");
+    } catch (const Error& e) {
+        QVERIFY(QString::fromUtf8(e.what()).contains("rope_parameters"));
+    }
+}
+
+void TestHunyuan::outputLayerFollowsTieRule_data() {
+    QTest::addColumn<QString>("tie");  // tie_word_embeddings in config.json: "true", "false" or "" (absent)
+    QTest::addColumn<bool>("storesHead");
+    QTest::addColumn<bool>("usesHead");
+    // As transformers: tied means the embeddings even when a copy is stored; untied reads lm_head.weight. With
+    // no lm_head.weight stored the embeddings are the output layer (transformers would start from random).
+    QTest::newRow("tied, head stored") << "true" << true << false;
+    QTest::newRow("tied, no head") << "true" << false << false;
+    QTest::newRow("untied, head stored") << "false" << true << true;
+    QTest::newRow("untied, no head") << "false" << false << false;
+    QTest::newRow("unstated, head stored") << "" << true << true;
+    QTest::newRow("unstated, no head") << "" << false << false;
+}
+
+void TestHunyuan::outputLayerFollowsTieRule() {
+    QFETCH(QString, tie);
+    QFETCH(bool, storesHead);
+    QFETCH(bool, usesHead);
+    c10::InferenceMode guard;
+    const auto& f = fixtures_.at("hunyuan-tiny-f32");
+    auto json = f.model->loaded.config;
+    json.erase("tie_word_embeddings");
+    if (!tie.isEmpty()) json["tie_word_embeddings"] = tie == "true";
+    auto table = f.model->loaded.weights;
+    // Twice the embeddings: exact in float, so the logits through it are exactly twice the tied model's.
+    if (storesHead) table["lm_head.weight"] = table.at("model.embed_tokens.weight") * 2;
+    const HunyuanModel model(HunyuanConfig::parse(json, "config.json"), table, "tie-rule");
+    const auto input = ids(f.inputIds(0));
+    auto tiedState = f.hunyuan().start(input.size(0));
+    auto state = model.start(input.size(0));
+    const auto tied = f.hunyuan().forward(*tiedState, input);
+    const auto got = model.forward(*state, input);
+    QVERIFY(torch::equal(got, usesHead ? tied * 2 : tied));
 }
 
 void TestHunyuan::libtorchOpsPathMatches_data() {
