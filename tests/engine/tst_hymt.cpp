@@ -118,8 +118,8 @@ void TestHymt::chatFormatFromTokens() {
     const auto format = detectChatFormat([&](const std::string& t) { return bpe.idOf(t).has_value(); });
     QCOMPARE(QString::fromStdString(format.render("U")), QStringLiteral("<｜hy_begin▁of▁sentence｜><｜hy_User｜>U<｜hy_Assistant｜>"));
     const auto ids = bpe.encodePlain(format.render("U"));
-    QCOMPARE(ids.front(), TokenId{756});
-    QCOMPARE(ids.back(), TokenId{758});
+    QCOMPARE(ids.front(), bpe.idOf("<｜hy_begin▁of▁sentence｜>").value_or(-1));  // each marker one token
+    QCOMPARE(ids.back(), bpe.idOf("<｜hy_Assistant｜>").value_or(-1));
     // The older 7B tokens are recognised too; a tokenizer with neither is refused by name.
     const auto old = detectChatFormat([](const std::string& t) { return t == "<|startoftext|>" || t == "<|extra_0|>"; });
     QCOMPARE(QString::fromStdString(old.render("U")), QStringLiteral("<|startoftext|>U<|extra_0|>"));
