@@ -27,14 +27,6 @@ using dnnl::memory;
 constexpr std::int64_t kChunkRows = 256;
 constexpr std::size_t kMaxCachedShapes = 128;
 
-std::uint16_t roundToBf16(float f) {
-    std::uint32_t bits;
-    std::memcpy(&bits, &f, sizeof bits);
-    if (std::isnan(f)) return static_cast<std::uint16_t>((bits >> 16) | 0x40);  // stays a (quiet) NaN
-    bits += 0x7FFF + ((bits >> 16) & 1);                                        // round to nearest, ties to even
-    return static_cast<std::uint16_t>(bits >> 16);
-}
-
 struct Runtime {
     dnnl::engine engine{dnnl::engine::kind::cpu, 0};
     dnnl::stream stream{engine};
@@ -137,7 +129,7 @@ bool selfCheckPasses() {
     for (auto& v : x)
         v = next();
     for (auto& v : w)
-        v = roundToBf16(next());
+        v = narrowToBf16(next());
     if (!onednnBf16MatmulTransposed(x.data(), w.data(), y.data(), m, n, k)) return false;
     double worst = 0;
     for (std::int64_t i = 0; i < m; ++i)
@@ -182,8 +174,8 @@ const Readiness& readiness() {
 
 void splitToBf16(const float* x, std::uint16_t* hi, std::uint16_t* lo, std::int64_t count) {
     for (std::int64_t i = 0; i < count; ++i) {
-        hi[i] = roundToBf16(x[i]);
-        lo[i] = roundToBf16(x[i] - widen(hi[i]));
+        hi[i] = narrowToBf16(x[i]);
+        lo[i] = narrowToBf16(x[i] - widen(hi[i]));
     }
 }
 

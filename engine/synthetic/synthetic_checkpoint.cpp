@@ -2,11 +2,11 @@
 #include "synthetic/synthetic_tokenizer.h"
 
 #include "io/safetensors_writer.h"
+#include "kernels/bf16.h"
 #include "util/error.h"
 
 #include <nlohmann/json.hpp>
 
-#include <bit>
 #include <cmath>
 #include <cstring>
 #include <fstream>
@@ -64,12 +64,11 @@ SafetensorsWriter::Fill randomFill(DType dtype, float scale, std::uint64_t seed)
                 const std::uint64_t r = mix(seed + index);
                 value = scale * (float(r >> 40) / float(1ull << 23) - 1.0f);
             }
-            const std::uint32_t bits = std::bit_cast<std::uint32_t>(value);
             if (dtype == DType::BF16) {
-                const std::uint16_t half = static_cast<std::uint16_t>((bits + 0x7fff + ((bits >> 16) & 1)) >> 16);
+                const std::uint16_t half = kernels::narrowToBf16(value);
                 std::memcpy(buffer.data() + at, &half, 2);
             } else {
-                std::memcpy(buffer.data() + at, &bits, 4);
+                std::memcpy(buffer.data() + at, &value, 4);
             }
         }
     };
