@@ -153,6 +153,15 @@ struct Readiness {
 const Readiness& readiness() {
     static const Readiness state = [] {
         Readiness s;
+        s.name = hasAvx2() ? "avx2 packed" : "openblas widened blocks";
+        // A libtorch that bundles its own oneDNN (pytorch.org builds) may bind these calls to another version
+        // than the headers this file was built with: then the path stays off.
+        const auto* version = dnnl_version();
+        if (version->major != DNNL_VERSION_MAJOR || version->minor != DNNL_VERSION_MINOR) {
+            log::logger().info("prompt products (bf16 weights): {}; oneDNN {}.{} in the process, built against {}.{}", s.name,
+                               version->major, version->minor, DNNL_VERSION_MAJOR, DNNL_VERSION_MINOR);
+            return s;
+        }
         const auto isa = dnnl::get_effective_cpu_isa();
         const char* env = std::getenv("DRAGOMAN_ONEDNN");
         const bool disabled = env && std::string(env) == "0";
@@ -160,8 +169,6 @@ const Readiness& readiness() {
             s.ready = true;
             std::lock_guard lock(runtime().mutex);
             s.name = "onednn " + runtime().lastImpl + " (" + isaName(isa) + ")";
-        } else {
-            s.name = hasAvx2() ? "avx2 packed" : "openblas widened blocks";
         }
         log::logger().info("prompt products (bf16 weights): {}; oneDNN sees {}{}", s.name, isaName(isa),
                            disabled ? ", turned off by DRAGOMAN_ONEDNN=0" : "");
