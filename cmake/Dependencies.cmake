@@ -15,6 +15,10 @@ find_package(PkgConfig REQUIRED)
 # RTLD_LOCAL | RTLD_DEEPBIND (engine/text/spm_shim.*), never into a target that links libtorch.
 pkg_check_modules(SENTENCEPIECE REQUIRED IMPORTED_TARGET sentencepiece)
 pkg_check_modules(PCRE2 REQUIRED IMPORTED_TARGET libpcre2-8)
+# Documents (app/documents): PDF text, the .docx package and its XML.
+pkg_check_modules(POPPLER_CPP REQUIRED IMPORTED_TARGET poppler-cpp)
+pkg_check_modules(LIBZIP REQUIRED IMPORTED_TARGET libzip)
+pkg_check_modules(PUGIXML REQUIRED IMPORTED_TARGET pugixml)
 
 # TorchConfig exposes variables rather than one target: wrap them so targets can link "torch_deps".
 add_library(torch_deps INTERFACE)

@@ -3,20 +3,6 @@
 #include "util/error.h"
 
 namespace dragoman::cli {
-namespace {
-
-// A command of the CLI.md contract that this build does not provide yet: a clear run-time error.
-std::function<int(const QStringList&)> notYet(const char* name) {
-    return [name](const QStringList& args) -> int {
-        if (args.contains("--help") || args.contains("-h")) {
-            print(QStringLiteral("dragoman-cli %1: not available in this build yet\n").arg(name));
-            return kExitOk;
-        }
-        throw Error("unavailable", std::string("'") + name + "' is not available in this build yet");
-    };
-}
-
-}  // namespace
 
 const std::vector<Command>& commands() {
     static const std::vector<Command> table{
@@ -26,7 +12,7 @@ const std::vector<Command>& commands() {
         {"logits", "Write a model's logits for given ids to a .safetensors file", runLogits},
         {"generate", "Generate token ids (greedy or beam search)", runGenerate},
         {"translate", "Translate text or each line of stdin", runTranslate},
-        {"translate-file", "Translate a document, keeping its structure", notYet("translate-file")},
+        {"translate-file", "Translate a document, keeping its structure", runTranslateFile},
         {"models", "List, import and verify models (list | import | verify)", runModels},
         {"bench", "Benchmarks (load | generate)", runBench},
         {"make-synthetic", "Write a random-weight checkpoint with real shapes", runMakeSynthetic},

@@ -10,6 +10,7 @@ int runDetokenize(const QStringList& args);
 int runLogits(const QStringList& args);
 int runGenerate(const QStringList& args);
 int runTranslate(const QStringList& args);
+int runTranslateFile(const QStringList& args);
 int runModels(const QStringList& args);
 int runBench(const QStringList& args);
 int runMakeSynthetic(const QStringList& args);

@@ -1,0 +1,48 @@
+#include "cli/command_line.h"
+#include "cli/commands.h"
+#include "cli/model_option.h"
+#include "documents/document_translation.h"
+#include "runtime/translator.h"
+#include "text/languages.h"
+#include "util/error.h"
+
+namespace dragoman::cli {
+
+// translate-file IN [--model M] [--from L] --to L [--out PATH]: prints the output path.
+int runTranslateFile(const QStringList& args) {
+    CommandLine cmd(QStringLiteral("dragoman-cli translate-file"),
+                    QStringLiteral("Translate a document, keeping its structure. Supported: ") + documents::supportedPatterns());
+    cmd.addPositional(QStringLiteral("IN"), QStringLiteral("The document to translate (never modified)"));
+    cmd.addOption(modelOption());
+    cmd.addOption({QStringLiteral("from"), QStringLiteral("Source language code"), QStringLiteral("L")});
+    cmd.addOption({QStringLiteral("to"), QStringLiteral("Target language code"), QStringLiteral("L")});
+    cmd.addOption({QStringLiteral("out"), QStringLiteral("Output path (default: IN's name with the language code; never an existing file)"),
+                   QStringLiteral("PATH")});
+    cmd.addOption({QStringLiteral("beams"), QStringLiteral("Beam search with K beams (default: greedy)"), QStringLiteral("K")});
+    if (!cmd.parse(args, 1, 1)) return kExitOk;
+    const auto positional = cmd.positional();
+    if (!cmd.isSet("to")) throw UsageError("--to is required");
+    for (const char* option : {"from", "to"})
+        if (cmd.isSet(option) && !findLanguage(cmd.value(option).toStdString()))
+            throw UsageError(std::string("--") + option + ": unknown language code '" + cmd.value(option).toStdString() + "'");
+    const auto beams = cmd.intValue("beams", 1, 1, 16);
+    // The document is checked before the model loads: a wrong file fails at once.
+    if (!documents::formatOf(positional[0]))
+        throw Error("input", positional[0].toStdString() +
+                                 ": unsupported document type (supported: " + documents::supportedPatterns().toStdString() + ")");
+    const auto model = openModelOption(cmd);
+    const Translator translator(model);
+    std::uint64_t requestId = 0;
+    documents::DocumentRequest request;
+    request.input = positional[0];
+    request.output = cmd.value("out");
+    request.to = cmd.value("to").toStdString();
+    request.translate = [&](const std::string& text) {
+        return translator.translate(TranslationRequest{text, cmd.value("from").toStdString(), request.to, beams, ++requestId, {}});
+    };
+    const auto result = documents::translateDocument(request);
+    print(result.output + "\n");
+    return kExitOk;
+}
+
+}  // namespace dragoman::cli

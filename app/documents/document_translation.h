@@ -1,0 +1,46 @@
+#pragma once
+// translate-file: a document in, a translated copy with the same structure out. Plain text, Markdown, HTML,
+// subtitles (SRT, WebVTT) and Word (.docx) keep their format; a PDF's text becomes a .txt. The input is never
+// written to, an existing file is never overwritten, and a failed or cancelled job leaves no output behind.
+#include <QString>
+
+#include <functional>
+#include <optional>
+#include <string>
+
+namespace dragoman::documents {
+
+enum class Format { PlainText, Markdown, Html, Subtitles, Docx, Pdf };
+
+// By the file's suffix (case-insensitive); nullopt for anything else.
+std::optional<Format> formatOf(const QString& path);
+// "*.txt *.md ..." for file dialogs and error messages.
+QString supportedPatterns();
+// Documents larger than this are refused before anything is read.
+constexpr qint64 kMaxDocumentBytes = 64ll * 1024 * 1024;
+
+// "report.md" -> "report.de.md" beside it ("scan.pdf" -> "scan.de.txt"); "report.de (2).md" and so on when
+// that name is taken.
+QString defaultOutputPath(const QString& input, const QString& targetLanguage);
+
+struct DocumentRequest {
+    QString input;
+    QString output;  // empty: defaultOutputPath(input, to)
+    std::string to;  // target language code (HTML's lang attribute, the output name)
+    // Translates one segment (a paragraph, a cue, a cell); throws to stop the job (Cancelled for a user's stop).
+    std::function<std::string(const std::string& text)> translate;
+    // Called before each distinct segment and once at the end (done == total).
+    std::function<void(std::size_t done, std::size_t total)> progress;
+};
+
+struct DocumentResult {
+    QString output;
+    Format format = Format::PlainText;
+    std::size_t segments = 0;  // distinct segments translated
+};
+
+// Throws Error("input") for an unsupported, unreadable, oversized, non-UTF-8 or malformed document,
+// Error("io") for an output that exists or cannot be written, and whatever `translate` throws.
+DocumentResult translateDocument(const DocumentRequest& request);
+
+}  // namespace dragoman::documents

@@ -1,0 +1,23 @@
+#pragma once
+// Word documents (.docx): the text of each paragraph of the body, headers, footers, footnotes and endnotes,
+// translated as one segment and written into the paragraph's first text run (whose formatting it takes), the
+// other runs emptied. Every other part of the package is copied unchanged.
+#include "documents/segmented_document.h"
+
+#include <QString>
+
+#include <map>
+
+namespace dragoman::documents {
+
+struct DocxParts {
+    // Package entry name (word/document.xml, ...) -> its paragraphs as segments.
+    std::map<std::string, SegmentedDocument> parts;
+};
+
+// Throws Error("input") when the file is not a readable Word package.
+DocxParts readDocx(const QString& path);
+// Writes `path`'s package to `out` with the given parts replaced. Throws Error("io") on failure.
+void writeDocx(const QString& path, const QString& out, const std::map<std::string, std::string>& replacedParts);
+
+}  // namespace dragoman::documents

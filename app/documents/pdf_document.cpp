@@ -1,0 +1,55 @@
+#include "documents/pdf_document.h"
+
+#include "util/error.h"
+
+#include <QFile>
+#include <QString>
+
+#include <poppler-document.h>
+#include <poppler-page.h>
+
+#include <memory>
+
+namespace dragoman::documents {
+
+SegmentedDocument segmentPdf(const QString& path) {
+    std::unique_ptr<poppler::document> doc(poppler::document::load_from_file(QFile::encodeName(path).toStdString()));
+    if (!doc) throw Error("input", path.toStdString() + " is not a readable PDF");
+    if (doc->is_locked()) throw Error("input", path.toStdString() + " is password-protected");
+    SegmentWriter out;
+    bool anyText = false;
+    for (int p = 0; p < doc->pages(); ++p) {
+        std::unique_ptr<poppler::page> page(doc->create_page(p));
+        if (!page) continue;
+        const auto bytes = page->text().to_utf8();
+        const auto lines = QString::fromUtf8(bytes.data(), static_cast<qsizetype>(bytes.size())).split('\n');
+        // Lines of one paragraph are joined (a hyphen at a line end joins without a space); blank lines part them.
+        QString paragraph;
+        auto flush = [&] {
+            if (!paragraph.isEmpty()) {
+                out.segment(paragraph.toStdString());
+                out.literal("\n\n");
+                anyText = true;
+            }
+            paragraph.clear();
+        };
+        for (const auto& raw : lines) {
+            const auto line = raw.trimmed();
+            if (line.isEmpty()) {
+                flush();
+                continue;
+            }
+            if (paragraph.endsWith('-'))
+                paragraph.chop(1);
+            else if (!paragraph.isEmpty())
+                paragraph += ' ';
+            paragraph += line;
+        }
+        flush();
+        out.literal("\f");
+    }
+    if (!anyText) throw Error("input", path.toStdString() + " has no text layer (a scanned PDF needs OCR first)");
+    return out.finish();
+}
+
+}  // namespace dragoman::documents
