@@ -1,11 +1,13 @@
 #include "documents/pdf_document.h"
 
 #include "util/error.h"
+#include "util/log.h"
 
 #include <QFile>
 #include <QString>
 
 #include <poppler-document.h>
+#include <poppler-global.h>
 #include <poppler-page.h>
 
 #include <memory>
@@ -13,6 +15,12 @@
 namespace dragoman::documents {
 
 SegmentedDocument segmentPdf(const QString& path) {
+    // Poppler reports parse problems on stderr; they belong in the log (the user gets one clear error).
+    static const bool quiet = [] {
+        poppler::set_debug_error_function([](const std::string& message, void*) { log::logger().debug("poppler: {}", message); }, nullptr);
+        return true;
+    }();
+    (void)quiet;
     std::unique_ptr<poppler::document> doc(poppler::document::load_from_file(QFile::encodeName(path).toStdString()));
     if (!doc) throw Error("input", path.toStdString() + " is not a readable PDF");
     if (doc->is_locked()) throw Error("input", path.toStdString() + " is password-protected");

@@ -1,0 +1,278 @@
+// translate-file's documents (app/documents) translated by a real model (the Marian fixture, whose output is
+// arbitrary text): every format keeps its structure byte for byte around the translated text, the input is
+// never modified, an existing file is never overwritten, and bad or cancelled jobs leave no output behind.
+#include "../engine/test_files.h"
+#include "documents/document_translation.h"
+#include "runtime/translator.h"
+#include "util/error.h"
+
+#include <QCryptographicHash>
+#include <QFile>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <zip.h>
+
+using namespace dragoman;
+
+namespace {
+
+QByteArray fileBytes(const QString& path) {
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+}
+
+QByteArray zipEntry(const QString& path, const char* name) {
+    int error = 0;
+    zip_t* z = zip_open(QFile::encodeName(path).constData(), ZIP_RDONLY, &error);
+    if (!z) return {};
+    QByteArray out;
+    zip_stat_t st;
+    if (zip_stat(z, name, 0, &st) == 0)
+        if (zip_file_t* f = zip_fopen(z, name, 0)) {
+            out.resize(static_cast<qsizetype>(st.size));
+            zip_fread(f, out.data(), st.size);
+            zip_fclose(f);
+        }
+    zip_discard(z);
+    return out;
+}
+
+QString documentFixture(const char* name) {
+    return QString::fromStdString((test::fixture("documents") / name).string());
+}
+
+}  // namespace
+
+class TestDocuments : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase();
+    void structureIsKept_data();
+    void structureIsKept();
+    void docxKeepsItsPackage();
+    void outputNamesNeverOverwrite();
+    void badDocumentsAreRefused_data();
+    void badDocumentsAreRefused();
+    void cancelledJobLeavesNothing_data();
+    void cancelledJobLeavesNothing();
+    void repeatedTextIsTranslatedOnce();
+
+private:
+    documents::DocumentRequest request(const QString& input, const QString& output);
+
+    QTemporaryDir cache_;
+    QTemporaryDir work_;
+    std::shared_ptr<RunnableModel> model_;
+    std::unique_ptr<Translator> translator_;
+    int calls_ = 0;
+};
+
+void TestDocuments::initTestCase() {
+    const ModelStore store(StoreRoots{cache_.path().toStdString(), "/nonexistent", {}});
+    model_ = openModel(store, test::fixture("marian-tiny").string());
+    translator_ = std::make_unique<Translator>(model_);
+}
+
+documents::DocumentRequest TestDocuments::request(const QString& input, const QString& output) {
+    documents::DocumentRequest r;
+    r.input = input;
+    r.output = output;
+    r.to = "de";
+    r.translate = [this](const std::string& text) {
+        ++calls_;
+        return translator_->translate({text, "en", "de", 1, 1, {}});
+    };
+    return r;
+}
+
+void TestDocuments::structureIsKept_data() {
+    QTest::addColumn<QString>("file");
+    QTest::addColumn<QString>("outputName");
+    QTest::addColumn<QStringList>("kept");        // must appear in the output exactly
+    QTest::addColumn<QStringList>("translated");  // source text that must be gone
+    QTest::newRow("plain text") << "sample.txt"
+                                << "out.txt" << QStringList{"\n\n"} << QStringList{"The weather is nice today."};
+    QTest::newRow("markdown") << "sample.md"
+                              << "out.md"
+                              << QStringList{"---\ntitle: Weather\n---\n# ",
+                                             "```sh\necho \"do not translate\"\n```\n",
+                                             "`make test`",
+                                             "](https://example.org/report.html).",
+                                             "\n- ",
+                                             "|---------|--------|\n",
+                                             "| 42 |"}
+                              << QStringList{"The weather is nice today.", "Good morning", "a small house"};
+    QTest::newRow("html") << "sample.html"
+                          << "out.html"
+                          << QStringList{"<!DOCTYPE html>\n<html lang=\"de\">\n<head><title>",
+                                         "<style>p { color: red; }</style>",
+                                         "<!-- a comment that stays -->",
+                                         "<h1>",
+                                         "<pre>keep   this  text</pre>",
+                                         "<script>var x = \"do not translate\";</script>"}
+                          << QStringList{"The weather report", "nice today &amp;"};
+    QTest::newRow("srt") << "sample.srt"
+                         << "out.srt"
+                         << QStringList{"1\n00:00:01,000 --> 00:00:03,500\n", "\n\n2\n00:00:04,000 --> 00:00:06,000\n",
+                                        "\n\n3\n00:00:07,000 --> 00:00:08,000\n<i>", "</i>\n"}
+                         << QStringList{"The weather is nice today.", "The man sees"};
+    QTest::newRow("webvtt") << "sample.vtt"
+                            << "out.vtt"
+                            << QStringList{"WEBVTT\n\nNOTE This note stays as it is.\n\nintro\n00:00:01.000 --> 00:00:03.500 align:start\n"}
+                            << QStringList{"The weather is nice today."};
+    QTest::newRow("pdf text") << "sample.pdf"
+                              << "out.txt" << QStringList{"\f"} << QStringList{"The weather is nice today.", "The house"};
+}
+
+void TestDocuments::structureIsKept() {
+    QFETCH(QString, file);
+    QFETCH(QString, outputName);
+    QFETCH(QStringList, kept);
+    QFETCH(QStringList, translated);
+    const auto input = documentFixture(file.toUtf8().constData());
+    const auto before = QCryptographicHash::hash(fileBytes(input), QCryptographicHash::Sha256);
+    const auto output = work_.filePath(outputName);
+    QFile::remove(output);
+    const auto result = documents::translateDocument(request(input, output));
+    QCOMPARE(result.output, output);
+    QVERIFY(result.segments > 0);
+    const auto text = QString::fromUtf8(fileBytes(output));
+    QVERIFY(!text.isEmpty());
+    for (const auto& k : kept)
+        QVERIFY2(text.contains(k), qPrintable("lost: " + k + "\nin:\n" + text));
+    for (const auto& t : translated)
+        QVERIFY2(!text.contains(t), qPrintable("not translated: " + t + "\nin:\n" + text));
+    QCOMPARE(QCryptographicHash::hash(fileBytes(input), QCryptographicHash::Sha256), before);  // the input is untouched
+    if (file == "sample.pdf") QCOMPARE(text.count('\f'), 2);                                   // one per page
+    if (file == "sample.txt") QCOMPARE(text.count('\n'), 3);                                   // lines stay lines
+}
+
+void TestDocuments::docxKeepsItsPackage() {
+    const auto input = documentFixture("sample.docx");
+    const auto output = work_.filePath("out.docx");
+    QFile::remove(output);
+    documents::translateDocument(request(input, output));
+    // Untranslated parts are copied as they are; the body and the header are translated, the number kept.
+    QCOMPARE(zipEntry(output, "word/styles.xml"), zipEntry(input, "word/styles.xml"));
+    QCOMPARE(zipEntry(output, "[Content_Types].xml"), zipEntry(input, "[Content_Types].xml"));
+    const auto body = QString::fromUtf8(zipEntry(output, "word/document.xml"));
+    QVERIFY(body.contains("<w:pStyle w:val=\"Heading1\"/>"));
+    QVERIFY(body.contains("<w:b/>"));  // the runs and their formatting stay
+    QVERIFY(body.contains("<w:t xml:space=\"preserve\">42</w:t>") || body.contains("<w:t>42</w:t>"));
+    QVERIFY(!body.contains("The weather"));
+    QVERIFY(!QString::fromUtf8(zipEntry(output, "word/header1.xml")).contains("Good morning"));
+    QVERIFY(!QFile::exists(output + ".partial"));
+}
+
+void TestDocuments::outputNamesNeverOverwrite() {
+    QTemporaryDir dir;
+    const auto input = dir.filePath("notes.md");
+    QVERIFY(QFile::copy(documentFixture("sample.md"), input));
+    QCOMPARE(documents::defaultOutputPath(input, "de"), dir.filePath("notes.de.md"));
+    const auto first = documents::translateDocument(request(input, {}));
+    QCOMPARE(first.output, dir.filePath("notes.de.md"));
+    const auto second = documents::translateDocument(request(input, {}));
+    QCOMPARE(second.output, dir.filePath("notes.de (2).md"));
+    QCOMPARE(documents::defaultOutputPath(dir.filePath("scan.pdf"), "fr"), dir.filePath("scan.fr.txt"));
+    // An explicit output that exists, or the input itself, is refused and left as it was.
+    const auto kept = fileBytes(first.output);
+    for (const auto& target : {first.output, input}) {
+        try {
+            documents::translateDocument(request(input, target));
+            QFAIL("overwrote a file");
+        } catch (const Error& e) {
+            QCOMPARE(QString::fromStdString(e.category()), QStringLiteral("io"));
+            QVERIFY(QString::fromUtf8(e.what()).contains("never overwrites"));
+        }
+    }
+    QCOMPARE(fileBytes(first.output), kept);
+}
+
+void TestDocuments::badDocumentsAreRefused_data() {
+    QTest::addColumn<QString>("name");
+    QTest::addColumn<QByteArray>("content");  // "@size:N" makes a sparse file of N bytes
+    QTest::addColumn<QString>("message");
+    QTest::newRow("unsupported type") << "program.exe" << QByteArray("MZ") << "unsupported document type";
+    QTest::newRow("invalid UTF-8") << "broken.txt" << QByteArray("caf\xe9 au lait\n") << "not UTF-8";
+    QTest::newRow("binary named .md") << "image.md" << QByteArray("\x89PNG\r\n\x1a\n\0\0", 10) << "not UTF-8";
+    QTest::newRow("text named .docx") << "letter.docx" << QByteArray("Dear Sir,\n") << "not a Word document";
+    QTest::newRow("zip without a body") << "empty.docx" << QByteArray("@zip") << "no word/document.xml";
+    QTest::newRow("garbage named .pdf") << "scan.pdf" << QByteArray("%PDF-1.4 garbage") << "not a readable PDF";
+    QTest::newRow("huge") << "huge.txt" << QByteArray("@size:70000000") << "MiB";
+    QTest::newRow("missing") << "absent.txt" << QByteArray("@none") << "no such file";
+}
+
+void TestDocuments::badDocumentsAreRefused() {
+    QFETCH(QString, name);
+    QFETCH(QByteArray, content);
+    QFETCH(QString, message);
+    QTemporaryDir dir;
+    const auto input = dir.filePath(name);
+    if (content.startsWith("@size:")) {
+        QFile f(input);
+        QVERIFY(f.open(QIODevice::WriteOnly) && f.resize(content.mid(6).toLongLong()));
+    } else if (content == "@zip") {
+        QVERIFY(QFile::copy(documentFixture("sample.docx"), input));
+        QFile::setPermissions(input, QFile::ReadOwner | QFile::WriteOwner);
+        int error = 0;
+        zip_t* z = zip_open(QFile::encodeName(input).constData(), 0, &error);
+        QVERIFY(z);
+        zip_delete(z, static_cast<zip_uint64_t>(zip_name_locate(z, "word/document.xml", 0)));
+        QCOMPARE(zip_close(z), 0);
+    } else if (content != "@none") {
+        QFile f(input);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(content);
+    }
+    const auto output = dir.filePath("out." + QFileInfo(name).suffix());
+    calls_ = 0;
+    try {
+        documents::translateDocument(request(input, output));
+        QFAIL("accepted a bad document");
+    } catch (const Error& e) {
+        QCOMPARE(QString::fromStdString(e.category()), QStringLiteral("input"));
+        QVERIFY2(QString::fromUtf8(e.what()).contains(message), e.what());
+    }
+    QCOMPARE(calls_, 0);  // refused before any translation
+    QVERIFY(!QFile::exists(output));
+}
+
+void TestDocuments::cancelledJobLeavesNothing_data() {
+    QTest::addColumn<QString>("file");
+    QTest::newRow("markdown") << "sample.md";
+    QTest::newRow("docx") << "sample.docx";
+}
+
+void TestDocuments::cancelledJobLeavesNothing() {
+    QFETCH(QString, file);
+    QTemporaryDir dir;
+    const auto output = dir.filePath("out." + QFileInfo(file).suffix());
+    auto r = request(documentFixture(file.toUtf8().constData()), output);
+    int segments = 0;
+    r.translate = [&](const std::string&) -> std::string {
+        if (++segments == 2) throw Cancelled("stopped by the user");
+        return "x";
+    };
+    QVERIFY_THROWS_EXCEPTION(Cancelled, documents::translateDocument(r));
+    QVERIFY(!QFile::exists(output));
+    QVERIFY(!QFile::exists(output + ".partial"));
+    QCOMPARE(QDir(dir.path()).entryList(QDir::Files | QDir::Hidden), QStringList{});
+}
+
+void TestDocuments::repeatedTextIsTranslatedOnce() {
+    // "Good morning" is in the body's table and in the header: one model call for both, the same text out.
+    auto r = request(documentFixture("sample.docx"), work_.filePath("once.docx"));
+    QFile::remove(r.output);
+    std::vector<std::pair<std::size_t, std::size_t>> progress;
+    r.progress = [&](std::size_t done, std::size_t total) { progress.emplace_back(done, total); };
+    calls_ = 0;
+    const auto result = documents::translateDocument(r);
+    QCOMPARE(result.segments, std::size_t{3});  // heading, paragraph, "Good morning"; "42" is not text
+    QCOMPARE(calls_, 3);
+    QCOMPARE(progress.front(), (std::pair<std::size_t, std::size_t>{0, 3}));
+    QCOMPARE(progress.back(), (std::pair<std::size_t, std::size_t>{3, 3}));
+}
+
+QTEST_GUILESS_MAIN(TestDocuments)
+#include "tst_documents.moc"
