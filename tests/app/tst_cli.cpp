@@ -32,6 +32,7 @@ private Q_SLOTS:
     void hunyuanGenerateMatchesReference();
     void hunyuanTokenizeAndLogits();
     void hunyuanTranslateOptions();
+    void translateFileContract();
 
 private:
     struct Result {
@@ -387,6 +388,31 @@ void TestCli::hunyuanTranslateOptions() {
     const auto marian = run({"translate", "--model", DRAGOMAN_TEST_FIXTURES "/marian-tiny", "--to", "de", "--text", "x", "--context", "y"});
     QCOMPARE(marian.code, 1);
     QVERIFY(marian.err.contains("prompts"));
+}
+
+// translate-file IN --to L [--out PATH]: the output path on stdout, IN untouched, never an existing file,
+// exit 1 with one error line for a bad document (before any model loads), 2 for usage errors.
+void TestCli::translateFileContract() {
+    QTemporaryDir dir;
+    const QString marian = QStringLiteral(DRAGOMAN_TEST_FIXTURES "/marian-tiny");
+    const auto input = dir.filePath("notes.srt");
+    QVERIFY(QFile::copy(QStringLiteral(DRAGOMAN_TEST_FIXTURES "/documents/sample.srt"), input));
+    const auto translated = run({"translate-file", input, "--model", marian, "--to", "de"});
+    QCOMPARE(translated.code, 0);
+    QCOMPARE(translated.out, dir.filePath("notes.de.srt") + "\n");
+    QFile out(dir.filePath("notes.de.srt"));
+    QVERIFY(out.open(QIODevice::ReadOnly));
+    QVERIFY(out.readAll().startsWith("1\n00:00:01,000 --> 00:00:03,500\n"));
+    const auto again = run({"translate-file", input, "--model", marian, "--to", "de", "--out", dir.filePath("notes.de.srt")});
+    QCOMPARE(again.code, 1);
+    QVERIFY(again.err.startsWith("error: io: "));
+    QVERIFY(again.err.contains("never overwrites"));
+    const auto unsupported = run({"translate-file", dir.filePath("x.exe"), "--model", "/nonexistent", "--to", "de"});
+    QCOMPARE(unsupported.code, 1);
+    QVERIFY2(unsupported.err.startsWith("error: input: ") && unsupported.err.contains("unsupported document type"),
+             qPrintable(unsupported.err));
+    QCOMPARE(run({"translate-file", input, "--model", marian}).code, 2);         // no --to
+    QCOMPARE(run({"translate-file", "--model", marian, "--to", "de"}).code, 2);  // no IN
 }
 
 QTEST_GUILESS_MAIN(TestCli)
