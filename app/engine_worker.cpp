@@ -1,5 +1,7 @@
 #include "engine_worker.h"
 
+#include "documents/document_translation.h"
+
 #include "runtime/runnable_model.h"
 #include "runtime/threads.h"
 #include "runtime/translator.h"
@@ -54,6 +56,46 @@ quint64 EngineWorker::requestTranslation(const QString& text, const QString& fro
 
 void EngineWorker::cancel(quint64 requestId) {
     cancelled_ = requestId;
+}
+
+quint64 EngineWorker::requestDocument(const QString& path, const QString& from, const QString& to) {
+    const quint64 id = ++documents_;
+    QMetaObject::invokeMethod(
+        this, [this, id, path, from, to] { runDocument(id, path, from, to); }, Qt::QueuedConnection);
+    return id;
+}
+
+void EngineWorker::cancelDocument() {
+    cancelledUpTo_ = documents_.load();
+}
+
+void EngineWorker::runDocument(quint64 jobId, const QString& path, const QString& from, const QString& to) {
+    auto stopped = [this, jobId] { return jobId <= cancelledUpTo_.load() || latest_.load() == std::numeric_limits<quint64>::max(); };
+    if (!translator_) {
+        Q_EMIT documentFailed(jobId, tr("No model is loaded."));
+        return;
+    }
+    try {
+        documents::DocumentRequest request;
+        request.input = path;
+        request.to = to.toStdString();
+        request.translate = [&](const std::string& text) {
+            TranslationRequest job{text, from.toStdString(), request.to, 1, 0, {}};
+            job.onDelta = [&](std::string_view) { return !stopped(); };
+            auto out = translator_->translate(job);
+            if (stopped()) throw Cancelled("document translation stopped");
+            return out;
+        };
+        request.progress = [this, jobId](std::size_t done, std::size_t total) {
+            Q_EMIT documentProgress(jobId, static_cast<int>(done), static_cast<int>(total));
+        };
+        const auto result = documents::translateDocument(request);
+        Q_EMIT documentFinished(jobId, result.output);
+    } catch (const Cancelled&) {
+        Q_EMIT documentFailed(jobId, tr("Stopped; nothing was written."));
+    } catch (const std::exception& e) {
+        Q_EMIT documentFailed(jobId, QString::fromUtf8(e.what()));
+    }
 }
 
 void EngineWorker::runLoad(const QString& modelIdOrPath) {

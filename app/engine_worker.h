@@ -49,6 +49,11 @@ public:
     void cancelLoad();
     quint64 requestTranslation(const QString& text, const QString& from, const QString& to);
     void cancel(quint64 requestId);
+    // A document (documents/document_translation.h) translated beside itself, on the engine thread after what
+    // is queued before it; text translations requested meanwhile wait for it. Returns the job's id.
+    quint64 requestDocument(const QString& path, const QString& from, const QString& to);
+    // Stops the running document job at its next token; it leaves no output file.
+    void cancelDocument();
 
 Q_SIGNALS:
     void loadProgress(const QString& phase, double fraction);
@@ -57,6 +62,9 @@ Q_SIGNALS:
     void tokenReady(quint64 requestId, const QString& delta);
     void finished(quint64 requestId, const dragoman::TranslationInfo& stats);
     void failed(quint64 requestId, const QString& message);
+    void documentProgress(quint64 jobId, int done, int total);
+    void documentFinished(quint64 jobId, const QString& outputPath);
+    void documentFailed(quint64 jobId, const QString& message);  // also for a cancelled job
 
 private:
     struct Pending {
@@ -65,6 +73,7 @@ private:
     };
     void runLoad(const QString& modelIdOrPath);
     void runNextTranslation();
+    void runDocument(quint64 jobId, const QString& path, const QString& from, const QString& to);
 
     QThread thread_;
     std::mutex mutex_;
@@ -72,6 +81,8 @@ private:
     std::atomic<quint64> latest_{0};     // newest request id; older ones stop
     std::atomic<quint64> cancelled_{0};  // a request id the user stopped
     std::atomic<bool> cancelLoad_{false};
+    std::atomic<quint64> documents_{0};             // last document job id handed out
+    std::atomic<quint64> cancelledUpTo_{0};         // document jobs up to this id are stopped
     std::shared_ptr<const RunnableModel> model_;    // engine thread only
     std::shared_ptr<const Translator> translator_;  // engine thread only
 };

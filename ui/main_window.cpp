@@ -2,6 +2,7 @@
 
 #include "about_dialog.h"
 
+#include "documents/document_translation.h"
 #include "engine_worker.h"
 #include "language_list.h"
 #include "model_library.h"
@@ -11,9 +12,15 @@
 #include <QCheckBox>
 #include <QClipboard>
 #include <QCloseEvent>
+#include <QDragEnterEvent>
+#include <QDropEvent>
+#include <QFileDialog>
+#include <QFileInfo>
 #include <QFontDialog>
+#include <QMimeData>
 #include <QSettings>
 #include <QTimer>
+#include <QUrl>
 
 #include <QComboBox>
 #include <QHBoxLayout>
@@ -52,6 +59,7 @@ MainWindow::MainWindow(EngineWorker* engine, QWidget* parent) : QMainWindow(pare
     buildUi();
     showNoModel();
     connectEngine();
+    connectDocuments();
     resize(1000, 640);
     restoreSettings();
 }
@@ -135,7 +143,84 @@ void MainWindow::fillModelPicker() {
 
 void MainWindow::stopTranslation() {
     if (engine_ && currentRequest_) engine_->cancel(currentRequest_);
+    if (engine_ && currentDocument_) engine_->cancelDocument();
     typingPause_->stop();
+}
+
+QStringList MainWindow::documentsIn(const QList<QUrl>& urls) {
+    QStringList paths;
+    for (const auto& url : urls)
+        if (url.isLocalFile() && documents::formatOf(url.toLocalFile())) paths << url.toLocalFile();
+    return paths;
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
+    if (event->mimeData()->hasUrls() && !documentsIn(event->mimeData()->urls()).isEmpty()) event->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent* event) {
+    const auto paths = documentsIn(event->mimeData()->urls());
+    if (paths.isEmpty()) return;
+    event->acceptProposedAction();
+    for (const auto& path : paths)
+        translateDocument(path);
+}
+
+bool MainWindow::eventFilter(QObject* watched, QEvent* event) {
+    if (event->type() == QEvent::DragEnter || event->type() == QEvent::DragMove || event->type() == QEvent::Drop) {
+        const auto* drop = static_cast<QDropEvent*>(event);
+        if (drop->mimeData()->hasUrls() && !documentsIn(drop->mimeData()->urls()).isEmpty()) {
+            if (event->type() == QEvent::Drop)
+                dropEvent(static_cast<QDropEvent*>(event));
+            else
+                static_cast<QDropEvent*>(event)->acceptProposedAction();
+            return true;
+        }
+    }
+    return QMainWindow::eventFilter(watched, event);
+}
+
+void MainWindow::chooseDocument() {
+    const auto path =
+        QFileDialog::getOpenFileName(this, tr("Translate a document"), {}, tr("Documents (%1)").arg(documents::supportedPatterns()));
+    if (!path.isEmpty()) translateDocument(path);
+}
+
+void MainWindow::translateDocument(const QString& path) {
+    if (!engine_ || !translate_->isEnabled()) {
+        documentStatus_->setText(tr("Load a model first, then drop the document again."));
+        return;
+    }
+    documentBar_->setValue(0);
+    documentBar_->setFormat(tr("%1: %p%").arg(QFileInfo(path).fileName()));
+    documentBar_->setVisible(true);
+    documentStatus_->setText(tr("Translating %1 into %2…").arg(QFileInfo(path).fileName(), to_->currentText()));
+    currentDocument_ = engine_->requestDocument(path, from_->currentData().toString(), to_->currentData().toString());
+}
+
+void MainWindow::connectDocuments() {
+    setAcceptDrops(true);
+    for (auto* pane : {source_, output_})
+        pane->viewport()->installEventFilter(this);
+    if (!engine_) return;
+    connect(engine_, &EngineWorker::documentProgress, this, [this](quint64 id, int done, int total) {
+        if (id != currentDocument_ || total <= 0) return;
+        documentBar_->setValue(done * 100 / total);
+    });
+    connect(engine_, &EngineWorker::documentFinished, this, [this](quint64 id, const QString& output) {
+        if (id == currentDocument_) {
+            documentBar_->setVisible(false);
+            currentDocument_ = 0;
+        }
+        documentStatus_->setText(tr("Saved the translation as %1").arg(output));
+    });
+    connect(engine_, &EngineWorker::documentFailed, this, [this](quint64 id, const QString& message) {
+        if (id == currentDocument_) {
+            documentBar_->setVisible(false);
+            currentDocument_ = 0;
+        }
+        documentStatus_->setText(tr("Document not translated: %1").arg(message));
+    });
 }
 
 void MainWindow::copyOutput() {
@@ -301,6 +386,8 @@ void MainWindow::buildUi() {
     layout->addWidget(panes, 1);
     setCentralWidget(central);
 
+    auto* file = menuBar()->addMenu(tr("&File"));
+    file->addAction(tr("Translate &document…"), QKeySequence::Open, this, &MainWindow::chooseDocument);
     buildSettingsMenu();
     auto* help = menuBar()->addMenu(tr("&Help"));
     help->addAction(tr("&About Dragoman"), this, [this] { showAboutDialog(this); });
@@ -318,6 +405,15 @@ void MainWindow::buildUi() {
     loadBar_->setVisible(false);
     statusBar()->addPermanentWidget(loadBar_);
     statusBar()->addPermanentWidget(cancelLoad_);
+    documentStatus_ = new QLabel(tr("Drop a document here to translate it."));
+    documentStatus_->setAccessibleName(tr("Document translation"));
+    documentStatus_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    statusBar()->addWidget(documentStatus_);
+    documentBar_ = new QProgressBar;
+    documentBar_->setAccessibleName(tr("Document translation progress"));
+    documentBar_->setRange(0, 100);
+    documentBar_->setVisible(false);
+    statusBar()->addPermanentWidget(documentBar_);
 }
 
 void MainWindow::showNoModel() {

@@ -4,6 +4,9 @@
 #include <QMainWindow>
 
 class QAction;
+class QDragEnterEvent;
+class QDropEvent;
+class QUrl;
 class QActionGroup;
 class QCheckBox;
 class QFont;
@@ -44,6 +47,11 @@ public:
     QPushButton* stopButton() const { return stop_; }
     // Settings > Compute threads: one checkable action per choice, data = thread count (0: automatic).
     QList<QAction*> threadActions() const;
+    // A dropped or chosen document's job: its progress bar and the line that names the translated copy.
+    QProgressBar* documentBar() const { return documentBar_; }
+    QLabel* documentStatus() const { return documentStatus_; }
+    // The local files among `urls` that translate-file reads; empty when there are none.
+    static QStringList documentsIn(const QList<QUrl>& urls);
 
 public Q_SLOTS:
     void swapLanguages();
@@ -54,9 +62,16 @@ public Q_SLOTS:
     // The font of both panes (Settings > Font…), remembered across restarts.
     void setPaneFont(const QFont& font);
     void chooseFont();
+    // Translates a document beside itself (File > Translate document…, or dropped on the window).
+    void translateDocument(const QString& path);
+    void chooseDocument();
 
 protected:
     void closeEvent(QCloseEvent* event) override;
+    void dragEnterEvent(QDragEnterEvent* event) override;
+    void dropEvent(QDropEvent* event) override;
+    // Document drops on the text panes go to the window rather than into the text.
+    bool eventFilter(QObject* watched, QEvent* event) override;
 
 private:
     void buildUi();
@@ -68,6 +83,7 @@ private:
     void restoreSettings();
     void saveSettings() const;
     void buildSettingsMenu();
+    void connectDocuments();
 
     EngineWorker* engine_ = nullptr;
     quint64 currentRequest_ = 0;
@@ -90,6 +106,9 @@ private:
     QTimer* typingPause_ = nullptr;  // translate-as-you-type fires when typing pauses this long
     QString loadedModel_;
     QActionGroup* threads_ = nullptr;
+    QProgressBar* documentBar_ = nullptr;
+    QLabel* documentStatus_ = nullptr;
+    quint64 currentDocument_ = 0;  // the document job whose progress is shown; 0: none running
 };
 
 }  // namespace dragoman

@@ -2,7 +2,10 @@
 // result, cancelling mid-stream, latest-request-wins, and a failed load that keeps the previous model.
 #include "engine_worker.h"
 
+#include <QDir>
+#include <QFile>
 #include <QSignalSpy>
+#include <QTemporaryDir>
 #include <QTest>
 
 using dragoman::EngineWorker;
@@ -31,6 +34,7 @@ private Q_SLOTS:
     void onlyTheLatestOfThreeIsDelivered();
     void failedLoadKeepsPreviousModel();
     void translateWithoutModelFails();
+    void documentProgressAndCancel();
 
 private:
     void loadFixture();
@@ -135,6 +139,35 @@ void TestEngineWorker::translateWithoutModelFails() {
     const auto id = worker_->requestTranslation(QStringLiteral("hello"), "en", "de");
     QTRY_COMPARE_WITH_TIMEOUT(failed.count(), 1, 10000);
     QCOMPARE(failed.first().at(0).toULongLong(), id);
+}
+
+// A document job reports progress up to done == total and names its output; a job stopped before it starts
+// fails with "nothing was written" and leaves no file.
+void TestEngineWorker::documentProgressAndCancel() {
+    QTemporaryDir dir;
+    const auto input = dir.filePath("notes.md");
+    QVERIFY(QFile::copy(QStringLiteral(DRAGOMAN_TEST_FIXTURES "/documents/sample.md"), input));
+    QSignalSpy progress(worker_.get(), &EngineWorker::documentProgress);
+    QSignalSpy finished(worker_.get(), &EngineWorker::documentFinished);
+    QSignalSpy failed(worker_.get(), &EngineWorker::documentFailed);
+    // The load keeps the engine thread busy, so the stop lands before the first job starts.
+    worker_->requestLoad(kModel);
+    const auto stopped = worker_->requestDocument(input, "en", "de");
+    worker_->cancelDocument();
+    QTRY_COMPARE_WITH_TIMEOUT(failed.count(), 1, 30000);
+    QCOMPARE(failed.at(0).at(0).toULongLong(), stopped);
+    QVERIFY(failed.at(0).at(1).toString().contains("nothing was written"));
+    QCOMPARE(QDir(dir.path()).entryList(QDir::Files), QStringList{"notes.md"});
+
+    const auto job = worker_->requestDocument(input, "en", "de");
+    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 30000);
+    QCOMPARE(finished.at(0).at(0).toULongLong(), job);
+    QCOMPARE(finished.at(0).at(1).toString(), dir.filePath("notes.de.md"));
+    QVERIFY(QFile::exists(dir.filePath("notes.de.md")));
+    QVERIFY(!progress.isEmpty());
+    const auto last = progress.last();
+    QCOMPARE(last.at(1).toInt(), last.at(2).toInt());  // done == total at the end
+    QVERIFY(last.at(2).toInt() > 0);
 }
 
 QTEST_GUILESS_MAIN(TestEngineWorker)

@@ -8,17 +8,23 @@
 #include <QCheckBox>
 #include <QClipboard>
 #include <QComboBox>
+#include <QDragEnterEvent>
+#include <QDropEvent>
 #include <QElapsedTimer>
+#include <QFile>
 #include <QLabel>
 #include <QMenuBar>
+#include <QMimeData>
 #include <QPalette>
 #include <QPlainTextEdit>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSettings>
 #include <QStatusBar>
+#include <QTemporaryDir>
 #include <QTest>
 #include <QTimer>
+#include <QUrl>
 
 using dragoman::MainWindow;
 
@@ -30,6 +36,7 @@ private Q_SLOTS:
     void swapExchangesLanguages();
     void statusSaysNoModel();
     void translatesWithALoadedModel();
+    void translatesADroppedDocument();
     void aboutCreditsTheTrainingData();
     void translatesAsYouType();
     void stopCopyAndClear();
@@ -90,6 +97,46 @@ void TestMainWindow::translatesWithALoadedModel() {
     const auto output = window.outputPane()->toPlainText();
     QCOMPARE(output.count('\n'), 2);  // paragraphs stay aligned
     QVERIFY(!output.trimmed().isEmpty());
+}
+
+// A document dropped on the window (here on the source pane) is translated beside itself by the engine thread:
+// the pane does not take the file's URL as text, the status names the translated copy, the input is untouched.
+void TestMainWindow::translatesADroppedDocument() {
+    dragoman::EngineWorker engine;
+    MainWindow window(&engine);
+    window.show();
+    window.loadModel(QStringLiteral(DRAGOMAN_TEST_FIXTURES "/marian-tiny"));
+    QTRY_VERIFY_WITH_TIMEOUT(window.translateButton()->isEnabled(), 30000);
+    QTemporaryDir dir;
+    const auto input = dir.filePath("notes.srt");
+    QVERIFY(QFile::copy(QStringLiteral(DRAGOMAN_TEST_FIXTURES "/documents/sample.srt"), input));
+    QFile original(input);
+    QVERIFY(original.open(QIODevice::ReadOnly));
+    const auto before = original.readAll();
+
+    QMimeData unsupported;
+    unsupported.setUrls({QUrl::fromLocalFile(dir.filePath("setup.exe"))});
+    QDragEnterEvent refused(QPoint(10, 10), Qt::CopyAction, &unsupported, Qt::LeftButton, Qt::NoModifier);
+    QApplication::sendEvent(&window, &refused);
+    QVERIFY(!refused.isAccepted());
+
+    QMimeData mime;
+    mime.setUrls({QUrl::fromLocalFile(input)});
+    auto* pane = window.sourcePane()->viewport();
+    QDragEnterEvent enter(QPoint(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+    QApplication::sendEvent(pane, &enter);
+    QVERIFY(enter.isAccepted());
+    QDropEvent drop(QPointF(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+    QApplication::sendEvent(pane, &drop);
+    QVERIFY(drop.isAccepted());
+    QVERIFY(window.sourcePane()->toPlainText().isEmpty());
+    QTRY_VERIFY_WITH_TIMEOUT(window.documentStatus()->text().contains(dir.filePath("notes.de.srt")), 30000);
+    QVERIFY(!window.documentBar()->isVisible());
+    QFile translated(dir.filePath("notes.de.srt"));
+    QVERIFY(translated.open(QIODevice::ReadOnly));
+    QVERIFY(translated.readAll().startsWith("1\n00:00:01,000 --> 00:00:03,500\n"));
+    QVERIFY(original.seek(0));
+    QCOMPARE(original.readAll(), before);
 }
 
 void TestMainWindow::aboutCreditsTheTrainingData() {
