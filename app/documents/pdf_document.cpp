@@ -10,6 +10,7 @@
 #include <poppler-global.h>
 #include <poppler-page.h>
 
+#include <algorithm>
 #include <memory>
 
 namespace dragoman::documents {
@@ -41,6 +42,12 @@ SegmentedDocument segmentPdf(const QString& path) {
             }
             paragraph.clear();
         };
+        // Poppler does not always leave a blank line between paragraphs: a line that ends a sentence well short
+        // of the page's full line length ends its paragraph too.
+        qsizetype fullLine = 0;
+        for (const auto& raw : lines)
+            fullLine = std::max(fullLine, raw.trimmed().size());
+        static const QString enders = QStringLiteral(".!?:。！？：");
         for (const auto& raw : lines) {
             const auto line = raw.trimmed();
             if (line.isEmpty()) {
@@ -52,6 +59,7 @@ SegmentedDocument segmentPdf(const QString& path) {
             else if (!paragraph.isEmpty())
                 paragraph += ' ';
             paragraph += line;
+            if (enders.contains(line.back()) && line.size() < fullLine * 4 / 5) flush();
         }
         flush();
         out.literal("\f");

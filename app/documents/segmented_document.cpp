@@ -12,8 +12,9 @@ bool hasLetters(std::string_view text) {
 }
 
 void SegmentWriter::segment(std::string_view text, Shape shape) {
-    // Surrounding whitespace stays literal: models drop it, and the layout needs it.
-    const auto first = text.find_first_not_of(" \t\r\n");
+    // Surrounding whitespace stays literal: models drop it, and the layout needs it. So does punctuation that
+    // continues what came before the segment (": the weather..." after a bold label).
+    const auto first = text.find_first_not_of(" \t\r\n:;,)]}|/");
     if (first == std::string_view::npos || !hasLetters(text)) {
         literal(text);
         return;

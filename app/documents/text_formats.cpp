@@ -82,6 +82,22 @@ std::pair<std::size_t, std::size_t> markdownProtected(std::string_view text, std
     return {begin, end};
 }
 
+// An HTML block in Markdown starts with a comment or a block-level tag (inline tags start a paragraph).
+bool startsHtmlBlock(std::string_view t) {
+    static const QRegularExpression block(
+        QStringLiteral(
+            R"(^<(?:!--|/?(?:address|article|aside|blockquote|details|dialog|div|dl|fieldset|figcaption|figure|footer|form|h[1-6]|)"
+            R"(header|hr|iframe|li|nav|ol|p|pre|script|section|style|summary|table|tbody|td|tfoot|th|thead|tr|ul)(?:[\s/>]|$)))"),
+        QRegularExpression::CaseInsensitiveOption);
+    return block.match(QString::fromUtf8(t.data(), static_cast<qsizetype>(t.size()))).hasMatch();
+}
+
+// A reference-style link definition, "[id]: https://... "title"": no prose.
+bool isLinkDefinition(std::string_view t) {
+    static const QRegularExpression definition(QStringLiteral(R"(^\[[^\]]+\]:\s*\S+)"));
+    return definition.match(QString::fromUtf8(t.data(), static_cast<qsizetype>(t.size()))).hasMatch();
+}
+
 bool isTableSeparator(std::string_view t) {
     return t.find('-') != std::string_view::npos && t.find_first_not_of("|:- \t") == std::string_view::npos;
 }
@@ -152,14 +168,14 @@ SegmentedDocument segmentMarkdown(std::string_view text) {
             keep();
             continue;
         }
-        if (htmlBlock || (previousBlank && t.starts_with("<") && !t.starts_with("<http"))) {  // an HTML block, to a blank line
+        if (htmlBlock || (previousBlank && startsHtmlBlock(t))) {  // an HTML block, to a blank line
             htmlBlock = !t.empty();
             keep();
             previousBlank = t.empty();
             continue;
         }
         const bool indentedCode = previousBlank && (line.starts_with("    ") || line.starts_with("\t")) && !t.empty();
-        if (t.empty() || indentedCode || isTableSeparator(t) || t == "***" || t == "---" || t == "___") {
+        if (t.empty() || indentedCode || isLinkDefinition(t) || isTableSeparator(t) || t == "***" || t == "---" || t == "___") {
             keep();
             previousBlank = t.empty() || (indentedCode && previousBlank);
             continue;

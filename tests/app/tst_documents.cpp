@@ -103,6 +103,11 @@ void TestDocuments::structureIsKept_data() {
                                              "|---------|--------|\n",
                                              "| 42 |"}
                               << QStringList{"The weather is nice today.", "Good morning", "a small house"};
+    QTest::newRow("markdown inline html") << "inline.md"
+                                          << "out-inline.md"
+                                          << QStringList{"<b>", "</b>: ", "\n\n<div class=\"x\">\nkept block\n</div>\n\n",
+                                                         "[ref]: https://example.org \"Title\"\n"}
+                                          << QStringList{"the weather is nice today"};
     QTest::newRow("html") << "sample.html"
                           << "out.html"
                           << QStringList{"<!DOCTYPE html>\n<html lang=\"de\">\n<head><title>",
