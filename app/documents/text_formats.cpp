@@ -390,6 +390,29 @@ std::string withLanguage(std::string_view tag, const std::string& language) {
     return text.toStdString();
 }
 
+// A tag as written, but for the human-readable attribute values (alt, title, placeholder, aria-label), which
+// are translated like text.
+void writeTagWithAttributes(SegmentWriter& out, std::string_view tag) {
+    static const QRegularExpression readable(QStringLiteral(R"(\s(?:alt|title|placeholder|aria-label)\s*=\s*(["'])(.*?)\1)"),
+                                             QRegularExpression::CaseInsensitiveOption);
+    const auto text = QString::fromUtf8(tag.data(), static_cast<qsizetype>(tag.size()));
+    qsizetype at = 0;
+    for (auto it = readable.globalMatch(text); it.hasNext();) {
+        const auto match = it.next();
+        const char quote = match.captured(1).at(0).toLatin1();
+        out.literal(text.mid(at, match.capturedStart(2) - at).toStdString());
+        out.segment(decodeEntities(match.captured(2).toStdString()), [quote](const std::string& t) {
+            auto escaped = escapeHtml(t);
+            const std::string entity = quote == '"' ? "&quot;" : "&#39;";
+            for (auto p = escaped.find(quote); p != std::string::npos; p = escaped.find(quote, p + entity.size()))
+                escaped.replace(p, 1, entity);
+            return escaped;
+        });
+        at = match.capturedEnd(2);
+    }
+    out.literal(text.mid(at).toStdString());
+}
+
 }  // namespace
 
 SegmentedDocument segmentHtml(std::string_view text, const std::string& targetLanguage) {
@@ -430,7 +453,7 @@ SegmentedDocument segmentHtml(std::string_view text, const std::string& targetLa
                 at = stop;
                 continue;
             }
-            out.literal(tag);
+            writeTagWithAttributes(out, tag);
             at = end;
             continue;
         }

@@ -6,7 +6,8 @@
 // - subtitles (SubRip .srt, WebVTT .vtt): cue numbers, timings, settings, NOTE/STYLE blocks kept, each cue's
 //   text translated as one sentence and wrapped back onto as many lines as it had;
 // - HTML: text between tags, with scripts, styles, <pre>/<code> and comments kept; entities decoded for the
-//   model and the text re-escaped; the <html lang> attribute set to the target language.
+//   model and the text re-escaped, alt/title/placeholder/aria-label values too; the <html lang> attribute set
+//   to the target language.
 // Input is UTF-8 (a byte-order mark is kept); the caller checks it.
 #include "documents/segmented_document.h"
 

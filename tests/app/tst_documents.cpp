@@ -113,10 +113,11 @@ void TestDocuments::structureIsKept_data() {
                           << QStringList{"<!DOCTYPE html>\n<html lang=\"de\">\n<head><title>",
                                          "<style>p { color: red; }</style>",
                                          "<!-- a comment that stays -->",
-                                         "<h1>",
+                                         "<h1 title=\"",
+                                         "<img src=\"house.png\" alt=\"",
                                          "<pre>keep   this  text</pre>",
                                          "<script>var x = \"do not translate\";</script>"}
-                          << QStringList{"The weather report", "nice today &amp;"};
+                          << QStringList{"The weather report", "nice today &amp;", "A small house", "The weather today"};
     QTest::newRow("srt") << "sample.srt"
                          << "out.srt"
                          << QStringList{"1\n00:00:01,000 --> 00:00:03,500\n", "\n\n2\n00:00:04,000 --> 00:00:06,000\n",
