@@ -48,7 +48,13 @@ public:
     void run() {
         for (std::size_t i = 0; i < order_.size(); ++i) {
             if (request_.progress) request_.progress(i, order_.size());
-            done_[order_[i]] = request_.translate(order_[i]);
+            auto translation = request_.translate(order_[i]);
+            // A segment is one line of its document; a model that writes line breaks (HY-MT can) must not add
+            // lines, which would end a subtitle cue or a Markdown block early.
+            if (order_[i].find('\n') == std::string::npos)
+                for (auto& c : translation)
+                    if (c == '\n' || c == '\r') c = ' ';
+            done_[order_[i]] = std::move(translation);
         }
         if (request_.progress) request_.progress(order_.size(), order_.size());
     }

@@ -57,6 +57,7 @@ private Q_SLOTS:
     void cancelledJobLeavesNothing_data();
     void cancelledJobLeavesNothing();
     void repeatedTextIsTranslatedOnce();
+    void modelLineBreaksNeverAddLines();
 
 private:
     documents::DocumentRequest request(const QString& input, const QString& output);
@@ -278,6 +279,25 @@ void TestDocuments::repeatedTextIsTranslatedOnce() {
     QCOMPARE(calls_, 3);
     QCOMPARE(progress.front(), (std::pair<std::size_t, std::size_t>{0, 3}));
     QCOMPARE(progress.back(), (std::pair<std::size_t, std::size_t>{3, 3}));
+}
+
+// Line breaks in a model's output (HY-MT's byte-level BPE can write them) never become lines of the document:
+// every cue keeps its place.
+void TestDocuments::modelLineBreaksNeverAddLines() {
+    const ModelStore store(StoreRoots{cache_.path().toStdString(), "/nonexistent", {}});
+    const auto hunyuan = openModel(store, test::fixture("hunyuan-tiny").string());
+    const Translator translator(hunyuan);
+    auto r = request(documentFixture("sample.srt"), work_.filePath("hy.srt"));
+    QFile::remove(r.output);
+    r.translate = [&](const std::string& text) {
+        // As a model that ends its output with a line break would.
+        return translator.translate({text, "en", "zh", 1, 1, {}}) + "\nan extra line";
+    };
+    documents::translateDocument(r);
+    const auto in = fileBytes(r.input).split('\n'), out = fileBytes(r.output).split('\n');
+    QCOMPARE(out.size(), in.size());
+    for (qsizetype i = 0; i < in.size(); ++i)
+        if (in[i].contains("-->") || in[i].trimmed().isEmpty()) QCOMPARE(out[i], in[i]);
 }
 
 QTEST_GUILESS_MAIN(TestDocuments)
