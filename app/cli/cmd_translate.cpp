@@ -2,7 +2,6 @@
 #include "cli/commands.h"
 #include "cli/model_option.h"
 #include "runtime/translator.h"
-#include "text/languages.h"
 #include "util/error.h"
 
 #include <QFile>
@@ -12,11 +11,6 @@
 
 namespace dragoman::cli {
 namespace {
-
-void checkLanguage(const QString& code, const char* option) {
-    if (!findLanguage(code.toStdString()))
-        throw UsageError(std::string("--") + option + ": unknown language code '" + code.toStdString() + "'");
-}
 
 // source<TAB>target per line; blank lines and lines starting with '#' are skipped.
 std::vector<std::pair<std::string, std::string>> readGlossary(const QString& path) {
@@ -55,8 +49,7 @@ int runTranslate(const QStringList& args) {
     cmd.addOption({QStringLiteral("context"), QStringLiteral("Preceding text, for contextual translation"), QStringLiteral("T")});
     if (!cmd.parse(args)) return kExitOk;
     if (!cmd.isSet("to")) throw UsageError("--to is required");
-    checkLanguage(cmd.value("to"), "to");
-    if (cmd.isSet("from")) checkLanguage(cmd.value("from"), "from");
+    checkLanguageOptions(cmd);
     const auto beams = cmd.intValue("beams", 1, 1, 16);
     const auto model = openModelOption(cmd);
     const auto glossary = cmd.isSet("glossary") ? readGlossary(cmd.value("glossary")) : std::vector<std::pair<std::string, std::string>>{};

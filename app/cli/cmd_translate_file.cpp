@@ -3,7 +3,6 @@
 #include "cli/model_option.h"
 #include "documents/document_translation.h"
 #include "runtime/translator.h"
-#include "text/languages.h"
 #include "util/error.h"
 
 namespace dragoman::cli {
@@ -22,9 +21,7 @@ int runTranslateFile(const QStringList& args) {
     if (!cmd.parse(args, 1, 1)) return kExitOk;
     const auto positional = cmd.positional();
     if (!cmd.isSet("to")) throw UsageError("--to is required");
-    for (const char* option : {"from", "to"})
-        if (cmd.isSet(option) && !findLanguage(cmd.value(option).toStdString()))
-            throw UsageError(std::string("--") + option + ": unknown language code '" + cmd.value(option).toStdString() + "'");
+    checkLanguageOptions(cmd);
     const auto beams = cmd.intValue("beams", 1, 1, 16);
     // The document is checked before the model loads: a wrong file fails at once.
     if (!documents::formatOf(positional[0]))

@@ -1,6 +1,7 @@
 #include "cli/model_option.h"
 
 #include "runtime/threads.h"
+#include "text/languages.h"
 
 namespace dragoman::cli {
 
@@ -38,6 +39,12 @@ std::string joinIds(const std::vector<std::int64_t>& ids) {
     for (std::size_t i = 0; i < ids.size(); ++i)
         out += (i ? "," : "") + std::to_string(ids[i]);
     return out;
+}
+
+void checkLanguageOptions(const CommandLine& cmd) {
+    for (const char* option : {"from", "to"})
+        if (cmd.isSet(option) && !findLanguage(cmd.value(option).toStdString()))
+            throw UsageError(std::string("--") + option + ": unknown language code '" + cmd.value(option).toStdString() + "'");
 }
 
 }  // namespace dragoman::cli
