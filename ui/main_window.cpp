@@ -370,7 +370,7 @@ void MainWindow::buildUi() {
 
     source_ = new QPlainTextEdit;
     source_->setAccessibleName(tr("Source text"));
-    source_->setPlaceholderText(tr("Type or paste text to translate"));
+    source_->setPlaceholderText(tr("Type or paste text to translate, or drop a document on the window"));
     output_ = new QPlainTextEdit;
     output_->setReadOnly(true);
     output_->setAccessibleName(tr("Translation"));

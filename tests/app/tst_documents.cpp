@@ -205,6 +205,7 @@ void TestDocuments::badDocumentsAreRefused_data() {
     QTest::newRow("binary named .md") << "image.md" << QByteArray("\x89PNG\r\n\x1a\n\0\0", 10) << "not UTF-8";
     QTest::newRow("text named .docx") << "letter.docx" << QByteArray("Dear Sir,\n") << "not a Word document";
     QTest::newRow("zip without a body") << "empty.docx" << QByteArray("@zip") << "no word/document.xml";
+    QTest::newRow("body not XML") << "broken.docx" << QByteArray("@badxml") << "not valid XML";
     QTest::newRow("garbage named .pdf") << "scan.pdf" << QByteArray("%PDF-1.4 garbage") << "not a readable PDF";
     QTest::newRow("huge") << "huge.txt" << QByteArray("@size:70000000") << "MiB";
     QTest::newRow("missing") << "absent.txt" << QByteArray("@none") << "no such file";
@@ -219,13 +220,18 @@ void TestDocuments::badDocumentsAreRefused() {
     if (content.startsWith("@size:")) {
         QFile f(input);
         QVERIFY(f.open(QIODevice::WriteOnly) && f.resize(content.mid(6).toLongLong()));
-    } else if (content == "@zip") {
+    } else if (content == "@zip" || content == "@badxml") {  // the sample package without its body, or a broken one
         QVERIFY(QFile::copy(documentFixture("sample.docx"), input));
         QFile::setPermissions(input, QFile::ReadOwner | QFile::WriteOwner);
         int error = 0;
         zip_t* z = zip_open(QFile::encodeName(input).constData(), 0, &error);
         QVERIFY(z);
-        zip_delete(z, static_cast<zip_uint64_t>(zip_name_locate(z, "word/document.xml", 0)));
+        const auto body = static_cast<zip_uint64_t>(zip_name_locate(z, "word/document.xml", 0));
+        static const char broken[] = "<w:document><w:body><w:p>unclosed";
+        if (content == "@zip")
+            zip_delete(z, body);
+        else
+            zip_file_replace(z, body, zip_source_buffer(z, broken, sizeof broken - 1, 0), 0);
         QCOMPARE(zip_close(z), 0);
     } else if (content != "@none") {
         QFile f(input);
