@@ -5,6 +5,10 @@
 #include "runtime/translator.h"
 #include "util/error.h"
 
+#include <unistd.h>
+
+#include <cstdio>
+
 namespace dragoman::cli {
 
 // translate-file IN [--model M] [--from L] --to L [--out PATH]: prints the output path.
@@ -37,6 +41,13 @@ int runTranslateFile(const QStringList& args) {
     request.translate = [&](const std::string& text) {
         return translator.translate(TranslationRequest{text, cmd.value("from").toStdString(), request.to, beams, ++requestId, {}});
     };
+    // Progress for a person at a terminal; scripts reading stdout get only the output path.
+    const bool terminal = ::isatty(STDERR_FILENO) == 1;
+    if (terminal)
+        request.progress = [](std::size_t done, std::size_t total) {
+            std::fprintf(stderr, "\rtranslating: %zu of %zu segments%s", done, total, done == total ? "\n" : "");
+            std::fflush(stderr);
+        };
     const auto result = documents::translateDocument(request);
     print(result.output + "\n");
     return kExitOk;
