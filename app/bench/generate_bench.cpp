@@ -109,36 +109,28 @@ nlohmann::ordered_json benchCausal(const RunnableModel& model, const GenerateBen
     run(options.newTokens, &ttft, &decodeSeconds);
     const double decodeRate = options.newTokens > 1 ? static_cast<double>(options.newTokens - 1) / decodeSeconds : 0.0;
     const auto bytesPerToken = m.weightBytesPerToken();
-    if (!model.placement.device.is_cpu()) {
-        // The bandwidth references below are the host's; a GPU's decode is reported without an efficiency.
-        return nlohmann::ordered_json{{"model", model.id()},
-                                      {"architecture", model.architecture},
-                                      {"device", model.device()},
-                                      {"prompt_tokens", options.promptTokens},
-                                      {"new_tokens", options.newTokens},
-                                      {"ttft_s", ttft},
-                                      {"decode_tokens_per_s", decodeRate},
-                                      {"weight_bytes_per_token", bytesPerToken}};
-    }
+    nlohmann::ordered_json out{{"model", model.id()},
+                               {"architecture", model.architecture},
+                               {"device", model.device()},
+                               {"prompt_tokens", options.promptTokens},
+                               {"new_tokens", options.newTokens},
+                               {"ttft_s", ttft},
+                               {"decode_tokens_per_s", decodeRate},
+                               {"weight_bytes_per_token", bytesPerToken}};
+    // The bandwidth references below are the host's; a GPU's decode is reported without an efficiency.
+    if (!model.placement.device.is_cpu()) return out;
     // The physical limit: the faster of a large float32 and a large bfloat16 matrix-vector product.
     const double f32Bandwidth = measureMemoryBandwidth(), bf16Bandwidth = measureBf16Bandwidth();
     const double bandwidth = std::max(f32Bandwidth, bf16Bandwidth);
-    return nlohmann::ordered_json{{"model", model.id()},
-                                  {"architecture", model.architecture},
-                                  {"device", model.device()},
-                                  {"prompt_tokens", options.promptTokens},
-                                  {"new_tokens", options.newTokens},
-                                  {"ttft_s", ttft},
-                                  {"decode_tokens_per_s", decodeRate},
-                                  {"weight_bytes_per_token", bytesPerToken},
-                                  {"memory_bandwidth_bytes_per_s", bandwidth},
-                                  {"bandwidth_f32_mv_bytes_per_s", f32Bandwidth},
-                                  {"bandwidth_bf16_mv_bytes_per_s", bf16Bandwidth},
-                                  {"efficiency", decodeRate * static_cast<double>(bytesPerToken) / bandwidth},
-                                  {"weights_in_2mib_pages", hugePageShare(model)},
-                                  {"prompt_kernel", kernels::promptKernelName()},
-                                  {"threads", ThreadPool::shared().size()},
-                                  {"aten_threads", torch::get_num_threads()}};
+    out["memory_bandwidth_bytes_per_s"] = bandwidth;
+    out["bandwidth_f32_mv_bytes_per_s"] = f32Bandwidth;
+    out["bandwidth_bf16_mv_bytes_per_s"] = bf16Bandwidth;
+    out["efficiency"] = decodeRate * static_cast<double>(bytesPerToken) / bandwidth;
+    out["weights_in_2mib_pages"] = hugePageShare(model);
+    out["prompt_kernel"] = kernels::promptKernelName();
+    out["threads"] = ThreadPool::shared().size();
+    out["aten_threads"] = torch::get_num_threads();
+    return out;
 }
 
 nlohmann::ordered_json benchEncoderDecoder(const RunnableModel& model, const GenerateBenchOptions& options) {
