@@ -133,11 +133,14 @@ DocumentResult translateDocument(const DocumentRequest& request) {
         for (const auto& [name, part] : docx.parts)
             if (!part.segments.empty()) replaced.emplace(name, part.rebuild(translator.of(part.segments)));
         // Written beside the output under a temporary name, then renamed: no half-written document is ever seen.
-        const auto partial = result.output + ".partial";
+        // The temporary name is one no file has, so nothing of the user's is replaced.
+        auto partial = result.output + ".partial";
+        for (int n = 2; QFileInfo::exists(partial); ++n)
+            partial = result.output + ".partial" + QString::number(n);
         try {
             writeDocx(request.input, partial, replaced);
         } catch (...) {
-            QFile::remove(partial);
+            QFile::remove(partial);  // ours: the name was free
             throw;
         }
         if (!QFile::rename(partial, result.output)) {

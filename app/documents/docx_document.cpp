@@ -116,8 +116,8 @@ DocxParts readDocx(const QString& path) {
 }
 
 void writeDocx(const QString& path, const QString& out, const std::map<std::string, std::string>& replacedParts) {
-    // libzip rewrites an archive in place: copy the package, replace the parts in the copy, close it.
-    QFile::remove(out);
+    // libzip rewrites an archive in place: copy the package, replace the parts in the copy, close it. The copy
+    // fails rather than replace an existing file.
     if (!QFile::copy(path, out)) throw Error("io", "cannot write " + out.toStdString());
     int error = 0;
     zip_t* z = zip_open(QFile::encodeName(out).constData(), 0, &error);

@@ -17,7 +17,8 @@ struct DocxParts {
 
 // Throws Error("input") when the file is not a readable Word package.
 DocxParts readDocx(const QString& path);
-// Writes `path`'s package to `out` with the given parts replaced. Throws Error("io") on failure.
+// Writes `path`'s package to `out` (which must not exist) with the given parts replaced. Throws Error("io") on
+// failure.
 void writeDocx(const QString& path, const QString& out, const std::map<std::string, std::string>& replacedParts);
 
 }  // namespace dragoman::documents

@@ -159,7 +159,14 @@ void TestDocuments::docxKeepsItsPackage() {
     const auto input = documentFixture("sample.docx");
     const auto output = work_.filePath("out.docx");
     QFile::remove(output);
+    {  // a file of the user's that happens to have the temporary name survives
+        QFile mine(output + ".partial");
+        QVERIFY(mine.open(QIODevice::WriteOnly));
+        mine.write("mine");
+    }
     documents::translateDocument(request(input, output));
+    QCOMPARE(fileBytes(output + ".partial"), QByteArray("mine"));
+    QFile::remove(output + ".partial");
     // Untranslated parts are copied as they are; the body and the header are translated, the number kept.
     QCOMPARE(zipEntry(output, "word/styles.xml"), zipEntry(input, "word/styles.xml"));
     QCOMPARE(zipEntry(output, "[Content_Types].xml"), zipEntry(input, "[Content_Types].xml"));
@@ -169,7 +176,7 @@ void TestDocuments::docxKeepsItsPackage() {
     QVERIFY(body.contains("<w:t xml:space=\"preserve\">42</w:t>") || body.contains("<w:t>42</w:t>"));
     QVERIFY(!body.contains("The weather"));
     QVERIFY(!QString::fromUtf8(zipEntry(output, "word/header1.xml")).contains("Good morning"));
-    QVERIFY(!QFile::exists(output + ".partial"));
+    QVERIFY(!QFile::exists(output + ".partial2"));
 }
 
 void TestDocuments::outputNamesNeverOverwrite() {
