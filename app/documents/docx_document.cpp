@@ -53,16 +53,60 @@ bool translatablePart(const std::string& name) {
     return header && name.ends_with(".xml") && name.find('/', 5) == std::string::npos;
 }
 
-// The text runs (w:t) that belong to paragraph `p` itself, not to a paragraph nested in it (text boxes).
-std::vector<pugi::xml_node> ownTexts(pugi::xml_node p) {
-    std::vector<pugi::xml_node> texts;
-    for (const auto& hit : p.select_nodes(".//w:t")) {
-        auto owner = hit.node().parent();
+// A run's tab or line break, which splits a paragraph's text into pieces translated apart (a tab separates
+// columns, a break separates lines of an address), so each one stays where it is. A w:tab that is not in a run
+// is a tab stop's definition in the paragraph properties.
+bool isRunBoundary(pugi::xml_node node) {
+    const std::string_view name = node.name();
+    return (name == "w:tab" || name == "w:ptab" || name == "w:br" || name == "w:cr") &&
+           std::string_view(node.parent().name()) == "w:r";
+}
+
+// The nodes of paragraph `p` itself (not of a paragraph nested in it, as in a text box) that carry text or
+// split it: its w:t elements and its runs' tabs and breaks, in document order.
+std::vector<pugi::xml_node> ownTextAndBoundaries(pugi::xml_node p) {
+    std::vector<pugi::xml_node> nodes;
+    auto hits = p.select_nodes(".//w:t | .//w:tab | .//w:ptab | .//w:br | .//w:cr");
+    hits.sort();
+    for (const auto& hit : hits) {
+        const auto node = hit.node();
+        if (std::string_view(node.name()) != "w:t" && !isRunBoundary(node)) continue;
+        auto owner = node.parent();
         while (owner && std::string_view(owner.name()) != "w:p")
             owner = owner.parent();
-        if (owner == p) texts.push_back(hit.node());
+        if (owner == p) nodes.push_back(node);
     }
-    return texts;
+    return nodes;
+}
+
+// One piece of a paragraph between tabs and breaks: its w:t nodes and the whitespace around its text, which
+// stays where it was. The translation goes into the node that held the most text, so the piece takes its
+// dominant formatting (a bold lead-in word does not make the whole sentence bold); the other nodes are emptied.
+struct Piece {
+    std::vector<pugi::xml_node> texts;
+    std::size_t carrier = 0;
+    std::string lead, trail;
+};
+
+void addPiece(std::vector<pugi::xml_node>& texts, SegmentedDocument& out, std::vector<Piece>& pieces) {
+    std::string text;
+    Piece piece;
+    std::size_t most = 0;
+    for (std::size_t i = 0; i < texts.size(); ++i) {
+        const std::string_view t = texts[i].text().get();
+        if (t.size() > most) most = t.size(), piece.carrier = i;
+        text += t;
+    }
+    const auto first = text.find_first_not_of(" \t");
+    if (first != std::string::npos && hasLetters(text)) {
+        const auto last = text.find_last_not_of(" \t");
+        out.segments.push_back(text.substr(first, last - first + 1));
+        piece.lead = text.substr(0, first);
+        piece.trail = text.substr(last + 1);
+        piece.texts = std::move(texts);
+        pieces.push_back(std::move(piece));
+    }
+    texts.clear();
 }
 
 SegmentedDocument segmentPart(const std::string& xml, const std::string& name) {
@@ -70,24 +114,27 @@ SegmentedDocument segmentPart(const std::string& xml, const std::string& name) {
     const auto parsed = doc->load_buffer(xml.data(), xml.size(), pugi::parse_default | pugi::parse_ws_pcdata | pugi::parse_declaration);
     if (!parsed) throw Error("input", "the Word part " + name + " is not valid XML: " + parsed.description());
     SegmentedDocument out;
-    auto paragraphs = std::make_shared<std::vector<std::vector<pugi::xml_node>>>();
+    auto pieces = std::make_shared<std::vector<Piece>>();
     for (const auto& hit : doc->select_nodes("//w:p")) {
-        auto texts = ownTexts(hit.node());
-        std::string text;
-        for (const auto& t : texts)
-            text += t.text().get();
-        const auto first = text.find_first_not_of(" \t");
-        if (first == std::string::npos || !hasLetters(text)) continue;
-        out.segments.push_back(text.substr(first, text.find_last_not_of(" \t") - first + 1));
-        paragraphs->push_back(std::move(texts));
+        std::vector<pugi::xml_node> texts;
+        for (const auto& node : ownTextAndBoundaries(hit.node())) {
+            if (std::string_view(node.name()) == "w:t")
+                texts.push_back(node);
+            else
+                addPiece(texts, out, *pieces);
+        }
+        addPiece(texts, out, *pieces);
     }
-    out.rebuild = [doc, paragraphs](const std::vector<std::string>& translations) {
-        for (std::size_t i = 0; i < paragraphs->size() && i < translations.size(); ++i) {
-            auto texts = (*paragraphs)[i];  // node handles: copies refer to the same nodes
-            for (std::size_t j = 0; j < texts.size(); ++j)
-                texts[j].text().set(j == 0 ? translations[i].c_str() : "");
-            auto space = texts[0].attribute("xml:space");
-            if (!space) space = texts[0].append_attribute("xml:space");
+    out.rebuild = [doc, pieces](const std::vector<std::string>& translations) {
+        for (std::size_t i = 0; i < pieces->size() && i < translations.size(); ++i) {
+            const auto& piece = (*pieces)[i];
+            for (std::size_t j = 0; j < piece.texts.size(); ++j) {
+                auto node = piece.texts[j];  // a handle: the copy refers to the same node
+                node.text().set(j == piece.carrier ? (piece.lead + translations[i] + piece.trail).c_str() : "");
+            }
+            auto carrier = piece.texts[piece.carrier];
+            auto space = carrier.attribute("xml:space");
+            if (!space) space = carrier.append_attribute("xml:space");
             space.set_value("preserve");
         }
         std::ostringstream xml;

@@ -1,7 +1,8 @@
 #pragma once
-// Word documents (.docx): the text of each paragraph of the body, headers, footers, footnotes and endnotes,
-// translated as one segment and written into the paragraph's first text run (whose formatting it takes), the
-// other runs emptied. Every other part of the package is copied unchanged.
+// Word documents (.docx): the paragraphs of the body, headers, footers, footnotes and endnotes. A paragraph's
+// text between its tabs and line breaks is one segment; its translation is written into the run that held most
+// of that text (whose formatting it takes), the other runs of the piece emptied. Every other part of the package
+// is copied unchanged.
 #include "documents/segmented_document.h"
 
 #include <QString>

@@ -38,6 +38,22 @@ QByteArray zipEntry(const QString& path, const char* name) {
     return out;
 }
 
+// Replaces (or, with an empty `data`, deletes) one entry of a ZIP package in place.
+bool replaceZipEntry(const QString& path, const char* name, const QByteArray& data) {
+    int error = 0;
+    zip_t* z = zip_open(QFile::encodeName(path).constData(), 0, &error);
+    if (!z) return false;
+    const auto index = zip_name_locate(z, name, 0);
+    bool ok = index >= 0;
+    if (ok && data.isEmpty())
+        ok = zip_delete(z, static_cast<zip_uint64_t>(index)) == 0;
+    else if (ok) {
+        zip_source_t* source = zip_source_buffer(z, data.constData(), static_cast<zip_uint64_t>(data.size()), 0);
+        ok = source && zip_file_replace(z, static_cast<zip_uint64_t>(index), source, 0) == 0;
+    }
+    return zip_close(z) == 0 && ok;
+}
+
 QString documentFixture(const char* name) {
     return QString::fromStdString((test::fixture("documents") / name).string());
 }
@@ -51,6 +67,8 @@ private Q_SLOTS:
     void structureIsKept_data();
     void structureIsKept();
     void docxKeepsItsPackage();
+    void docxPiecesKeepTheirPlaces_data();
+    void docxPiecesKeepTheirPlaces();
     void outputNamesNeverOverwrite();
     void badDocumentsAreRefused_data();
     void badDocumentsAreRefused();
@@ -179,6 +197,45 @@ void TestDocuments::docxKeepsItsPackage() {
     QVERIFY(!QFile::exists(output + ".partial2"));
 }
 
+// A paragraph's tabs and line breaks split it into pieces translated apart, each staying in its place; a
+// piece's translation goes into the run that held most of its text (its dominant formatting), keeping the
+// whitespace around it. The "translation" here marks each segment, so the placement is checked exactly.
+void TestDocuments::docxPiecesKeepTheirPlaces_data() {
+    QTest::addColumn<QString>("paragraph");
+    QTest::addColumn<QString>("expected");
+    QTest::newRow("tab between columns")
+        << "<w:p><w:pPr><w:tabs><w:tab w:val='left' w:pos='2000'/></w:tabs></w:pPr><w:r><w:t>Name</w:t></w:r><w:r><w:tab/><w:t>The weather</w:t></w:r></w:p>"
+        << "<w:p><w:pPr><w:tabs><w:tab w:val='left' w:pos='2000'/></w:tabs></w:pPr><w:r><w:t xml:space='preserve'>[Name]</w:t></w:r><w:r><w:tab/><w:t xml:space='preserve'>[The weather]</w:t></w:r></w:p>";
+    QTest::newRow("line breaks")
+        << "<w:p><w:r><w:t>Good morning</w:t><w:br/><w:t xml:space='preserve'>  Good evening </w:t><w:cr/><w:t>42</w:t></w:r></w:p>"
+        << "<w:p><w:r><w:t xml:space='preserve'>[Good morning]</w:t><w:br/><w:t xml:space='preserve'>  [Good evening] </w:t><w:cr/><w:t>42</w:t></w:r></w:p>";
+    QTest::newRow("bold lead-in")
+        << "<w:p><w:r><w:rPr><w:b/></w:rPr><w:t>Note:</w:t></w:r><w:r><w:t xml:space='preserve'> it is very nice today.</w:t></w:r></w:p>"
+        << "<w:p><w:r><w:rPr><w:b/></w:rPr><w:t></w:t></w:r><w:r><w:t xml:space='preserve'>[Note: it is very nice today.]</w:t></w:r></w:p>";
+    QTest::newRow("text box keeps its own paragraph")
+        << "<w:p><w:r><w:t>Outer text</w:t></w:r><w:r><w:txbxContent><w:p><w:r><w:t>Inner text</w:t></w:r></w:p></w:txbxContent></w:r></w:p>"
+        << "<w:p><w:r><w:t xml:space='preserve'>[Outer text]</w:t></w:r><w:r><w:txbxContent><w:p><w:r><w:t xml:space='preserve'>[Inner text]</w:t></w:r></w:p></w:txbxContent></w:r></w:p>";
+}
+
+void TestDocuments::docxPiecesKeepTheirPlaces() {
+    QFETCH(QString, paragraph);
+    QFETCH(QString, expected);
+    // Written with single quotes (moc does not read raw strings); pugixml writes attributes with double quotes.
+    const auto quoted = [](QString xml) { return xml.replace('\'', '"'); };
+    const QString body = quoted(
+        "<?xml version='1.0' encoding='UTF-8' standalone='yes'?>"
+        "<w:document xmlns:w='http://schemas.openxmlformats.org/wordprocessingml/2006/main'><w:body>%1<w:sectPr/></w:body></w:document>");
+    QTemporaryDir dir;
+    const auto input = dir.filePath("pieces.docx");
+    QVERIFY(QFile::copy(documentFixture("sample.docx"), input));
+    QFile::setPermissions(input, QFile::ReadOwner | QFile::WriteOwner);
+    QVERIFY(replaceZipEntry(input, "word/document.xml", body.arg(quoted(paragraph)).toUtf8()));
+    auto r = request(input, dir.filePath("out.docx"));
+    r.translate = [](const std::string& text) { return "[" + text + "]"; };
+    documents::translateDocument(r);
+    QCOMPARE(QString::fromUtf8(zipEntry(r.output, "word/document.xml")), body.arg(quoted(expected)));
+}
+
 void TestDocuments::outputNamesNeverOverwrite() {
     QTemporaryDir dir;
     const auto input = dir.filePath("notes.md");
@@ -230,16 +287,8 @@ void TestDocuments::badDocumentsAreRefused() {
     } else if (content == "@zip" || content == "@badxml") {  // the sample package without its body, or a broken one
         QVERIFY(QFile::copy(documentFixture("sample.docx"), input));
         QFile::setPermissions(input, QFile::ReadOwner | QFile::WriteOwner);
-        int error = 0;
-        zip_t* z = zip_open(QFile::encodeName(input).constData(), 0, &error);
-        QVERIFY(z);
-        const auto body = static_cast<zip_uint64_t>(zip_name_locate(z, "word/document.xml", 0));
-        static const char broken[] = "<w:document><w:body><w:p>unclosed";
-        if (content == "@zip")
-            zip_delete(z, body);
-        else
-            zip_file_replace(z, body, zip_source_buffer(z, broken, sizeof broken - 1, 0), 0);
-        QCOMPARE(zip_close(z), 0);
+        QVERIFY(replaceZipEntry(input, "word/document.xml",
+                                content == "@zip" ? QByteArray() : QByteArray("<w:document><w:body><w:p>unclosed")));
     } else if (content != "@none") {
         QFile f(input);
         QVERIFY(f.open(QIODevice::WriteOnly));
