@@ -58,8 +58,7 @@ bool translatablePart(const std::string& name) {
 // is a tab stop's definition in the paragraph properties.
 bool isRunBoundary(pugi::xml_node node) {
     const std::string_view name = node.name();
-    return (name == "w:tab" || name == "w:ptab" || name == "w:br" || name == "w:cr") &&
-           std::string_view(node.parent().name()) == "w:r";
+    return (name == "w:tab" || name == "w:ptab" || name == "w:br" || name == "w:cr") && std::string_view(node.parent().name()) == "w:r";
 }
 
 // The nodes of paragraph `p` itself (not of a paragraph nested in it, as in a text box) that carry text or

@@ -204,17 +204,23 @@ void TestDocuments::docxPiecesKeepTheirPlaces_data() {
     QTest::addColumn<QString>("paragraph");
     QTest::addColumn<QString>("expected");
     QTest::newRow("tab between columns")
-        << "<w:p><w:pPr><w:tabs><w:tab w:val='left' w:pos='2000'/></w:tabs></w:pPr><w:r><w:t>Name</w:t></w:r><w:r><w:tab/><w:t>The weather</w:t></w:r></w:p>"
-        << "<w:p><w:pPr><w:tabs><w:tab w:val='left' w:pos='2000'/></w:tabs></w:pPr><w:r><w:t xml:space='preserve'>[Name]</w:t></w:r><w:r><w:tab/><w:t xml:space='preserve'>[The weather]</w:t></w:r></w:p>";
+        << "<w:p><w:pPr><w:tabs><w:tab w:val='left' w:pos='2000'/></w:tabs></w:pPr><w:r><w:t>Name</w:t></w:r><w:r><w:tab/><w:t>The "
+           "weather</w:t></w:r></w:p>"
+        << "<w:p><w:pPr><w:tabs><w:tab w:val='left' w:pos='2000'/></w:tabs></w:pPr><w:r><w:t "
+           "xml:space='preserve'>[Name]</w:t></w:r><w:r><w:tab/><w:t xml:space='preserve'>[The weather]</w:t></w:r></w:p>";
     QTest::newRow("line breaks")
         << "<w:p><w:r><w:t>Good morning</w:t><w:br/><w:t xml:space='preserve'>  Good evening </w:t><w:cr/><w:t>42</w:t></w:r></w:p>"
-        << "<w:p><w:r><w:t xml:space='preserve'>[Good morning]</w:t><w:br/><w:t xml:space='preserve'>  [Good evening] </w:t><w:cr/><w:t>42</w:t></w:r></w:p>";
+        << "<w:p><w:r><w:t xml:space='preserve'>[Good morning]</w:t><w:br/><w:t xml:space='preserve'>  [Good evening] "
+           "</w:t><w:cr/><w:t>42</w:t></w:r></w:p>";
     QTest::newRow("bold lead-in")
         << "<w:p><w:r><w:rPr><w:b/></w:rPr><w:t>Note:</w:t></w:r><w:r><w:t xml:space='preserve'> it is very nice today.</w:t></w:r></w:p>"
-        << "<w:p><w:r><w:rPr><w:b/></w:rPr><w:t></w:t></w:r><w:r><w:t xml:space='preserve'>[Note: it is very nice today.]</w:t></w:r></w:p>";
+        << "<w:p><w:r><w:rPr><w:b/></w:rPr><w:t></w:t></w:r><w:r><w:t xml:space='preserve'>[Note: it is very nice "
+           "today.]</w:t></w:r></w:p>";
     QTest::newRow("text box keeps its own paragraph")
-        << "<w:p><w:r><w:t>Outer text</w:t></w:r><w:r><w:txbxContent><w:p><w:r><w:t>Inner text</w:t></w:r></w:p></w:txbxContent></w:r></w:p>"
-        << "<w:p><w:r><w:t xml:space='preserve'>[Outer text]</w:t></w:r><w:r><w:txbxContent><w:p><w:r><w:t xml:space='preserve'>[Inner text]</w:t></w:r></w:p></w:txbxContent></w:r></w:p>";
+        << "<w:p><w:r><w:t>Outer text</w:t></w:r><w:r><w:txbxContent><w:p><w:r><w:t>Inner "
+           "text</w:t></w:r></w:p></w:txbxContent></w:r></w:p>"
+        << "<w:p><w:r><w:t xml:space='preserve'>[Outer text]</w:t></w:r><w:r><w:txbxContent><w:p><w:r><w:t xml:space='preserve'>[Inner "
+           "text]</w:t></w:r></w:p></w:txbxContent></w:r></w:p>";
 }
 
 void TestDocuments::docxPiecesKeepTheirPlaces() {
