@@ -2,12 +2,13 @@
 // y = x W^T for a prompt through oneDNN, on CPUs whose oneDNN has native bfloat16 dot products (AVX512-BF16,
 // AMX): about 600-900 GFLOP/s there, where the engine's own AVX2 kernel (packed_gemm.h) reaches 100-180.
 //
-// The checkpoint stays as mapped (W [N, K] bf16, read transposed in place) and the results match the float32
-// reference: each float32 activation is split into two bfloat16 terms, hi = bf16(x) and lo = bf16(x - hi),
-// which together carry 16 bits of its mantissa; one product over the stacked rows [hi; lo] accumulates in
-// float32 and the two halves are added. Exact bf16 weights times hi + lo differ from the float32 product by
-// about 2^-17 of |x| |W|, against 2^-9 for plain bf16 activations (the 5e-2 logit errors of bf16 inference).
-// Twice the arithmetic, still 3-5x the AVX2 kernel.
+// The checkpoint stays as mapped (W [N, K] bf16, read in place) and the results are float32 products: each
+// float32 activation is split into three bfloat16 terms, hi = bf16(x), mid = bf16(x - hi) and
+// lo = bf16(x - hi - mid), whose sum is x exactly (8 + 8 + 8 bits of its 24-bit mantissa; only values near
+// the float32 underflow lose bits). One product over the stacked rows [hi; mid; lo] accumulates in float32
+// and the three parts are added. Two terms (16 bits) left errors of ~2^-17 |x| |W|, which moved the tiny
+// reference HunYuan's logits by 1.1e-4 on AMX, past the 1e-4 its fixture allows; plain bf16 activations give the
+// 5e-2 logit errors of bf16 inference. Three times the arithmetic, still faster than the AVX2 kernel.
 #include <cstdint>
 #include <string>
 
@@ -28,7 +29,8 @@ bool onednnBf16MatmulTransposed(const float* x, const std::uint16_t* w, float* y
 // shapes and primitive cache with it on machines without bf16 dot products.
 bool onednnF32MatmulTransposed(const float* x, const float* w, float* y, std::int64_t m, std::int64_t n, std::int64_t k);
 
-// hi[i] = bf16(x[i]) and lo[i] = bf16(x[i] - widen(hi[i])), both rounded to nearest even.
-void splitToBf16(const float* x, std::uint16_t* hi, std::uint16_t* lo, std::int64_t count);
+// hi[i] = bf16(x[i]), mid[i] = bf16(x[i] - hi[i]) and lo[i] = bf16(x[i] - hi[i] - mid[i]), each rounded to
+// nearest even.
+void splitToBf16(const float* x, std::uint16_t* hi, std::uint16_t* mid, std::uint16_t* lo, std::int64_t count);
 
 }  // namespace dragoman::kernels
