@@ -178,6 +178,11 @@ __attribute__((target("avx2,fma"))) void gemvBlock(const float* x, const W* w, f
                                                    std::int64_t rowEnd) {
     if (shortRows<W>(k)) return shortRowsAgainstBlock<1, W>(x, w, y, 0, k, rowBegin, rowEnd);
     constexpr int kRows = 8;
+    // While a block is summed, the next block (the 8 rows after it, contiguous) is requested into L2, a few cache
+    // lines per step, so its streams do not start cold: 6.3 -> 6.8 tokens/s for the HY-MT 1.8B decode sequence
+    // (efficiency 0.73 -> 0.79, 4 alternating runs each, AMX Xeon, 2 cores). Into L1 it gained nothing, as
+    // non-temporal hints it halved the speed.
+    constexpr int kLinesPerStep = kRows * 8 * static_cast<int>(sizeof(W)) / 64;
     std::int64_t j = rowBegin;
     for (; j + kRows <= rowEnd; j += kRows) {
         const W* rows[kRows];
@@ -187,7 +192,14 @@ __attribute__((target("avx2,fma"))) void gemvBlock(const float* x, const W* w, f
             rows[r] = w + (j + r) * k;
             acc[r] = _mm256_setzero_ps();
         }
+        const char* next = reinterpret_cast<const char*>(w + (j + kRows) * k);
+        const bool prefetchNext = j + 2 * kRows <= rowEnd;
         for (std::int64_t i = 0; i < k; i += 8) {
+            if (prefetchNext) {
+#pragma GCC unroll 4
+                for (int l = 0; l < kLinesPerStep; ++l)
+                    _mm_prefetch(next + (i / 8 * kLinesPerStep + l) * 64, _MM_HINT_T1);
+            }
             const __m256 xv = _mm256_loadu_ps(x + i);
 #pragma GCC unroll 8
             for (int r = 0; r < kRows; ++r)
