@@ -61,6 +61,18 @@ bool isRunBoundary(pugi::xml_node node) {
     return (name == "w:tab" || name == "w:ptab" || name == "w:br" || name == "w:cr") && std::string_view(node.parent().name()) == "w:r";
 }
 
+// The hyperlink (w:hyperlink, or a simple field such as HYPERLINK in w:fldSimple) around `node` inside
+// paragraph `p`, or a null node. A link inside a longer sentence is a piece of its own: the sentence's translation
+// goes into one run, so a link that shared its piece lost its text (the empty link stayed, invisible). Translated
+// apart, the link keeps its words and target, at the cost of the sentence's context around it.
+pugi::xml_node enclosingLink(pugi::xml_node node, pugi::xml_node p) {
+    for (auto n = node.parent(); n && n != p; n = n.parent()) {
+        const std::string_view name = n.name();
+        if (name == "w:hyperlink" || name == "w:fldSimple") return n;
+    }
+    return {};
+}
+
 // The nodes of paragraph `p` itself (not of a paragraph nested in it, as in a text box) that carry text or
 // split it: its w:t elements and its runs' tabs and breaks, in document order.
 std::vector<pugi::xml_node> ownTextAndBoundaries(pugi::xml_node p) {
@@ -78,7 +90,7 @@ std::vector<pugi::xml_node> ownTextAndBoundaries(pugi::xml_node p) {
     return nodes;
 }
 
-// One piece of a paragraph between tabs and breaks: its w:t nodes and the whitespace around its text, which
+// One piece of a paragraph between tabs, breaks and hyperlink edges: its w:t nodes and the whitespace around its text, which
 // stays where it was. The translation goes into the node that held the most text, so the piece takes its
 // dominant formatting (a bold lead-in word does not make the whole sentence bold); the other nodes are emptied.
 struct Piece {
@@ -116,11 +128,16 @@ SegmentedDocument segmentPart(const std::string& xml, const std::string& name) {
     auto pieces = std::make_shared<std::vector<Piece>>();
     for (const auto& hit : doc->select_nodes("//w:p")) {
         std::vector<pugi::xml_node> texts;
+        pugi::xml_node link;  // the hyperlink around the current piece's text, if any
         for (const auto& node : ownTextAndBoundaries(hit.node())) {
-            if (std::string_view(node.name()) == "w:t")
-                texts.push_back(node);
-            else
+            if (std::string_view(node.name()) != "w:t") {
                 addPiece(texts, out, *pieces);
+                continue;
+            }
+            const auto around = enclosingLink(node, hit.node());
+            if (around != link) addPiece(texts, out, *pieces);
+            link = around;
+            texts.push_back(node);
         }
         addPiece(texts, out, *pieces);
     }

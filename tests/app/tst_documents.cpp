@@ -216,6 +216,19 @@ void TestDocuments::docxPiecesKeepTheirPlaces_data() {
         << "<w:p><w:r><w:rPr><w:b/></w:rPr><w:t>Note:</w:t></w:r><w:r><w:t xml:space='preserve'> it is very nice today.</w:t></w:r></w:p>"
         << "<w:p><w:r><w:rPr><w:b/></w:rPr><w:t></w:t></w:r><w:r><w:t xml:space='preserve'>[Note: it is very nice "
            "today.]</w:t></w:r></w:p>";
+    QTest::newRow("hyperlink inside a sentence")
+        << "<w:p><w:r><w:t xml:space='preserve'>See </w:t></w:r><w:hyperlink r:id='rId5'><w:r><w:rPr><w:rStyle "
+           "w:val='Hyperlink'/></w:rPr><w:t>our report</w:t></w:r></w:hyperlink><w:r><w:t xml:space='preserve'> for the "
+           "weather.</w:t></w:r></w:p>"
+        << "<w:p><w:r><w:t xml:space='preserve'>[See] </w:t></w:r><w:hyperlink r:id='rId5'><w:r><w:rPr><w:rStyle "
+           "w:val='Hyperlink'/></w:rPr><w:t xml:space='preserve'>[our report]</w:t></w:r></w:hyperlink><w:r><w:t "
+           "xml:space='preserve'> [for the weather.]</w:t></w:r></w:p>";
+    QTest::newRow("simple field and a link that is the whole paragraph")
+        << "<w:p><w:fldSimple w:instr=' HYPERLINK &quot;https://example.org&quot; '><w:r><w:t>Good "
+           "morning</w:t></w:r><w:r><w:rPr><w:b/></w:rPr><w:t xml:space='preserve'> everyone</w:t></w:r></w:fldSimple></w:p>"
+        << "<w:p><w:fldSimple w:instr=' HYPERLINK &quot;https://example.org&quot; '><w:r><w:t "
+           "xml:space='preserve'>[Good morning everyone]</w:t></w:r><w:r><w:rPr><w:b/></w:rPr><w:t "
+           "xml:space='preserve'></w:t></w:r></w:fldSimple></w:p>";
     QTest::newRow("text box keeps its own paragraph")
         << "<w:p><w:r><w:t>Outer text</w:t></w:r><w:r><w:txbxContent><w:p><w:r><w:t>Inner "
            "text</w:t></w:r></w:p></w:txbxContent></w:r></w:p>"
