@@ -203,7 +203,10 @@ void TestKernels::onednnProductsMatchReference() {
     QVERIFY(kernels::onednnBf16MatmulTransposed(x.data_ptr<float>(), reinterpret_cast<const std::uint16_t*>(w.data_ptr<at::BFloat16>()),
                                                 y.data_ptr<float>(), m, n, k));
     error = (y.to(torch::kFloat64) - reference(x, w)).abs().max().item<double>();
-    QVERIFY2(error < tolerance(k), qPrintable(QString("bf16 split: max error %1").arg(error)));
+    // Three exact terms leave only float32 accumulation error (~2e-6 sqrt(K) here); two terms, which missed the
+    // HunYuan fixture's 1e-4, give 2-3x this bound on these rows (3.6e-4 at K = 1032, 6.4e-5 at K = 20).
+    const double splitTolerance = 6e-6 * std::sqrt(static_cast<double>(k));
+    QVERIFY2(error < splitTolerance, qPrintable(QString("bf16 split: max error %1, allowed %2").arg(error).arg(splitTolerance)));
 }
 
 void TestKernels::promptKernelIsNamed() {
