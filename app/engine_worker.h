@@ -63,7 +63,8 @@ Q_SIGNALS:
     void finished(quint64 requestId, const dragoman::TranslationInfo& stats);
     void failed(quint64 requestId, const QString& message);
     void documentProgress(quint64 jobId, int done, int total);
-    void documentFinished(quint64 jobId, const QString& outputPath);
+    // keptSource: segments the model answered with nothing, whose source text the output keeps.
+    void documentFinished(quint64 jobId, const QString& outputPath, int keptSource);
     void documentFailed(quint64 jobId, const QString& message);  // also for a cancelled job
 
 private:

@@ -207,12 +207,15 @@ void MainWindow::connectDocuments() {
         if (id != currentDocument_ || total <= 0) return;
         documentBar_->setValue(done * 100 / total);
     });
-    connect(engine_, &EngineWorker::documentFinished, this, [this](quint64 id, const QString& output) {
+    connect(engine_, &EngineWorker::documentFinished, this, [this](quint64 id, const QString& output, int keptSource) {
         if (id == currentDocument_) {
             documentBar_->setVisible(false);
             currentDocument_ = 0;
         }
-        documentStatus_->setText(tr("Saved the translation as %1").arg(output));
+        auto status = tr("Saved the translation as %1").arg(output);
+        if (keptSource > 0)
+            status += tr(" (the model returned nothing for %n passage(s); their original text was kept)", nullptr, keptSource);
+        documentStatus_->setText(status);
     });
     connect(engine_, &EngineWorker::documentFailed, this, [this](quint64 id, const QString& message) {
         if (id == currentDocument_) {

@@ -49,6 +49,9 @@ int runTranslateFile(const QStringList& args) {
             std::fflush(stderr);
         };
     const auto result = documents::translateDocument(request);
+    if (result.keptSource > 0)
+        std::fprintf(stderr, "warning: the model returned nothing for %zu of %zu segments; their source text was kept\n", result.keptSource,
+                     result.segments);
     print(result.output + "\n");
     return kExitOk;
 }

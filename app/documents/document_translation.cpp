@@ -54,6 +54,12 @@ public:
             if (order_[i].find('\n') == std::string::npos)
                 for (auto& c : translation)
                     if (c == '\n' || c == '\r') c = ' ';
+            // A model can answer a lone word or a fragment with nothing (the small bundled one does, for "very"
+            // between HTML tags): the source text stays rather than vanish from the document.
+            if (translation.find_first_not_of(" \t\r\n") == std::string::npos) {
+                translation = order_[i];
+                ++keptSource_;
+            }
             done_[order_[i]] = std::move(translation);
         }
         if (request_.progress) request_.progress(order_.size(), order_.size());
@@ -65,11 +71,13 @@ public:
         return out;
     }
     std::size_t count() const { return order_.size(); }
+    std::size_t keptSource() const { return keptSource_; }
 
 private:
     const DocumentRequest& request_;
     std::map<std::string, std::string> done_;
     std::vector<std::string> order_;
+    std::size_t keptSource_ = 0;
 };
 
 void writeAtomically(const QString& path, const std::string& bytes) {
@@ -148,6 +156,7 @@ DocumentResult translateDocument(const DocumentRequest& request) {
             throw Error("io", "cannot write " + result.output.toStdString());
         }
         result.segments = translator.count();
+        result.keptSource = translator.keptSource();
         return result;
     }
 
@@ -180,6 +189,7 @@ DocumentResult translateDocument(const DocumentRequest& request) {
     translator.run();
     writeAtomically(result.output, bom + doc.rebuild(translator.of(doc.segments)));
     result.segments = translator.count();
+    result.keptSource = translator.keptSource();
     return result;
 }
 

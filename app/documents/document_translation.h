@@ -36,7 +36,8 @@ struct DocumentRequest {
 struct DocumentResult {
     QString output;
     Format format = Format::PlainText;
-    std::size_t segments = 0;  // distinct segments translated
+    std::size_t segments = 0;    // distinct segments translated
+    std::size_t keptSource = 0;  // of them, those the model answered with nothing: their source text was kept
 };
 
 // Throws Error("input") for an unsupported, unreadable, oversized, non-UTF-8 or malformed document,

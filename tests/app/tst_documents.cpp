@@ -76,6 +76,8 @@ private Q_SLOTS:
     void cancelledJobLeavesNothing();
     void repeatedTextIsTranslatedOnce();
     void modelLineBreaksNeverAddLines();
+    void emptyTranslationKeepsTheSource_data();
+    void emptyTranslationKeepsTheSource();
 
 private:
     documents::DocumentRequest request(const QString& input, const QString& output);
@@ -100,7 +102,9 @@ documents::DocumentRequest TestDocuments::request(const QString& input, const QS
     r.to = "de";
     r.translate = [this](const std::string& text) {
         ++calls_;
-        return translator_->translate({text, "en", "de", 1, 1, {}});
+        // The tiny fixture model answers most sentences with nothing, which the document translator refuses (the
+        // source would stay, see emptyTranslationKeepsTheSource): marks around its answer show each replacement.
+        return "«" + translator_->translate({text, "en", "de", 1, 1, {}}) + "»";
     };
     return r;
 }
@@ -379,6 +383,33 @@ void TestDocuments::modelLineBreaksNeverAddLines() {
     QCOMPARE(out.size(), in.size());
     for (qsizetype i = 0; i < in.size(); ++i)
         if (in[i].contains("-->") || in[i].trimmed().isEmpty()) QCOMPARE(out[i], in[i]);
+}
+
+void TestDocuments::emptyTranslationKeepsTheSource_data() {
+    QTest::addColumn<QString>("name");
+    QTest::addColumn<QByteArray>("source");
+    QTest::addColumn<QByteArray>("expected");
+    QTest::newRow("html emphasis") << "emphasis.html" << QByteArray("<p>This is <b>very</b> important.</p>\n")
+                                   << QByteArray("<p>[This is] <b>very</b> [important.]</p>\n");
+    QTest::newRow("plain text line") << "lines.txt" << QByteArray("Good morning\nvery\n") << QByteArray("[Good morning]\nvery\n");
+}
+
+// A model that answers a segment with nothing (or only whitespace) never erases it: its source text stays.
+void TestDocuments::emptyTranslationKeepsTheSource() {
+    QFETCH(QString, name);
+    QFETCH(QByteArray, source);
+    QFETCH(QByteArray, expected);
+    QTemporaryDir dir;
+    const auto input = dir.filePath(name);
+    QFile file(input);
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.write(source);
+    file.close();
+    auto r = request(input, dir.filePath("out-" + name));
+    r.translate = [](const std::string& text) { return text == "very" ? std::string(" \n") : "[" + text + "]"; };
+    const auto result = documents::translateDocument(r);
+    QCOMPARE(result.keptSource, std::size_t{1});
+    QVERIFY2(fileBytes(r.output).contains(expected), fileBytes(r.output).constData());
 }
 
 QTEST_GUILESS_MAIN(TestDocuments)
