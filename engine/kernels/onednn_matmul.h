@@ -15,8 +15,9 @@
 
 namespace dragoman::kernels {
 
-// True when oneDNN reports AVX512-BF16 or AMX, $DRAGOMAN_ONEDNN is not 0, and a product on random data
-// matched the float64 result at the first call (checked once per process; otherwise a warning is logged).
+// True when oneDNN reports AMX (or AVX512-BF16, with $DRAGOMAN_ONEDNN=1), $DRAGOMAN_ONEDNN is not 0, and a
+// product on random data matched the float64 result at the first call (checked once per process; otherwise a
+// warning is logged).
 bool onednnBf16Ready();
 
 // What prompts' bf16 products run on, for logs and benchmarks: "onednn <impl> (<isa>)" or "avx2 packed".
