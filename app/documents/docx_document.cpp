@@ -55,10 +55,12 @@ bool translatablePart(const std::string& name) {
 
 // A run's tab or line break, which splits a paragraph's text into pieces translated apart (a tab separates
 // columns, a break separates lines of an address), so each one stays where it is. A w:tab that is not in a run
-// is a tab stop's definition in the paragraph properties.
+// is a tab stop's definition in the paragraph properties. A field's begin, separate and end marks (w:fldChar) split
+// too: the result of a HYPERLINK, REF or DATE field between them is a piece of its own, like a w:hyperlink's text.
 bool isRunBoundary(pugi::xml_node node) {
     const std::string_view name = node.name();
-    return (name == "w:tab" || name == "w:ptab" || name == "w:br" || name == "w:cr") && std::string_view(node.parent().name()) == "w:r";
+    return (name == "w:tab" || name == "w:ptab" || name == "w:br" || name == "w:cr" || name == "w:fldChar") &&
+           std::string_view(node.parent().name()) == "w:r";
 }
 
 // The hyperlink (w:hyperlink, or a simple field such as HYPERLINK in w:fldSimple) around `node` inside
@@ -77,7 +79,7 @@ pugi::xml_node enclosingLink(pugi::xml_node node, pugi::xml_node p) {
 // split it: its w:t elements and its runs' tabs and breaks, in document order.
 std::vector<pugi::xml_node> ownTextAndBoundaries(pugi::xml_node p) {
     std::vector<pugi::xml_node> nodes;
-    auto hits = p.select_nodes(".//w:t | .//w:tab | .//w:ptab | .//w:br | .//w:cr");
+    auto hits = p.select_nodes(".//w:t | .//w:tab | .//w:ptab | .//w:br | .//w:cr | .//w:fldChar");
     hits.sort();
     for (const auto& hit : hits) {
         const auto node = hit.node();

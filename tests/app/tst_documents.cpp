@@ -233,6 +233,15 @@ void TestDocuments::docxPiecesKeepTheirPlaces_data() {
         << "<w:p><w:fldSimple w:instr=' HYPERLINK &quot;https://example.org&quot; '><w:r><w:t "
            "xml:space='preserve'>[Good morning everyone]</w:t></w:r><w:r><w:rPr><w:b/></w:rPr><w:t "
            "xml:space='preserve'></w:t></w:r></w:fldSimple></w:p>";
+    QTest::newRow("field-code hyperlink inside a sentence")
+        << "<w:p><w:r><w:t xml:space='preserve'>Read the </w:t></w:r><w:r><w:fldChar w:fldCharType='begin'/></w:r><w:r><w:instrText "
+           "xml:space='preserve'> HYPERLINK 'https://example.org' </w:instrText></w:r><w:r><w:fldChar "
+           "w:fldCharType='separate'/></w:r><w:r><w:t>weather report</w:t></w:r><w:r><w:fldChar w:fldCharType='end'/></w:r><w:r><w:t "
+           "xml:space='preserve'> today.</w:t></w:r></w:p>"
+        << "<w:p><w:r><w:t xml:space='preserve'>[Read the] </w:t></w:r><w:r><w:fldChar w:fldCharType='begin'/></w:r><w:r><w:instrText "
+           "xml:space='preserve'> HYPERLINK 'https://example.org' </w:instrText></w:r><w:r><w:fldChar "
+           "w:fldCharType='separate'/></w:r><w:r><w:t xml:space='preserve'>[weather report]</w:t></w:r><w:r><w:fldChar "
+           "w:fldCharType='end'/></w:r><w:r><w:t xml:space='preserve'> [today.]</w:t></w:r></w:p>";
     QTest::newRow("text box keeps its own paragraph")
         << "<w:p><w:r><w:t>Outer text</w:t></w:r><w:r><w:txbxContent><w:p><w:r><w:t>Inner "
            "text</w:t></w:r></w:p></w:txbxContent></w:r></w:p>"
