@@ -28,6 +28,8 @@ using dnnl::memory;
 constexpr std::int64_t kChunkRows = 256;
 constexpr std::size_t kMaxCachedShapes = 128;
 constexpr std::int64_t kSplitTerms = 3;  // bf16 terms per float32 activation (onednn_matmul.h)
+// The split product's scratch kept between calls, at most: a 256-row chunk of HY-MT 7B's MLP needs 50 MB.
+constexpr std::size_t kKeptScratchBytes = std::size_t{64} << 20;
 
 struct Runtime {
     dnnl::engine engine{dnnl::engine::kind::cpu, 0};
@@ -111,13 +113,21 @@ std::int64_t paddedRows(std::int64_t rows) {
 // Rows [0, m) of one chunk as three stacked bf16 terms, one product, the terms' results added.
 bool splitChunk(Runtime& r, const float* x, const std::uint16_t* w, float* y, std::int64_t m, std::int64_t n, std::int64_t k) {
     const auto rows = paddedRows(kSplitTerms * m);
-    if (r.terms.size() < static_cast<std::size_t>(rows * k)) r.terms.resize(static_cast<std::size_t>(rows * k));
-    if (r.parts.size() < static_cast<std::size_t>(rows * n)) r.parts.resize(static_cast<std::size_t>(rows * n));
-    std::uint16_t* terms = r.terms.data();
+    const auto termCount = static_cast<std::size_t>(rows * k), partCount = static_cast<std::size_t>(rows * n);
+    // The kept scratch serves the projections of a prompt; a larger product (all of a long prompt's logits over
+    // a 120k vocabulary: 370 MB of parts) gets buffers of its own that are freed afterwards.
+    const bool kept = termCount * sizeof(std::uint16_t) + partCount * sizeof(float) <= kKeptScratchBytes;
+    std::vector<std::uint16_t> ownTerms;
+    std::vector<float> ownParts;
+    auto& termBuffer = kept ? r.terms : ownTerms;
+    auto& partBuffer = kept ? r.parts : ownParts;
+    if (termBuffer.size() < termCount) termBuffer.resize(termCount);
+    if (partBuffer.size() < partCount) partBuffer.resize(partCount);
+    std::uint16_t* terms = termBuffer.data();
     splitToBf16(x, terms, terms + m * k, terms + 2 * m * k, m * k);
     std::fill(terms + kSplitTerms * m * k, terms + rows * k, std::uint16_t{0});
-    if (!run(r, memory::data_type::bf16, terms, w, r.parts.data(), rows, n, k)) return false;
-    const float* hi = r.parts.data();
+    if (!run(r, memory::data_type::bf16, terms, w, partBuffer.data(), rows, n, k)) return false;
+    const float* hi = partBuffer.data();
     const float* mid = hi + m * n;
     const float* lo = mid + m * n;
     // Smallest first: the sum rounds once where it matters, as a float32 dot product would.
