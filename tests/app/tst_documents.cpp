@@ -22,6 +22,11 @@ QByteArray fileBytes(const QString& path) {
     return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
 }
 
+bool writeBytes(const QString& path, const QByteArray& data) {
+    QFile f(path);
+    return f.open(QIODevice::WriteOnly) && f.write(data) == data.size();
+}
+
 QByteArray zipEntry(const QString& path, const char* name) {
     int error = 0;
     zip_t* z = zip_open(QFile::encodeName(path).constData(), ZIP_RDONLY, &error);
@@ -409,12 +414,8 @@ void TestDocuments::emptyTranslationKeepsTheSource() {
     QFETCH(QByteArray, source);
     QFETCH(QByteArray, expected);
     QTemporaryDir dir;
-    const auto input = dir.filePath(name);
-    QFile file(input);
-    QVERIFY(file.open(QIODevice::WriteOnly));
-    file.write(source);
-    file.close();
-    auto r = request(input, dir.filePath("out-" + name));
+    QVERIFY(writeBytes(dir.filePath(name), source));
+    auto r = request(dir.filePath(name), dir.filePath("out-" + name));
     r.translate = [](const std::string& text) { return text == "very" ? std::string(" \n") : "[" + text + "]"; };
     const auto result = documents::translateDocument(r);
     QCOMPARE(result.keptSource, std::size_t{1});
