@@ -76,7 +76,7 @@ pugi::xml_node enclosingLink(pugi::xml_node node, pugi::xml_node p) {
 }
 
 // The nodes of paragraph `p` itself (not of a paragraph nested in it, as in a text box) that carry text or
-// split it: its w:t elements and its runs' tabs and breaks, in document order.
+// split it: its w:t elements and its runs' tabs, breaks and field marks, in document order.
 std::vector<pugi::xml_node> ownTextAndBoundaries(pugi::xml_node p) {
     std::vector<pugi::xml_node> nodes;
     auto hits = p.select_nodes(".//w:t | .//w:tab | .//w:ptab | .//w:br | .//w:cr | .//w:fldChar");
@@ -92,7 +92,7 @@ std::vector<pugi::xml_node> ownTextAndBoundaries(pugi::xml_node p) {
     return nodes;
 }
 
-// One piece of a paragraph between tabs, breaks and hyperlink edges: its w:t nodes and the whitespace around its text, which
+// One piece of a paragraph between tabs, breaks, field marks and hyperlink edges: its w:t nodes and the whitespace around its text, which
 // stays where it was. The translation goes into the node that held the most text, so the piece takes its
 // dominant formatting (a bold lead-in word does not make the whole sentence bold); the other nodes are emptied.
 struct Piece {

@@ -136,6 +136,18 @@ bool splitChunk(Runtime& r, const float* x, const std::uint16_t* w, float* y, st
     return true;
 }
 
+// Calls product(firstRow, rows) for m rows in chunks of equal size (500 rows: 250 + 250, not 256 + 244): one
+// compiled shape, and no small last chunk. Stops at the first failure; a chunk that fails after others succeeded
+// leaves y partly written, and the caller recomputes all of it.
+template <typename Product>
+bool inChunks(std::int64_t m, Product&& product) {
+    const auto chunks = (m + kChunkRows - 1) / kChunkRows;
+    const auto chunkRows = (m + chunks - 1) / chunks;
+    for (std::int64_t row = 0; row < m; row += chunkRows)
+        if (!product(row, std::min(chunkRows, m - row))) return false;
+    return true;
+}
+
 bool hasIsa(dnnl::cpu_isa isa, dnnl::cpu_isa wanted) {
     const auto bits = static_cast<unsigned>(isa), mask = static_cast<unsigned>(wanted);
     return (bits & mask) == mask;  // AMX's mask contains AVX512-BF16's
@@ -293,25 +305,14 @@ std::string promptKernelName() {
 bool onednnBf16MatmulTransposed(const float* x, const std::uint16_t* w, float* y, std::int64_t m, std::int64_t n, std::int64_t k) {
     auto& r = runtime();
     std::lock_guard lock(r.mutex);
-    // Chunks of equal size (500 rows: 250 + 250, not 256 + 244): one compiled shape, and no small last chunk.
-    const auto chunks = (m + kChunkRows - 1) / kChunkRows;
-    const auto chunkRows = (m + chunks - 1) / chunks;
-    for (std::int64_t row = 0; row < m; row += chunkRows) {
-        const auto rows = std::min(chunkRows, m - row);
-        // A chunk that fails after others succeeded leaves y partly written; the caller recomputes all of it.
-        if (!splitChunk(r, x + row * k, w, y + row * n, rows, n, k)) return false;
-    }
-    return true;
+    return inChunks(m, [&](std::int64_t row, std::int64_t rows) { return splitChunk(r, x + row * k, w, y + row * n, rows, n, k); });
 }
 
 bool onednnF32MatmulTransposed(const float* x, const float* w, float* y, std::int64_t m, std::int64_t n, std::int64_t k) {
     auto& r = runtime();
     std::lock_guard lock(r.mutex);
-    for (std::int64_t row = 0; row < m; row += kChunkRows) {
-        const auto rows = std::min(kChunkRows, m - row);
-        if (!run(r, memory::data_type::f32, x + row * k, w, y + row * n, rows, n, k)) return false;
-    }
-    return true;
+    return inChunks(
+        m, [&](std::int64_t row, std::int64_t rows) { return run(r, memory::data_type::f32, x + row * k, w, y + row * n, rows, n, k); });
 }
 
 }  // namespace dragoman::kernels
