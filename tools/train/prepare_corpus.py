@@ -7,6 +7,10 @@ Writes into OUT:
   valid.tsv       the same for a small slice held out of the training files, to watch the loss
 The *.dev.tsv files are never read here: they are the held-out test sets the quality is measured on.
 The en-zh file is sorted by length (Tatoeba order), so everything is shuffled with a fixed seed first.
+
+--extra DIR (repeatable) adds DIR/en-de.train.tsv and DIR/en-zh.train.tsv (e.g. the Debian corpus that
+tools/train/prepare_debian_corpus.sh writes) to the training pairs only: the validation slice still comes from
+--corpora alone, so validation losses stay comparable with runs without extra data.
 """
 import argparse
 import random
@@ -40,14 +44,24 @@ def main():
     ap.add_argument("--out", required=True, type=Path)
     ap.add_argument("--valid-per-pair", type=int, default=300)
     ap.add_argument("--seed", type=int, default=13)
+    ap.add_argument("--extra", type=Path, action="append", default=[], help="more NAME.train.tsv files (training only)")
     args = ap.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     rng = random.Random(args.seed)
+    extra_rng = random.Random(args.seed + 1)
     train_rows, valid_rows, sentences = [], [], {}
     for name, (src, tgt) in PAIRS.items():
         pairs = sorted(set(read_pairs(args.corpora / f"{name}.train.tsv")))
         rng.shuffle(pairs)
         valid, train = pairs[: args.valid_per_pair], pairs[args.valid_per_pair:]
+        if args.extra:
+            known = set(pairs)
+            extra = [p for d in args.extra if (d / f"{name}.train.tsv").exists()
+                     for p in read_pairs(d / f"{name}.train.tsv")]
+            extra = sorted(set(p for p in extra if p not in known))
+            extra_rng.shuffle(extra)  # its own generator: the base data's shuffles and validation slice stay as without
+            print(f"{name}: {len(extra)} extra training pairs")
+            train += extra
         for rows, chunk in ((train_rows, train), (valid_rows, valid)):
             for a, b in chunk:
                 rows.append((tgt, a, b))

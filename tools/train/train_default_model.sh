@@ -2,6 +2,7 @@
 # Trains Dragoman's bundled default model (en<->de, en<->zh, one Marian model) from ../shared/corpora, end to end:
 #   corpus preparation -> sentencepiece (spm_train) -> Hugging Face Marian layout -> dragoman-train -> evaluation.
 # Usage: tools/train/train_default_model.sh [WORKDIR] [EPOCHS]     (PREPARE_ONLY=1: stop before training)
+# DRAGOMAN_EXTRA_CORPORA=DIR[:DIR...] adds more training pairs (tools/train/prepare_debian_corpus.sh writes one).
 # Resumable: rerunning with the same WORKDIR continues from the last checkpoint. When it finishes,
 # WORKDIR/layout is a complete model folder; tools/train/install_default_model.sh copies it into resources/.
 set -euo pipefail
@@ -16,7 +17,10 @@ trainer="$root/build/tools/train/dragoman-train"
 mkdir -p "$work"
 
 if [ ! -f "$work/data/train.tsv" ]; then
-    "$python" "$here/prepare_corpus.py" --corpora "$corpora" --out "$work/data"
+    extra=()
+    IFS=: read -ra extra_dirs <<< "${DRAGOMAN_EXTRA_CORPORA:-}"
+    for d in "${extra_dirs[@]}"; do if [ -n "$d" ]; then extra+=(--extra "$d"); fi; done
+    "$python" "$here/prepare_corpus.py" --corpora "$corpora" --out "$work/data" "${extra[@]}"
 fi
 if [ ! -f "$work/data/spm.model" ]; then
     # identity normalization keeps full-width Chinese punctuation; byte fallback means no <unk> for rare characters.
