@@ -4,9 +4,12 @@
   - chrF: character 1..6-grams with whitespace removed, beta 2, corpus-level statistics, averaged P and R;
   - BLEU: corpus-level 1..4-grams, brevity penalty, 'exp' smoothing, tokenizer 13a (the 'zh' tokenizer,
     one token per Chinese character, when the target is Chinese).
-Each direction's source lines go through `dragoman-cli translate` (greedy) in one process.
+Each direction's source lines go through `dragoman-cli translate` (greedy) in one process. Each result also
+gives the share of degenerate outputs (looping repetitions, defined in degenerate.py).
 
     tools/train/evaluate.py --model DIR [--cli build/app/dragoman-cli] [--corpora ../shared/corpora] [--limit N]
+                            [--sets dev|all|tatoeba,tico19,libreoffice-help,gettext,general] [--debian WORKDIR/corpus]
+By default it scores the whole dev sets of ../shared/corpora ('dev'); eval_sets.py describes the other sets.
 """
 import argparse
 import json
@@ -17,6 +20,9 @@ import subprocess
 import tempfile
 from collections import Counter
 from pathlib import Path
+
+import eval_sets
+from degenerate import degenerate_rate
 
 DIRECTIONS = [("en-de", "en", "de"), ("en-de", "de", "en"), ("en-zh", "en", "zh"), ("en-zh", "zh", "en")]
 
@@ -101,12 +107,20 @@ def corpus_chrf(hyps, refs, order=6, beta=2.0):
     return 100.0 * (1 + factor) * avg_p * avg_r / (factor * avg_p + avg_r)
 
 
+def translate(args, env, src, tgt, sources):
+    out = subprocess.run([args.cli, "translate", "--model", args.model, "--from", src, "--to", tgt],
+                         input="\n".join(sources) + "\n", capture_output=True, text=True, check=True, env=env)
+    return out.stdout.split("\n")[: len(sources)]
+
+
 def main():
     root = Path(__file__).resolve().parents[2]
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--model", required=True)
     ap.add_argument("--cli", default=str(root / "build/app/dragoman-cli"))
     ap.add_argument("--corpora", default=str(root.parent / "shared/corpora"))
+    ap.add_argument("--debian", help="tools/train/prepare_debian_corpus.sh's WORKDIR/corpus, for its held-out sets")
+    ap.add_argument("--sets", default="dev", help="comma-separated set names or 'all' (see eval_sets.py); default: dev")
     ap.add_argument("--limit", type=int, default=0, help="score only the first N lines of each dev set")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
@@ -115,26 +129,29 @@ def main():
     # protects users from files changed behind the manifest's back.
     store = tempfile.mkdtemp(prefix="dragoman-eval-")
     env = dict(os.environ, DRAGOMAN_MODELS=store)
-    for pair, src, tgt in DIRECTIONS:
-        rows = [l.rstrip("\n").split("\t") for l in open(Path(args.corpora) / f"{pair}.dev.tsv", encoding="utf-8")]
-        rows = [r for r in rows if len(r) >= 2 and r[0].strip() and r[1].strip()]
-        if args.limit:
-            rows = rows[: args.limit]
-        en_first = pair.split("-")[0] == src
-        sources = [(r[0] if en_first else r[1]).replace("\n", " ") for r in rows]
-        refs = [(r[1] if en_first else r[0]) for r in rows]
-        out = subprocess.run([args.cli, "translate", "--model", args.model, "--from", src, "--to", tgt],
-                             input="\n".join(sources) + "\n", capture_output=True, text=True, check=True, env=env)
-        hyps = out.stdout.split("\n")[: len(sources)]
-        tokenize = tokenize_zh if tgt == "zh" else tokenize_13a
-        results.append({"direction": f"{src}->{tgt}", "lines": len(rows), "chrF2": round(corpus_chrf(hyps, refs), 1),
-                        "BLEU": round(corpus_bleu(hyps, refs, tokenize), 1), "example": hyps[0] if hyps else ""})
+    for name in eval_sets.names(args.sets, args.debian):
+        for pair, src, tgt in DIRECTIONS:
+            rows = eval_sets.load(name, pair, args.corpora, args.debian)
+            if not rows:
+                continue
+            if args.limit:
+                rows = rows[: args.limit]
+            en_first = pair.split("-")[0] == src
+            sources = [(r[0] if en_first else r[1]).replace("\n", " ") for r in rows]
+            refs = [(r[1] if en_first else r[0]) for r in rows]
+            hyps = translate(args, env, src, tgt, sources)
+            tokenize = tokenize_zh if tgt == "zh" else tokenize_13a
+            results.append({"set": name, "direction": f"{src}->{tgt}", "lines": len(rows),
+                            "chrF2": round(corpus_chrf(hyps, refs), 1),
+                            "BLEU": round(corpus_bleu(hyps, refs, tokenize), 1),
+                            "degenerate": round(degenerate_rate(hyps), 1), "example": hyps[0] if hyps else ""})
     if args.json:
         print(json.dumps(results, ensure_ascii=False))
         return
-    print(f"{'direction':10s} {'lines':>6s} {'chrF2':>6s} {'BLEU':>6s}  first output")
+    print(f"{'set':16s} {'direction':10s} {'lines':>6s} {'chrF2':>6s} {'BLEU':>6s} {'degen%':>6s}  first output")
     for r in results:
-        print(f"{r['direction']:10s} {r['lines']:6d} {r['chrF2']:6.1f} {r['BLEU']:6.1f}  {r['example']}")
+        print(f"{r['set']:16s} {r['direction']:10s} {r['lines']:6d} {r['chrF2']:6.1f} {r['BLEU']:6.1f} "
+              f"{r['degenerate']:6.1f}  {r['example']}")
 
 
 if __name__ == "__main__":
