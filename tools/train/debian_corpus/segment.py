@@ -28,12 +28,19 @@ def split_sentences(text, lang):
     return [p.strip() for p in pieces if p.strip()]
 
 
+def ends_unit(line):
+    # A line that ends a sentence or is a list item; otherwise the break is wrapping, which translators redo
+    # ("stop any\n playing or recording first" -> "stoppen Sie\nzuerst jegliche Wiedergabe").
+    return bool(re.search(r"[.!?:;。！？：；…]\W?$", line.rstrip()) or re.match(r"\s*([-*•·]|\d+[.)])\s", line))
+
+
 def segments(en, other, lang, lines=True):
     """Yields (en, other) pieces; the unit itself when no split is supported by equal counts. lines=False for
     HTML text, where a line break is only source formatting."""
     en_lines = [l for l in en.split("\n") if l.strip()]
     other_lines = [l for l in other.split("\n") if l.strip()]
-    if lines and len(en_lines) > 1 and len(en_lines) == len(other_lines):
+    if (lines and len(en_lines) > 1 and len(en_lines) == len(other_lines)
+            and all(map(ends_unit, en_lines[:-1] + other_lines[:-1]))):
         units = list(zip(en_lines, other_lines))
     else:
         units = [(" ".join(en.split()), " ".join(other.split()))]

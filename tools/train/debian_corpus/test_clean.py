@@ -100,6 +100,12 @@ class Segments(unittest.TestCase):
         self.assertEqual(got, [("First line.", "第一行。"), ("Second one.", "第二行。")])
         self.assertEqual(split_sentences("你好。我很好！", "zh"), ["你好。", "我很好！"])
 
+    def test_wrapped_lines_are_joined(self):
+        got = list(segments("To change it, stop any\n playing or recording first.",
+                            "Um es zu ändern, stoppen Sie\nzuerst jegliche Wiedergabe.", "de"))
+        self.assertEqual(got, [("To change it, stop any playing or recording first.",
+                                "Um es zu ändern, stoppen Sie zuerst jegliche Wiedergabe.")])
+
     def test_abbreviations_do_not_split(self):
         self.assertEqual(split_sentences("Das ist z. B. gut. Ja.", "de"), ["Das ist z. B. gut.", "Ja."])
 
