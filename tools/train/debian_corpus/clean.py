@@ -17,15 +17,15 @@ BRACKETED_MNEMONIC = re.compile(r"\s*[(（][_&~]?[A-Za-z0-9][)）]")
 TAG = re.compile(r"</?[A-Za-z][A-Za-z0-9:-]*(\s[^<>]*)?/?>")
 ENTITY = re.compile(r"&(#\d+|#x[0-9a-fA-F]+|[A-Za-z]+);")
 PLACEHOLDER = re.compile(
-    r"%(\d+\$)?[-+#0]*(\d+|\*)?(\.\d+)?(hh|h|ll|l|L|q|j|z|t|I64)?[diouxXeEfFgGcsSp]"  # printf
+    r"%(\d+\$)?[-+#0'I]*(\d+|\*)?(\.\d+)?(hh|h|ll|l|L|q|j|z|t|I64)?[diouxXeEfFgGcsSp]"  # printf
     r"|%\(\w+\)[-+#0]*\d*[sdifr]"   # python %(name)s
     r"|%\d+"                        # Qt/KDE %1
     r"|\{\w*\}"                     # python/C# format fields
-    r"|\$\{\w+\}|\$\w+"             # shell-style variables
+    r"|\$\{\w+\}|\$[A-Za-z_]\w*"     # shell-style variables (not "$18")
     r"|%[A-Z_]+%")                  # LibreOffice %PRODUCTNAME-style fields
 QUOTES = "\"'“”‘’「」『』«»„‚"
-# A placeholder with the quotes and separators around it, so "Could not open '%s'." loses "'%s'" as a whole.
-PLACEHOLDER_AROUND = re.compile(f"[{QUOTES}]?\x00[{QUOTES}]?")
+# A placeholder with the quotes or brackets around it: "Could not open '%s'." loses "'%s'", "Updated (%s)" "(%s)".
+PLACEHOLDER_AROUND = re.compile(f"[{QUOTES}]\x00[{QUOTES}]|[(（\\[]\\s*\x00\\s*[)）\\]]")
 WORD = re.compile(rf"[^\W\d_]+|[{HAN}]")
 
 
@@ -34,10 +34,16 @@ def normalize(text):
     return unicodedata.normalize("NFC", " ".join(text.split()))
 
 
+# Wesnoth's help markup keeps the visible text in attributes: "<bold>text='Lawful'</bold>", "<ref>dst='x' text='y'".
+WESNOTH_TEXT = re.compile(r"\btext='([^']*)'")
+WESNOTH_ATTRIBUTE = re.compile(r"\b(dst|src|align|float|color|font_size)='[^']*'")
+
+
 def strip_markup(text):
     """Removes HTML/Pango tags and decodes entities; '&' alone (not an entity) is left for the mnemonic step."""
     if TAG.search(text):
         text = TAG.sub(" ", text)
+        text = WESNOTH_ATTRIBUTE.sub(" ", WESNOTH_TEXT.sub(r"\1", text))
     return ENTITY.sub(lambda m: html.unescape(m.group(0)), text)
 
 
@@ -70,6 +76,7 @@ def tidy(text, lang):
         # Chinese catalogs put spaces around embedded Latin or placeholders; once those are gone, none between Han.
         punct = "，。：；！？、"
         text = re.sub(rf"(?<=[{HAN}]) (?=[{HAN}{punct}])|(?<=[{punct}]) (?=[{HAN}])", "", text)
+    text = re.sub(r"^[•·*\-–]\s+", "", text)  # list bullets
     return text.strip(" :：,，;；-–—")
 
 

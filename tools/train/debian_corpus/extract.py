@@ -1,4 +1,5 @@
 """Raw translation units per source and language, before cleaning: (english, translation, origin)."""
+import re
 from pathlib import Path
 
 import lohelp
@@ -25,6 +26,8 @@ def gettext_units(source, trees, lang):
                 # freeciv marks short-form strings with "?qualifier:"; their msgid is not text to translate.
                 if msgid.startswith("?") and ":" in msgid:
                     continue
+                # Wesnoth disambiguates with a "context^" prefix inside the msgid itself.
+                msgid = re.sub(r"^[a-z_ ]{1,40}\^", "", msgid)
                 yield msgid, msgstr, f"{package}:{mo.name}"
 
 

@@ -33,6 +33,10 @@ class Markup(unittest.TestCase):
     def test_tags_and_entities(self):
         self.assertEqual(" ".join(strip_markup("<b>Bold</b> &amp; <a href='x'>link</a>").split()), "Bold & link")
 
+    def test_wesnoth_help_markup(self):
+        got = strip_markup("<bold>text='Lawful'</bold> units, see <ref>dst='time' text='Time of Day'</ref>")
+        self.assertEqual(" ".join(got.split()), "Lawful units, see Time of Day")
+
     def test_text_without_markup(self):
         self.assertEqual(strip_markup("a < b"), "a < b")
 
@@ -42,6 +46,10 @@ class Placeholders(unittest.TestCase):
         self.assertEqual(strip_placeholders("Could not open '%s'").strip(), "Could not open")
         self.assertEqual(strip_placeholders("%1: not found").strip(), "not found")
         self.assertEqual(strip_placeholders("无法打开“%s”").strip(), "无法打开")
+        self.assertEqual(strip_placeholders("Last updated (%s)").strip(), "Last updated")
+
+    def test_grouping_flag(self):
+        self.assertIsNone(strip_placeholders("Making link to %'d file"))
 
     def test_inside_the_sentence_they_reject(self):
         self.assertIsNone(strip_placeholders("Delete %d files?"))
@@ -51,6 +59,7 @@ class Placeholders(unittest.TestCase):
     def test_percent_signs_in_prose_stay(self):
         self.assertEqual(strip_placeholders("It grows by 50% of the size"), "It grows by 50% of the size")
         self.assertEqual(strip_placeholders("100%% done"), "100% done")
+        self.assertEqual(strip_placeholders("$18 US"), "$18 US")
 
 
 class Pairs(unittest.TestCase):
