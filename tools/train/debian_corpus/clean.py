@@ -24,8 +24,10 @@ PLACEHOLDER = re.compile(
     r"|\$\{\w+\}|\$[A-Za-z_]\w*"     # shell-style variables (not "$18")
     r"|%[A-Z_]+%")                  # LibreOffice %PRODUCTNAME-style fields
 QUOTES = "\"'“”‘’「」『』«»„‚"
-# A placeholder with the quotes or brackets around it: "Could not open '%s'." loses "'%s'", "Updated (%s)" "(%s)".
-PLACEHOLDER_AROUND = re.compile(f"[{QUOTES}]\x00[{QUOTES}]|[(（\\[]\\s*\x00\\s*[)）\\]]")
+# A placeholder with the quotes or brackets around it counts as one: "'%s'", "(%s)" (a parenthesis, \x02).
+QUOTED_PLACEHOLDER = re.compile(f"[{QUOTES}]\x00[{QUOTES}]")
+BRACKETED_PLACEHOLDER = re.compile("[(（\\[]\\s*\x00\\s*[)）\\]]")
+SEPARATOR = "\\s:：,，;；\\-–—"
 WORD = re.compile(rf"[^\W\d_]+|[{HAN}]")
 
 
@@ -58,20 +60,29 @@ def strip_mnemonics(text):
 
 
 def strip_placeholders(text):
-    """Returns the text without placeholders, or None when one sits inside the sentence: removing it from the
-    middle ("Delete %d files?" -> "Delete files?") would teach grammar that is not there."""
+    """Returns the text without placeholders, or None where removing one would leave a sentence that is not
+    there: inside it ("Delete %d files?") or as the object at its end ("Could not open '%s'",
+    "You do not have permission to access %s."). What goes: leading ones ("%s: not found", "%d files"),
+    trailing ones after a separator ("Error: %s") and parenthesized ones ("Last updated (%s)")."""
     marked = PLACEHOLDER.sub("\x00", text.replace("%%", "\x01"))
-    if "\x00" in marked:
-        marked = PLACEHOLDER_AROUND.sub("\x00", marked)
-        for m in re.finditer("\x00", marked):
-            if WORD.search(marked[: m.start()]) and WORD.search(marked[m.end():]):
-                return None
-        marked = re.sub(r"[\s:：,，;；\-–—]*\x00[\s:：,，;；\-–—]*", " ", marked)
+    if "\x00" not in marked:
+        return marked.replace("\x01", "%")
+    marked = QUOTED_PLACEHOLDER.sub("\x00", BRACKETED_PLACEHOLDER.sub("\x02", marked))
+    for m in re.finditer("[\x00\x02]", marked):
+        before, after = marked[: m.start()], marked[m.end():]
+        if WORD.search(before) and WORD.search(after):
+            return None
+        if m.group() == "\x00" and WORD.search(before) and not re.search(r"[:：\-–—]\s*$", before):
+            return None
+    marked = re.sub(f"[{SEPARATOR}]*[\x00\x02][{SEPARATOR}]*", " ", marked)
+    marked = re.sub(r"\s+(?=[.!?。！？]+$)", "", marked.strip())  # "file ." left by "file %s."
     return marked.replace("\x01", "%")
 
 
 def tidy(text, lang):
     text = normalize(text)
+    # A tag replaced by a space before punctuation: "called <b>Morogor</b>." -> "called Morogor ."
+    text = re.sub(r"(?<=\w) +(?=[.,!?;:]+(\s|$))", "", text)
     if lang == "zh":
         # Chinese catalogs put spaces around embedded Latin or placeholders; once those are gone, none between Han.
         punct = "，。：；！？、"
@@ -100,15 +111,17 @@ def is_code_token(token):
     return bool(re.search(r"[_{}\[\]=;<>\\|@#$]|\w\(|::|[A-Za-z]\.[A-Za-z]{2}|^--?\w|^[a-z]+[A-Z]\w*$", token))
 
 
-def code_like(text):
+def code_like(text, tokens=True):
+    """Mostly not letters, a URL or address, or (tokens=True) a quarter of the words code-like. Only the English
+    side is judged by its words: Chinese has no spaces to split on, and "小偷;他们" is no code."""
     chars = [c for c in text if not c.isspace()]
     letters = sum(1 for c in chars if c.isalpha())
     if not chars or letters / len(chars) < 0.5:
         return True
     if re.search(r"https?://|www\.|\S+@\S+\.\w", text):
         return True
-    tokens = text.split()
-    return sum(map(is_code_token, tokens)) > 0.25 * len(tokens)
+    words = text.split()
+    return tokens and sum(map(is_code_token, words)) > 0.25 * len(words)
 
 
 ENGLISH_WORDS = set("the of and to is are you your with for this that be it not can from will".split())
@@ -143,7 +156,7 @@ def clean_pair(en, other, lang, min_words=2, strip_ui=True):
         en, other = strip_mnemonics(strip_markup(en)), strip_mnemonics(strip_markup(other))
         en_p, other_p = strip_placeholders(en), strip_placeholders(other)
         if en_p is None or other_p is None:
-            return None, "placeholder inside"
+            return None, "placeholder"
         en, other = en_p, other_p
     en, other = tidy(en, "en"), tidy(other, lang)
     if not en or not other:
@@ -154,7 +167,7 @@ def clean_pair(en, other, lang, min_words=2, strip_ui=True):
         return None, "too few words"
     if comparable(en) == comparable(other):
         return None, "identical"
-    if code_like(en) or code_like(other):
+    if code_like(en) or code_like(other, tokens=False):
         return None, "code"
     if not script_ok(en, "en") or not script_ok(other, lang):
         return None, "script"

@@ -43,10 +43,16 @@ class Markup(unittest.TestCase):
 
 class Placeholders(unittest.TestCase):
     def test_at_the_edges_they_go(self):
-        self.assertEqual(strip_placeholders("Could not open '%s'").strip(), "Could not open")
-        self.assertEqual(strip_placeholders("%1: not found").strip(), "not found")
-        self.assertEqual(strip_placeholders("无法打开“%s”").strip(), "无法打开")
-        self.assertEqual(strip_placeholders("Last updated (%s)").strip(), "Last updated")
+        self.assertEqual(strip_placeholders("%1: not found"), "not found")
+        self.assertEqual(strip_placeholders("%d files selected"), "files selected")
+        self.assertEqual(strip_placeholders("Error: %s"), "Error")
+        self.assertEqual(strip_placeholders("Last updated (%s)"), "Last updated")
+        self.assertEqual(strip_placeholders("Same as locale setting ( %1 )"), "Same as locale setting")
+
+    def test_as_object_at_the_end_they_reject(self):
+        self.assertIsNone(strip_placeholders("Could not open '%s'"))
+        self.assertIsNone(strip_placeholders("You do not have permission to access %s."))
+        self.assertIsNone(strip_placeholders("无法打开“%s”"))
 
     def test_grouping_flag(self):
         self.assertIsNone(strip_placeholders("Making link to %'d file"))
@@ -74,6 +80,11 @@ class Pairs(unittest.TestCase):
         self.check("Convert the image to perceptual (sRGB) gamma", "将图像转换为感官性 (sRGB) 伽马", "zh", None)
         self.check("Undo last zoom change", "Die letzte Änderung an der Vergrößerung rückgängig machen", "de", None)
 
+    def test_space_left_by_tags(self):
+        pair, _ = clean_pair("Far to the west is an archipelago called <b>Morogor</b>.",
+                             "Weit im Westen liegt das Archipel <b>Morogor</b>.", "de")
+        self.assertEqual(pair[0], "Far to the west is an archipelago called Morogor.")
+
     def test_rejections(self):
         self.check("Name", "Name", "de", "too few words")
         self.check("Print Preview", "Print Preview", "de", "identical")
@@ -85,7 +96,9 @@ class Pairs(unittest.TestCase):
                    "length ratio")
         self.check("Remove the file from the list", "Remove the file from the list of things", "de", "untranslated")
         self.check("Audio levels", "Audio levels - 音频电平", "zh", "untranslated")
-        self.check("Delete %d files?", "%d Dateien löschen?", "de", "placeholder inside")
+        self.check("Delete %d files?", "%d Dateien löschen?", "de", "placeholder")
+        self.check("They are thieves by nature; rare is the summer they do not raid us.",
+                   "他们是天生的强盗和小偷;他们几乎每个夏天都来袭击我们。", "zh", None)
 
     def test_single_words_where_allowed(self):
         self.check("Germany", "Deutschland", "de", None, min_words=1)
