@@ -2,17 +2,11 @@
 
 #include "documents/document_translation.h"
 
-#include "runtime/runnable_model.h"
-#include "runtime/threads.h"
-#include "runtime/translator.h"
-#include "util/error.h"
-#include "util/log.h"
-
 #include <QMetaObject>
 
 namespace dragoman {
 
-EngineWorker::EngineWorker(int threads) {
+EngineWorker::EngineWorker(int threads, std::unique_ptr<TranslationBackend> backend) : backend_(std::move(backend)) {
     qRegisterMetaType<ModelInfo>();
     qRegisterMetaType<LoadInfo>();
     qRegisterMetaType<TranslationInfo>();
@@ -21,24 +15,34 @@ EngineWorker::EngineWorker(int threads) {
     thread_.start();
     // Thread pools are sized once, on the engine thread, before any inference.
     QMetaObject::invokeMethod(
-        this, [threads] { configureThreads(threads); }, Qt::QueuedConnection);
+        this, [threads] { initEngine({threads}); }, Qt::QueuedConnection);
 }
 
 EngineWorker::~EngineWorker() {
-    latest_ = std::numeric_limits<quint64>::max();  // stops a running translation at its next token
-    cancelLoad_ = true;
+    closing_ = true;
+    {
+        std::lock_guard lock(mutex_);
+        latest_ = std::numeric_limits<quint64>::max();  // nothing more is delivered
+        running_.cancel();
+        loadCancel_.cancel();
+    }
     thread_.quit();
     thread_.wait();
 }
 
 void EngineWorker::requestLoad(const QString& modelIdOrPath) {
-    cancelLoad_ = false;
+    const quint64 id = ++latestLoad_;
+    {
+        std::lock_guard lock(mutex_);
+        loadCancel_.cancel();  // a load still running was superseded
+    }
     QMetaObject::invokeMethod(
-        this, [this, modelIdOrPath] { runLoad(modelIdOrPath); }, Qt::QueuedConnection);
+        this, [this, id, modelIdOrPath] { runLoad(id, modelIdOrPath); }, Qt::QueuedConnection);
 }
 
 void EngineWorker::cancelLoad() {
-    cancelLoad_ = true;
+    std::lock_guard lock(mutex_);
+    loadCancel_.cancel();
 }
 
 quint64 EngineWorker::requestTranslation(const QString& text, const QString& from, const QString& to) {
@@ -46,7 +50,8 @@ quint64 EngineWorker::requestTranslation(const QString& text, const QString& fro
     {
         std::lock_guard lock(mutex_);
         id = latest_.load() + 1;
-        latest_ = id;  // the running request sees this at its next token and stops
+        latest_ = id;
+        running_.cancel();  // the running request stops at its next step
         mailbox_ = Pending{id, text, from, to};
     }
     QMetaObject::invokeMethod(
@@ -55,7 +60,9 @@ quint64 EngineWorker::requestTranslation(const QString& text, const QString& fro
 }
 
 void EngineWorker::cancel(quint64 requestId) {
-    cancelled_ = requestId;
+    std::lock_guard lock(mutex_);
+    if (runningId_ == requestId) running_.cancel();
+    if (mailbox_ && mailbox_->id == requestId) mailbox_.reset();
 }
 
 quint64 EngineWorker::requestDocument(const QString& path, const QString& from, const QString& to) {
@@ -70,8 +77,8 @@ void EngineWorker::cancelDocument() {
 }
 
 void EngineWorker::runDocument(quint64 jobId, const QString& path, const QString& from, const QString& to) {
-    auto stopped = [this, jobId] { return jobId <= cancelledUpTo_.load() || latest_.load() == std::numeric_limits<quint64>::max(); };
-    if (!translator_) {
+    auto stopped = [this, jobId] { return jobId <= cancelledUpTo_.load() || closing_.load(); };
+    if (!backend_->loaded()) {
         Q_EMIT documentFailed(jobId, tr("No model is loaded."));
         return;
     }
@@ -82,7 +89,7 @@ void EngineWorker::runDocument(quint64 jobId, const QString& path, const QString
         request.translate = [&](const std::string& text) {
             TranslationRequest job{text, from.toStdString(), request.to, 1, 0, {}};
             job.onDelta = [&](std::string_view) { return !stopped(); };
-            auto out = translator_->translate(job);
+            auto out = backend_->translate(job);
             if (stopped()) throw Cancelled("document translation stopped");
             return out;
         };
@@ -98,58 +105,59 @@ void EngineWorker::runDocument(quint64 jobId, const QString& path, const QString
     }
 }
 
-void EngineWorker::runLoad(const QString& modelIdOrPath) {
+void EngineWorker::runLoad(quint64 loadId, const QString& modelIdOrPath) {
+    if (loadId != latestLoad_.load() || closing_) return;  // superseded before it started
+    CancelToken cancel;
+    {
+        std::lock_guard lock(mutex_);
+        loadCancel_ = cancel;
+    }
     try {
-        LoadOptions options;
-        options.progress = [this](LoadPhase phase, double fraction) {
-            Q_EMIT loadProgress(QString::fromUtf8(phaseName(phase).data(), static_cast<int>(phaseName(phase).size())), fraction);
-            return !cancelLoad_.load();
+        auto progress = [this, loadId](const ProgressReport& r) {
+            if (loadId != latestLoad_.load()) return false;
+            Q_EMIT loadProgress(QString::fromUtf8(r.phase.data(), static_cast<int>(r.phase.size())), r.overall);
+            return true;
         };
-        const ModelStore store;
-        auto model = openModel(store, modelIdOrPath.toStdString(), options);
-        auto translator = std::make_shared<Translator>(model);
-        ModelInfo info{QString::fromStdString(model->id()),
-                       QString::fromStdString(model->architecture),
-                       QString::fromStdString(model->device()),
-                       {},
-                       QString::fromStdString(translator->fixedPair().first),
-                       QString::fromStdString(translator->fixedPair().second)};
-        for (const auto& code : translator->targetLanguages())
+        LoadReport report;
+        const auto model = backend_->load(modelIdOrPath.toStdString(), progress, cancel, &report);
+        ModelInfo info{QString::fromStdString(model.id),        QString::fromStdString(model.architecture),
+                       QString::fromStdString(model.device),    {},
+                       QString::fromStdString(model.fixedFrom), QString::fromStdString(model.fixedTo)};
+        for (const auto& code : model.targetLanguages)
             info.targetLanguages << QString::fromStdString(code);
-        const auto& s = model->loaded.stats;
-        const LoadInfo stats{s.readySeconds, s.bytes, s.copies};
-        // Only a complete load replaces the model in use: a failed or cancelled one leaves it untouched.
-        model_ = std::move(model);
-        translator_ = std::move(translator);
-        Q_EMIT loaded(info, stats);
+        Q_EMIT loaded(info, LoadInfo{report.readySeconds, report.bytes, report.copies});
     } catch (const Cancelled&) {
-        Q_EMIT loadFailed(tr("Loading was cancelled."));
+        if (loadId == latestLoad_.load()) Q_EMIT loadFailed(tr("Loading was cancelled."));
     } catch (const std::exception& e) {
-        Q_EMIT loadFailed(QString::fromUtf8(e.what()));
+        if (loadId == latestLoad_.load()) Q_EMIT loadFailed(QString::fromUtf8(e.what()));
     }
 }
 
 void EngineWorker::runNextTranslation() {
     std::optional<Pending> request;
+    CancelToken cancel;
     {
         std::lock_guard lock(mutex_);
         request.swap(mailbox_);
+        if (!request || request->id != latest_.load()) return;  // superseded or stopped before it started
+        running_ = cancel;
+        runningId_ = request->id;
     }
-    if (!request || request->id != latest_.load()) return;  // superseded before it started
     const quint64 id = request->id;
-    if (!translator_) {
+    if (!backend_->loaded()) {
         Q_EMIT failed(id, tr("No model is loaded."));
         return;
     }
     try {
         TranslationRequest job{request->text.toStdString(), request->from.toStdString(), request->to.toStdString(), 1, id, {}};
+        job.cancel = cancel;
         job.onDelta = [this, id](std::string_view delta) {
-            if (latest_.load() != id || cancelled_.load() == id) return false;  // superseded or stopped: drop it
+            if (latest_.load() != id) return false;  // superseded: drop it
             Q_EMIT tokenReady(id, QString::fromUtf8(delta.data(), static_cast<int>(delta.size())));
             return true;
         };
         TranslationStats stats;
-        const auto text = translator_->translate(job, &stats);
+        const auto text = backend_->translate(job, &stats);
         if (latest_.load() != id) return;  // superseded: its result is never delivered
         Q_EMIT finished(id, TranslationInfo{QString::fromStdString(text), stats.sourceTokens, stats.generatedTokens,
                                             stats.firstTokenSeconds, stats.totalSeconds, stats.stopped});

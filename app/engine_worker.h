@@ -1,12 +1,15 @@
 #pragma once
 // The engine thread. One EngineWorker owns the loaded model and runs every load and translation on its own
 // QThread; the GUI talks to it through thread-safe request methods and hears back through queued signals.
-// Translations use a latest-request-wins mailbox: a newer request supersedes the running one, which stops
-// at its next token, and tokens of superseded requests are never delivered.
+// Loads and translations are latest-wins: a newer request supersedes the running one, which stops at its
+// next decoding step (or between the layers of a long prompt, or within ~100 ms of a load), and nothing of a
+// superseded request is delivered. The worker computes through a TranslationBackend (translation_backend.h).
 #include <QObject>
 #include <QString>
 #include <QStringList>
 #include <QThread>
+
+#include "translation_backend.h"
 
 #include <atomic>
 #include <memory>
@@ -14,9 +17,6 @@
 #include <optional>
 
 namespace dragoman {
-
-struct RunnableModel;
-class Translator;
 
 struct ModelInfo {
     QString id, architecture, device;
@@ -41,12 +41,13 @@ class EngineWorker : public QObject {
 public:
     // `threads`: compute threads for the engine (0: one per core). Set once, on the engine thread, before any
     // inference; a later change takes effect at the next start.
-    explicit EngineWorker(int threads = 0);
+    explicit EngineWorker(int threads = 0, std::unique_ptr<TranslationBackend> backend = std::make_unique<LocalBackend>());
     ~EngineWorker() override;
 
     // All thread-safe; they return at once.
+    // A newer load supersedes one queued or running (which is cancelled and reports nothing).
     void requestLoad(const QString& modelIdOrPath);
-    void cancelLoad();
+    void cancelLoad();  // the running load stops and reports loadFailed
     quint64 requestTranslation(const QString& text, const QString& from, const QString& to);
     void cancel(quint64 requestId);
     // A document (documents/document_translation.h) translated beside itself, on the engine thread after what
@@ -56,6 +57,7 @@ public:
     void cancelDocument();
 
 Q_SIGNALS:
+    // phase: for people ("Reading weights"); fraction: 0..1 over the whole load, never going back.
     void loadProgress(const QString& phase, double fraction);
     void loaded(const dragoman::ModelInfo& info, const dragoman::LoadInfo& stats);
     void loadFailed(const QString& message);
@@ -72,20 +74,22 @@ private:
         quint64 id;
         QString text, from, to;
     };
-    void runLoad(const QString& modelIdOrPath);
+    void runLoad(quint64 loadId, const QString& modelIdOrPath);
     void runNextTranslation();
     void runDocument(quint64 jobId, const QString& path, const QString& from, const QString& to);
 
     QThread thread_;
     std::mutex mutex_;
-    std::optional<Pending> mailbox_;     // the latest request not started yet
-    std::atomic<quint64> latest_{0};     // newest request id; older ones stop
-    std::atomic<quint64> cancelled_{0};  // a request id the user stopped
-    std::atomic<bool> cancelLoad_{false};
-    std::atomic<quint64> documents_{0};             // last document job id handed out
-    std::atomic<quint64> cancelledUpTo_{0};         // document jobs up to this id are stopped
-    std::shared_ptr<const RunnableModel> model_;    // engine thread only
-    std::shared_ptr<const Translator> translator_;  // engine thread only
+    std::optional<Pending> mailbox_;  // the latest request not started yet
+    std::atomic<quint64> latest_{0};  // newest request id; older ones stop
+    CancelToken running_;             // the running translation's (guarded by mutex_)
+    quint64 runningId_ = 0;           // guarded by mutex_
+    std::atomic<quint64> latestLoad_{0};
+    CancelToken loadCancel_;                       // the running load's (guarded by mutex_)
+    std::atomic<quint64> documents_{0};            // last document job id handed out
+    std::atomic<quint64> cancelledUpTo_{0};        // document jobs up to this id are stopped
+    std::atomic<bool> closing_{false};             // the worker is being destroyed
+    std::unique_ptr<TranslationBackend> backend_;  // engine thread only
 };
 
 }  // namespace dragoman

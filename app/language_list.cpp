@@ -1,6 +1,6 @@
 #include "language_list.h"
 
-#include "text/languages.h"
+#include "dragoman.h"
 
 namespace dragoman {
 

@@ -1,37 +1,25 @@
 #include "model_library.h"
 
-#include "store/model_store.h"
-#include "util/error.h"
+#include "dragoman.h"
 
 #include <algorithm>
 
 namespace dragoman {
-namespace {
-
-QString sourceLabel(ModelSource source) {
-    return QString::fromUtf8(sourceName(source).data(), static_cast<int>(sourceName(source).size()));
-}
-
-}  // namespace
 
 QString defaultModelId() {
-    try {
-        return QString::fromStdString(ModelStore().defaultModel().id);
-    } catch (const Error&) {
-        return {};
-    }
+    const auto id = findDefaultModel();
+    return id ? QString::fromStdString(*id) : QString();
 }
 
 QList<ModelChoice> availableModels() {
     QList<ModelChoice> choices;
     try {
-        auto entries = ModelStore().list();
-        std::stable_sort(entries.begin(), entries.end(), [](const ModelEntry& a, const ModelEntry& b) {
-            return (a.source == ModelSource::Bundled) > (b.source == ModelSource::Bundled);
-        });
-        for (const auto& e : entries) {
-            const auto id = QString::fromStdString(e.id), source = sourceLabel(e.source);
-            const auto kind = QString::fromStdString(e.modelType.empty() ? e.architecture : e.modelType);
+        auto models = listModels();
+        std::stable_sort(models.begin(), models.end(),
+                         [](const ModelListing& a, const ModelListing& b) { return (a.source == "bundled") > (b.source == "bundled"); });
+        for (const auto& m : models) {
+            const auto id = QString::fromStdString(m.id), source = QString::fromStdString(m.source);
+            const auto kind = QString::fromStdString(m.modelType.empty() ? m.architecture : m.modelType);
             choices.push_back({id, QStringLiteral("%1 (%2, %3)").arg(id, kind.isEmpty() ? QStringLiteral("?") : kind, source), source});
         }
     } catch (const Error&) {

@@ -1,7 +1,7 @@
+#include "dragoman.h"
 #include "engine_worker.h"
 #include "main_window.h"
 #include "model_library.h"
-#include "util/log.h"
 
 #include <QApplication>
 #include <QComboBox>
@@ -14,8 +14,8 @@ int main(int argc, char** argv) {
     QApplication::setOrganizationName(QStringLiteral("dragoman"));
     QApplication::setApplicationVersion(QStringLiteral(DRAGOMAN_VERSION));
     QApplication::setDesktopFileName(QStringLiteral("dragoman"));
-    dragoman::log::init();
-    dragoman::log::logger().info("Dragoman {} starting", DRAGOMAN_VERSION);
+    dragoman::initLogging();
+    dragoman::logMessage(dragoman::LogLevel::Info, "Dragoman " DRAGOMAN_VERSION " starting");
 
     // dragoman [MODEL]: a model folder or id; otherwise the default model, if one is installed.
     // The compute threads chosen in Settings (0: one per core); libtorch's pools are sized once per process.

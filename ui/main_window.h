@@ -44,7 +44,6 @@ public:
     QLabel* translationStatus() const { return translationStatus_; }
     QComboBox* modelPicker() const { return modelPicker_; }
     QCheckBox* translateAsYouType() const { return asYouType_; }
-    QPushButton* stopButton() const { return stop_; }
     // Settings > Compute threads: one checkable action per choice, data = thread count (0: automatic).
     QList<QAction*> threadActions() const;
     // A dropped or chosen document's job: its progress bar and the line that names the translated copy.

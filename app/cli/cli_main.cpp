@@ -1,6 +1,5 @@
 #include "cli/command_line.h"
-#include "util/error.h"
-#include "util/log.h"
+#include "dragoman.h"
 
 #include <QCoreApplication>
 
@@ -61,7 +60,7 @@ int runCli(int argc, char** argv) {
     QCoreApplication app(argc, argv);
     QCoreApplication::setApplicationName(QStringLiteral("dragoman"));
     QCoreApplication::setApplicationVersion(QStringLiteral(DRAGOMAN_VERSION));
-    log::init();
+    initLogging();
     try {
         return dispatch(QCoreApplication::arguments());
     } catch (const UsageError& e) {
@@ -85,7 +84,7 @@ int runCli(int argc, char** argv) {
 // pools, ~0.15 s of a short command's time (a pipe or a batch loop pays it per call), so the process ends here.
 int main(int argc, char** argv) {
     const int status = dragoman::cli::runCli(argc, argv);
-    dragoman::log::logger().flush();
+    dragoman::flushLog();
     std::fflush(nullptr);
     std::_Exit(status);
 }

@@ -1,8 +1,6 @@
 #include "cli/command_line.h"
 #include "cli/commands.h"
 #include "cli/model_option.h"
-#include "runtime/translator.h"
-#include "util/error.h"
 
 #include <QFile>
 
@@ -51,11 +49,10 @@ int runTranslate(const QStringList& args) {
     if (!cmd.isSet("to")) throw UsageError("--to is required");
     checkLanguageOptions(cmd);
     const auto beams = cmd.intValue("beams", 1, 1, 16);
-    const auto model = openModelOption(cmd);
+    const auto model = loadModelOption(cmd);
     const auto glossary = cmd.isSet("glossary") ? readGlossary(cmd.value("glossary")) : std::vector<std::pair<std::string, std::string>>{};
     if (cmd.isSet("seed") && !cmd.isSet("sample")) throw UsageError("--seed needs --sample");
     const auto seed = static_cast<std::uint64_t>(cmd.intValue("seed", 0, 0, std::numeric_limits<std::int64_t>::max()));
-    const Translator translator(model);
     const bool stream = cmd.isSet("stream");
 
     std::uint64_t requestId = 0;
@@ -70,7 +67,7 @@ int runTranslate(const QStringList& args) {
                 print(std::string(delta));
                 return true;
             };
-        const auto output = translator.translate(request);
+        const auto output = model->translate(request);
         print(stream ? std::string("\n") : output + "\n");
     };
     if (cmd.isSet("text")) {

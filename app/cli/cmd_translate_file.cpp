@@ -2,8 +2,6 @@
 #include "cli/commands.h"
 #include "cli/model_option.h"
 #include "documents/document_translation.h"
-#include "runtime/translator.h"
-#include "util/error.h"
 
 #include <unistd.h>
 
@@ -31,15 +29,14 @@ int runTranslateFile(const QStringList& args) {
     if (!documents::formatOf(positional[0]))
         throw Error("input", positional[0].toStdString() +
                                  ": unsupported document type (supported: " + documents::supportedPatterns().toStdString() + ")");
-    const auto model = openModelOption(cmd);
-    const Translator translator(model);
+    const auto model = loadModelOption(cmd);
     std::uint64_t requestId = 0;
     documents::DocumentRequest request;
     request.input = positional[0];
     request.output = cmd.value("out");
     request.to = cmd.value("to").toStdString();
     request.translate = [&](const std::string& text) {
-        return translator.translate(TranslationRequest{text, cmd.value("from").toStdString(), request.to, beams, ++requestId, {}});
+        return model->translate(TranslationRequest{text, cmd.value("from").toStdString(), request.to, beams, ++requestId, {}});
     };
     // Progress for a person at a terminal; scripts reading stdout get only the output path.
     const bool terminal = ::isatty(STDERR_FILENO) == 1;

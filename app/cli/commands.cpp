@@ -1,6 +1,6 @@
 #include "cli/commands.h"
 #include "cli/command_line.h"
-#include "util/error.h"
+#include "devcli/dev_commands.h"
 
 namespace dragoman::cli {
 

@@ -4,15 +4,9 @@
 
 namespace dragoman::cli {
 
-int runInspect(const QStringList& args);
-int runTokenize(const QStringList& args);
-int runDetokenize(const QStringList& args);
-int runLogits(const QStringList& args);
-int runGenerate(const QStringList& args);
+// The user's commands; the developer commands are in tools/devcli/dev_commands.h.
 int runTranslate(const QStringList& args);
 int runTranslateFile(const QStringList& args);
 int runModels(const QStringList& args);
-int runBench(const QStringList& args);
-int runMakeSynthetic(const QStringList& args);
 
 }  // namespace dragoman::cli

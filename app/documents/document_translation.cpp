@@ -3,8 +3,7 @@
 #include "documents/docx_document.h"
 #include "documents/pdf_document.h"
 #include "documents/text_formats.h"
-#include "text/utf8.h"
-#include "util/error.h"
+#include "dragoman.h"
 
 #include <QDir>
 #include <QFile>
@@ -30,7 +29,7 @@ std::string readText(const QString& path) {
         throw Error("input", "cannot read " + path.toStdString() + ": " + file.errorString().toStdString());
     const auto bytes = file.readAll();
     std::string text(bytes.constData(), static_cast<std::size_t>(bytes.size()));
-    if (text.find('\0') != std::string::npos || !utf8::isValid(text))
+    if (text.find('\0') != std::string::npos || !isValidUtf8(text))
         throw Error("input",
                     path.toStdString() + " is not UTF-8 text (save it as UTF-8, or check that it is the kind of file its name says)");
     return text;

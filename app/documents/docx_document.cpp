@@ -1,6 +1,6 @@
 #include "documents/docx_document.h"
 
-#include "util/error.h"
+#include "dragoman.h"
 
 #include <QFile>
 

@@ -1,7 +1,6 @@
 #include "documents/pdf_document.h"
 
-#include "util/error.h"
-#include "util/log.h"
+#include "dragoman.h"
 
 #include <QFile>
 #include <QString>
@@ -18,7 +17,8 @@ namespace dragoman::documents {
 SegmentedDocument segmentPdf(const QString& path) {
     // Poppler reports parse problems on stderr; they belong in the log (the user gets one clear error).
     static const bool quiet = [] {
-        poppler::set_debug_error_function([](const std::string& message, void*) { log::logger().debug("poppler: {}", message); }, nullptr);
+        poppler::set_debug_error_function([](const std::string& message, void*) { logMessage(LogLevel::Debug, "poppler: " + message); },
+                                          nullptr);
         return true;
     }();
     (void)quiet;

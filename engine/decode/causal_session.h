@@ -11,9 +11,12 @@ namespace dragoman {
 
 class CausalSession : public DecodingSession {
 public:
-    CausalSession(const CausalLanguageModel& model, const std::vector<TokenId>& prompt, std::int64_t maxNewTokens)
+    // `interrupted` (optional) can stop the prompt's run between layers: the constructor throws Cancelled.
+    CausalSession(const CausalLanguageModel& model, const std::vector<TokenId>& prompt, std::int64_t maxNewTokens,
+                  std::function<bool()> interrupted = {})
         : model_(model), state_(model.start(static_cast<std::int64_t>(prompt.size()) + maxNewTokens)) {
         if (prompt.empty()) throw Error("input", "empty prompt");
+        state_->interrupted = std::move(interrupted);
         pending_ = model.forward(*state_, torch::tensor(prompt, torch::kInt64)).unsqueeze(0);
     }
     torch::Tensor next(const torch::Tensor& tokens) override {

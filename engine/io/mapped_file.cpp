@@ -51,14 +51,6 @@ MappedFile::~MappedFile() {
     if (data_) ::munmap(const_cast<std::byte*>(data_), size_);
 }
 
-void MappedFile::willNeed(std::uint64_t offset, std::uint64_t length) const noexcept {
-    if (!data_ || offset >= size_) return;
-    const auto page = static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
-    const std::uint64_t begin = offset / page * page;
-    const std::uint64_t end = std::min(size_, offset + length);
-    ::madvise(const_cast<std::byte*>(data_) + begin, end - begin, MADV_WILLNEED);
-}
-
 std::uint64_t MappedFile::hugePageBytes() const {
     if (!data_) return 0;
     std::ifstream smaps("/proc/self/smaps");

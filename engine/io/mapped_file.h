@@ -22,9 +22,6 @@ public:
     const std::byte* data() const noexcept { return data_; }
     std::uint64_t size() const noexcept { return size_; }
 
-    // Hints the kernel to start reading [offset, offset + length) from disk now.
-    void willNeed(std::uint64_t offset, std::uint64_t length) const noexcept;
-
     // Bytes of the mapping the kernel maps with 2 MiB page-table entries (FilePmdMapped in
     // /proc/self/smaps), 0 where that is not known. Reads the process's whole smaps (milliseconds):
     // for benchmarks and diagnostics, not for the load path.

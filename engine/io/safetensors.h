@@ -57,7 +57,6 @@ public:
     const TensorInfo* find(std::string_view name) const noexcept;
     // The raw little-endian bytes of a tensor of this file (validated at open).
     std::span<const std::byte> bytes(const TensorInfo& tensor) const noexcept;
-    std::uint64_t absoluteOffset(const TensorInfo& tensor) const noexcept { return header_.dataStart + tensor.begin; }
 
 private:
     SafetensorsFile(std::shared_ptr<const MappedFile> mapping, SafetensorsHeader header);

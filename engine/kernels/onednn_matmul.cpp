@@ -2,7 +2,7 @@
 
 #include "kernels/bf16.h"
 #include "kernels/simd.h"
-#include "runtime/threads.h"
+#include "kernels/threads.h"
 #include "util/log.h"
 
 #include <dnnl.hpp>

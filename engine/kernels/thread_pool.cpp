@@ -1,6 +1,6 @@
 #include "kernels/thread_pool.h"
 
-#include "runtime/threads.h"
+#include "kernels/threads.h"
 
 #include <immintrin.h>
 

@@ -1,16 +1,22 @@
 #pragma once
-// Load phases and the progress callback: a fraction per phase, and a way to stop.
-#include <functional>
+// The phases of opening a model, in order, with their names for people and their expected costs (seconds),
+// for the one progress contract of util/progress.h.
+#include "util/progress.h"
+
 #include <string_view>
+#include <vector>
 
 namespace dragoman {
 
-enum class LoadPhase { Resolve, Verify, Map, Build, PageIn };
+enum class LoadPhase : std::size_t { Resolve, Verify, Map, Build, PageIn, Network, Tokenizer };
 
 std::string_view phaseName(LoadPhase phase);
 
-// Called often (every few MiB during byte-bound phases) from the loading thread. Return false to cancel:
-// the load stops within about 100 ms, releases everything and throws Cancelled.
-using LoadProgress = std::function<bool(LoadPhase phase, double fraction)>;
+// Every phase with a rough default cost; the loader refines them (bytes to hash or read) as it learns more.
+std::vector<ProgressMeter::Phase> loadPhases();
+
+inline std::size_t index(LoadPhase phase) {
+    return static_cast<std::size_t>(phase);
+}
 
 }  // namespace dragoman

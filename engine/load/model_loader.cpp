@@ -16,101 +16,111 @@ namespace {
 
 using Clock = SteadyClock;
 
-// Wraps the user's callback: reports, and turns "stop" into Cancelled.
-class Reporter {
-public:
-    explicit Reporter(const LoadProgress& progress) : progress_(progress) {}
-    void operator()(LoadPhase phase, double fraction) const {
-        if (progress_ && !progress_(phase, fraction))
-            throw Cancelled(std::string("load cancelled during ") + std::string(phaseName(phase)));
-    }
-    bool keepGoing(LoadPhase phase, double fraction) const { return !progress_ || progress_(phase, fraction); }
-
-private:
-    const LoadProgress& progress_;
-};
+// Bytes per second the phases are expected to run at: they only shape the progress bar.
+constexpr double kHashBytesPerSecond = 1.0e9, kReadBytesPerSecond = 2.0e9;
 
 }  // namespace
 
 std::string_view phaseName(LoadPhase phase) {
     switch (phase) {
         case LoadPhase::Resolve:
-            return "resolve";
+            return "Finding the model";
         case LoadPhase::Verify:
-            return "verify";
+            return "Checking files";
         case LoadPhase::Map:
-            return "map";
+            return "Mapping weights";
         case LoadPhase::Build:
-            return "build";
+            return "Binding tensors";
         case LoadPhase::PageIn:
-            return "page-in";
+            return "Reading weights";
+        case LoadPhase::Network:
+            return "Building the network";
+        case LoadPhase::Tokenizer:
+            return "Reading the tokenizer";
     }
-    return "load";
+    return "Loading";
 }
 
-LoadedModel loadModel(const ModelStore& store, const std::string& idOrPath, const LoadOptions& options) {
+std::vector<ProgressMeter::Phase> loadPhases() {
+    std::vector<ProgressMeter::Phase> phases;
+    for (auto phase : {LoadPhase::Resolve, LoadPhase::Verify, LoadPhase::Map, LoadPhase::Build, LoadPhase::PageIn, LoadPhase::Network,
+                       LoadPhase::Tokenizer})
+        phases.push_back({std::string(phaseName(phase)), 0.01});
+    phases[index(LoadPhase::Network)].weight = 0.02;
+    phases[index(LoadPhase::Tokenizer)].weight = 0.05;
+    return phases;
+}
+
+LoadedModel loadModel(const ModelStore& store, const std::string& idOrPath, const LoadOptions& options, ProgressMeter* outer) {
     const auto start = Clock::now();
-    const Reporter report(options.progress);
+    ProgressMeter own(options.progress, options.cancel, loadPhases());
+    if (!outer) {  // nothing follows the load: its share of the bar goes to the page-in
+        own.setWeight(index(LoadPhase::Network), 0);
+        own.setWeight(index(LoadPhase::Tokenizer), 0);
+    }
+    ProgressMeter& meter = outer ? *outer : own;
+    auto report = [&meter](LoadPhase phase, std::uint64_t done, std::uint64_t total) { meter.report(index(phase), done, total); };
     LoadStats stats;
 
-    report(LoadPhase::Resolve, 0.0);
+    report(LoadPhase::Resolve, 0, 1);
     auto phaseStart = Clock::now();
     ModelEntry entry = store.resolve(idOrPath);
     stats.resolveSeconds = secondsSince(phaseStart);
-    report(LoadPhase::Resolve, 1.0);
+    const bool firstSight = !std::filesystem::exists(store.manifestPath(entry));
+    if (firstSight) meter.setWeight(index(LoadPhase::Verify), static_cast<double>(entry.weightBytes) / kHashBytesPerSecond);
+    if (options.pageIn) meter.setWeight(index(LoadPhase::PageIn), static_cast<double>(entry.weightBytes) / kReadBytesPerSecond);
+    report(LoadPhase::Resolve, 1, 1);
     const log::Ctx ctx{entry.id};
 
     // Integrity: hashed once (first sight), afterwards only stat.
-    report(LoadPhase::Verify, 0.0);
+    report(LoadPhase::Verify, 0, 1);
     phaseStart = Clock::now();
-    const bool firstSight = !std::filesystem::exists(store.manifestPath(entry));
-    const auto manifest = store.ensureManifest(entry, [&](std::uint64_t done, std::uint64_t total) {
-        return report.keepGoing(LoadPhase::Verify, total ? 0.99 * double(done) / double(total) : 0.0);
-    });
+    const auto manifest = store.ensureManifest(
+        entry, [&](std::uint64_t done, std::uint64_t total) { return meter.keepGoing(index(LoadPhase::Verify), done, total); });
     if (auto problems = statMismatches(manifest); !problems.empty()) {
         throw Error("integrity", entry.id + ": " + joinProblems(problems) + ". Run 'dragoman-cli models verify " + entry.id +
                                      " --full' to re-check, or re-import the model");
     }
     stats.hashedOnLoad = firstSight;
     stats.verifySeconds = secondsSince(phaseStart);
-    report(LoadPhase::Verify, 1.0);
+    report(LoadPhase::Verify, 1, 1);
 
     LoadedModel model{entry, readJsonObject(entry.dir / "config.json", "config"), {}, {}, {}};
     stats.bytes = entry.weightBytes;
     checkFitsInMemory(entry.id, entry.weightBytes, options.memoryLimitBytes);
 
-    report(LoadPhase::Map, 0.0);
+    report(LoadPhase::Map, 0, 1);
     phaseStart = Clock::now();
     model.checkpoint = Checkpoint::open(entry.dir);
     stats.bytes = model.checkpoint.totalBytes();
     stats.mapSeconds = secondsSince(phaseStart);
-    report(LoadPhase::Map, 1.0);
+    report(LoadPhase::Map, 1, 1);
 
-    report(LoadPhase::Build, 0.0);
+    report(LoadPhase::Build, 0, 1);
     phaseStart = Clock::now();
     CopyCounter copies;
-    const double count = std::max<std::size_t>(1, model.checkpoint.tensors().size());
+    const auto count = model.checkpoint.tensors().size();
     std::size_t built = 0;
     for (const auto& [name, tensor] : model.checkpoint.tensors()) {
         model.weights.emplace(name, mappedTensor(tensor.file, *tensor.info, &copies));
-        if (++built % 64 == 0) report(LoadPhase::Build, built / count);
+        if (++built % 64 == 0) report(LoadPhase::Build, built, count);
     }
     stats.copies = copies.tensors.load();
     stats.copiedBytes = copies.bytes.load();
     stats.buildSeconds = secondsSince(phaseStart);
-    report(LoadPhase::Build, 1.0);
+    report(LoadPhase::Build, 1, 1);
 
     if (options.pageIn) {
         phaseStart = Clock::now();
         std::vector<std::shared_ptr<const MappedFile>> files;
         for (const auto& file : model.checkpoint.files())
             files.push_back(file->mapping());
-        const bool completed = pageIn(files, [&](std::uint64_t done, std::uint64_t total) {
-            return report.keepGoing(LoadPhase::PageIn, total ? double(done) / double(total) : 1.0);
-        });
-        if (!completed) throw Cancelled("load cancelled during page-in");
+        const bool completed =
+            pageIn(files, [&](std::uint64_t done, std::uint64_t total) { return meter.keepGoing(index(LoadPhase::PageIn), done, total); });
+        if (!completed) throw Cancelled("load stopped while " + meter.phaseName(index(LoadPhase::PageIn)));
         stats.pageInSeconds = secondsSince(phaseStart);
-    }
+    } else
+        meter.skip(index(LoadPhase::PageIn));
     stats.readySeconds = secondsSince(start);
     model.stats = stats;
     log::info(ctx, "loaded {} in {:.3f} s (verify {:.3f}, map {:.3f}, build {:.3f}, page-in {:.3f}); {} bytes, {} copies{}",

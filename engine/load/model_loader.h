@@ -15,7 +15,8 @@
 namespace dragoman {
 
 struct LoadOptions {
-    LoadProgress progress;               // may be empty
+    ProgressCallback progress;           // may be empty; phases as in load/load_progress.h
+    CancelToken cancel;                  // stops the load within about 100 ms (Cancelled)
     bool pageIn = true;                  // touch every weight page before returning
     std::uint64_t memoryLimitBytes = 0;  // 0: what /proc/meminfo says is available
 };
@@ -37,6 +38,9 @@ struct LoadedModel {
 };
 
 // Throws Error (model_not_found, integrity, memory, checkpoint, the safetensors categories, ...) or Cancelled.
-LoadedModel loadModel(const ModelStore& store, const std::string& idOrPath, const LoadOptions& options = {});
+// `meter` (optional) continues an operation that goes on after the load (openModel: network, tokenizer);
+// without one, the load reports through options.progress alone.
+LoadedModel loadModel(const ModelStore& store, const std::string& idOrPath, const LoadOptions& options = {},
+                      ProgressMeter* meter = nullptr);
 
 }  // namespace dragoman

@@ -5,6 +5,7 @@
 
 #include <torch/types.h>
 
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -15,6 +16,10 @@ public:
     virtual ~CausalState() = default;
     virtual std::int64_t length() const = 0;    // tokens fed so far
     virtual std::int64_t capacity() const = 0;  // tokens the cache has room for
+
+    // Asked between layers while a prompt runs: true makes forward() throw Cancelled (a long prompt takes
+    // seconds on a CPU, and a superseded request must not hold the engine that long).
+    std::function<bool()> interrupted;
 };
 
 class CausalLanguageModel {
@@ -24,7 +29,8 @@ public:
     // A fresh cache with room for `maxTokens` tokens (prompt and generated).
     virtual std::unique_ptr<CausalState> start(std::int64_t maxTokens) const = 0;
     // Feeds `ids` ([T] int64) after what the state holds. Returns float32 logits: [T, V] when allPositions,
-    // else [V] for the last position only. Throws Error("input") past the cache's capacity.
+    // else [V] for the last position only. Throws Error("input") past the cache's capacity, Cancelled when
+    // the state's `interrupted` says so.
     virtual torch::Tensor forward(CausalState& state, const torch::Tensor& ids, bool allPositions = false) const = 0;
 
     virtual std::int64_t vocabSize() const = 0;

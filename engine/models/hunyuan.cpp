@@ -1,10 +1,8 @@
 #include "models/hunyuan.h"
 
-#include "kernels/rms_norm.h"
-#include "kernels/rope.h"
+#include "kernels/threads.h"
+#include "layers/attention.h"
 #include "models/config_reader.h"
-#include "models/ops.h"
-#include "runtime/threads.h"
 #include "util/error.h"
 #include "util/log.h"
 
@@ -23,39 +21,6 @@ public:
     std::vector<torch::Tensor> keys, values;  // per layer [kvHeads, capacity, headDim], float32
     std::int64_t length_ = 0, capacity_ = 0;
 };
-
-// RMSNorm as transformers: float32 x * rsqrt(mean(x^2) + eps), then weight * x. On the CPU kernels' path
-// one pass of kernels::rmsNorm per row.
-torch::Tensor rmsNorm(const torch::Tensor& x, const torch::Tensor& weight, double eps, bool cpuKernels) {
-    const auto wtype = weight.scalar_type();
-    if (cpuKernels && x.scalar_type() == torch::kFloat32 && x.is_contiguous() && weight.is_contiguous() &&
-        (wtype == torch::kBFloat16 || wtype == torch::kFloat32)) {
-        auto out = torch::empty_like(x);
-        const auto d = x.size(-1), rows = x.numel() / d;
-        if (wtype == torch::kFloat32)
-            kernels::rmsNorm(x.data_ptr<float>(), weight.data_ptr<float>(), out.data_ptr<float>(), rows, d, eps);
-        else
-            kernels::rmsNorm(x.data_ptr<float>(), reinterpret_cast<const std::uint16_t*>(weight.data_ptr()), out.data_ptr<float>(), rows, d,
-                             eps);
-        return out;
-    }
-    auto normed = x * torch::rsqrt(x.pow(2).mean(-1, true) + eps);
-    return weight.to(torch::kFloat32) * normed;
-}
-
-torch::Tensor rotateHalf(const torch::Tensor& x) {
-    const auto half = x.size(-1) / 2;
-    return torch::cat({-x.narrow(-1, half, half), x.narrow(-1, 0, half)}, -1);
-}
-
-// x [H, T, hd] as a view of a fresh projection, RoPE applied: in place on the CPU kernels' path.
-torch::Tensor rotate(const torch::Tensor& x, const torch::Tensor& cos, const torch::Tensor& sin, bool cpuKernels) {
-    if (!cpuKernels) return x * cos + rotateHalf(x) * sin;
-    auto rows = x.contiguous();  // no copy for one position
-    kernels::applyRope(rows.data_ptr<float>(), rows.size(0) * rows.size(1), rows.size(2), cos.data_ptr<float>(), sin.data_ptr<float>(),
-                       rows.size(1));
-    return rows;
-}
 
 }  // namespace
 
@@ -106,77 +71,72 @@ double HunyuanConfig::ropeBase() const {
 }
 
 torch::Tensor hunyuanInverseFrequencies(const HunyuanConfig& config) {
-    auto exponents = torch::arange(0, config.headDim, 2, torch::kInt64).to(torch::kFloat32) / static_cast<double>(config.headDim);
-    return 1.0 / torch::pow(config.ropeBase(), exponents);
+    return Rotary(config.headDim, config.ropeBase()).inverseFrequencies();
 }
 
 HunyuanModel::HunyuanModel(const HunyuanConfig& config, const WeightTable& weights, const std::string& modelId, Placement placement)
     : config_(config), placement_(placement) {
     if (!placement_.device.is_cpu()) placement_.libtorchOps = true;
     const auto h = config.hidden, hd = config.headDim;
+    const double eps = config.rmsEps;
+    // Bound on the CPU as mapped; placed on the device at the end, once every key is checked.
     WeightBinder w(weights);
-    embed_ = w.take("model.embed_tokens.weight", {config.vocabSize, h});
-    finalNorm_ = w.take("model.norm.weight", {h});
+    embed_ = Embedding(w, "model.embed_tokens.weight", config.vocabSize, h);
+    finalNorm_ = RmsNorm(w, "model.norm.weight", h, eps);
     const bool storesHead = weights.find("lm_head.weight") != weights.end();
     if (config.tieWordEmbeddings == true) {
-        lmHead_ = embed_;
+        lmHead_ = Linear(embed_.weight(), {});
         w.ignore("lm_head.weight");  // some exports store the tied copy; transformers does not read it
     } else if (storesHead) {
-        lmHead_ = w.take("lm_head.weight", {config.vocabSize, h});
+        lmHead_ = Linear(w, "lm_head.", config.vocabSize, h, false);
     } else {
         // Untied (or unstated) with no output layer stored: transformers would start from random weights,
         // which is never what the export meant. The embeddings are the output layer the model was made with.
         if (config.tieWordEmbeddings == false)
             log::logger().warn("{}: tie_word_embeddings is false but there is no lm_head.weight; using the embeddings", modelId);
-        lmHead_ = embed_;
+        lmHead_ = Linear(embed_.weight(), {});
     }
     for (std::int64_t i = 0; i < config.layers; ++i) {
         const std::string p = "model.layers." + std::to_string(i) + ".";
         HunyuanLayer l;
-        l.inputNorm = w.take(p + "input_layernorm.weight", {h});
-        l.q = w.take(p + "self_attn.q_proj.weight", {config.heads * hd, h});
-        l.k = w.take(p + "self_attn.k_proj.weight", {config.kvHeads * hd, h});
-        l.v = w.take(p + "self_attn.v_proj.weight", {config.kvHeads * hd, h});
-        l.o = w.take(p + "self_attn.o_proj.weight", {h, config.heads * hd});
+        l.inputNorm = RmsNorm(w, p + "input_layernorm.weight", h, eps);
+        l.q = Linear(w, p + "self_attn.q_proj.", config.heads * hd, h, false);
+        l.k = Linear(w, p + "self_attn.k_proj.", config.kvHeads * hd, h, false);
+        l.v = Linear(w, p + "self_attn.v_proj.", config.kvHeads * hd, h, false);
+        l.o = Linear(w, p + "self_attn.o_proj.", h, config.heads * hd, false);
         if (config.qkNorm) {
-            l.qNorm = w.take(p + "self_attn.query_layernorm.weight", {hd});
-            l.kNorm = w.take(p + "self_attn.key_layernorm.weight", {hd});
+            l.qNorm = RmsNorm(w, p + "self_attn.query_layernorm.weight", hd, eps);
+            l.kNorm = RmsNorm(w, p + "self_attn.key_layernorm.weight", hd, eps);
         }
-        l.postNorm = w.take(p + "post_attention_layernorm.weight", {h});
-        l.gate = w.take(p + "mlp.gate_proj.weight", {config.intermediate, h});
-        l.up = w.take(p + "mlp.up_proj.weight", {config.intermediate, h});
-        l.down = w.take(p + "mlp.down_proj.weight", {h, config.intermediate});
+        l.postNorm = RmsNorm(w, p + "post_attention_layernorm.weight", h, eps);
+        l.gate = Linear(w, p + "mlp.gate_proj.", config.intermediate, h, false);
+        l.up = Linear(w, p + "mlp.up_proj.", config.intermediate, h, false);
+        l.down = Linear(w, p + "mlp.down_proj.", h, config.intermediate, false);
         layers_.push_back(std::move(l));
     }
     w.finish(modelId);
-    invFreq_ = hunyuanInverseFrequencies(config);
+    rotary_ = Rotary(hd, config.ropeBase());
     for (const auto& l : layers_)
-        for (const auto* t : {&l.inputNorm, &l.q, &l.k, &l.v, &l.o, &l.qNorm, &l.kNorm, &l.postNorm, &l.gate, &l.up, &l.down})
-            if (t->defined()) weightBytesPerToken_ += static_cast<std::int64_t>(t->nbytes());
-    weightBytesPerToken_ += static_cast<std::int64_t>(lmHead_.nbytes() + finalNorm_.nbytes());
-    if (placement_.device.is_cpu()) return;
-    // One copy to device memory, in the checkpoint's dtype; the tied output layer stays the same tensor.
-    const auto device = placement_.device;
-    const bool tied = lmHead_.is_same(embed_);
-    embed_ = embed_.to(device);
-    lmHead_ = tied ? embed_ : lmHead_.to(device);
-    finalNorm_ = finalNorm_.to(device);
-    invFreq_ = invFreq_.to(device);
-    for (auto& l : layers_)
-        for (auto* t : {&l.inputNorm, &l.q, &l.k, &l.v, &l.o, &l.qNorm, &l.kNorm, &l.postNorm, &l.gate, &l.up, &l.down})
-            if (t->defined()) *t = t->to(device);
-}
-
-torch::Tensor HunyuanModel::project(const torch::Tensor& x, const torch::Tensor& weight) const {
-    return placement_.onCpuKernels() ? ops::project(x, weight) : ops::libtorchProject(x, weight);
-}
-
-std::vector<torch::Tensor> HunyuanModel::projectMany(const torch::Tensor& x, const std::vector<torch::Tensor>& weights) const {
-    if (placement_.onCpuKernels()) return ops::projectMany(x, weights);
-    std::vector<torch::Tensor> out;
-    for (const auto& w : weights)
-        out.push_back(ops::libtorchProject(x, w));
-    return out;
+        weightBytesPerToken_ += l.inputNorm.bytes() + l.qNorm.bytes() + l.kNorm.bytes() + l.postNorm.bytes() + l.q.bytes() + l.k.bytes() +
+                                l.v.bytes() + l.o.bytes() + l.gate.bytes() + l.up.bytes() + l.down.bytes();
+    weightBytesPerToken_ += lmHead_.bytes() + finalNorm_.bytes();
+    if (placement_.onCpuKernels()) return;
+    // Off the engine's CPU kernels: one copy to device memory (none on the CPU), in the checkpoint's dtype;
+    // the tied output layer stays the same tensor as the embeddings.
+    const bool tied = lmHead_.weight().is_same(embed_.weight());
+    embed_.place(placement_);
+    if (tied)
+        lmHead_ = Linear(embed_.weight(), {}, placement_);
+    else
+        lmHead_.place(placement_);
+    finalNorm_.place(placement_);
+    rotary_.place(placement_);
+    for (auto& l : layers_) {
+        for (auto* norm : {&l.inputNorm, &l.qNorm, &l.kNorm, &l.postNorm})
+            norm->place(placement_);
+        for (auto* linear : {&l.q, &l.k, &l.v, &l.o, &l.gate, &l.up, &l.down})
+            linear->place(placement_);
+    }
 }
 
 std::unique_ptr<CausalState> HunyuanModel::start(std::int64_t maxTokens) const {
@@ -191,42 +151,31 @@ std::unique_ptr<CausalState> HunyuanModel::start(std::int64_t maxTokens) const {
 }
 
 torch::Tensor HunyuanModel::attention(const HunyuanLayer& l, std::size_t index, CausalState& base, const torch::Tensor& x,
-                                      const torch::Tensor& cos, const torch::Tensor& sin) const {
+                                      const Rotary::Angles& angles) const {
     auto& state = static_cast<HunyuanState&>(base);
     const auto t = x.size(0), heads = config_.heads, kvHeads = config_.kvHeads, hd = config_.headDim;
     const auto start = state.length_, total = start + t;
-    const auto qkv = projectMany(x, {l.q, l.k, l.v});
-    auto q = qkv[0].view({t, heads, hd}).transpose(0, 1);  // [H, T, hd]
-    auto k = qkv[1].view({t, kvHeads, hd}).transpose(0, 1);
+    const auto qkv = Linear::many(x, {&l.q, &l.k, &l.v});
+    auto q = rotary_(qkv[0].view({t, heads, hd}).transpose(0, 1), angles);  // [H, T, hd]
+    auto k = rotary_(qkv[1].view({t, kvHeads, hd}).transpose(0, 1), angles);
     auto v = qkv[2].view({t, kvHeads, hd}).transpose(0, 1);
-    const bool cpuKernels = placement_.onCpuKernels();
-    q = rotate(q, cos, sin, cpuKernels);
-    k = rotate(k, cos, sin, cpuKernels);
     if (config_.qkNorm) {  // after RoPE, as transformers' HunYuanDenseV1Attention
-        q = rmsNorm(q, l.qNorm, config_.rmsEps, cpuKernels);
-        k = rmsNorm(k, l.kNorm, config_.rmsEps, cpuKernels);
+        q = l.qNorm(q);
+        k = l.kNorm(k);
     }
     state.keys[index].narrow(1, start, t).copy_(k);
     state.values[index].narrow(1, start, t).copy_(v);
     const auto keys = state.keys[index].narrow(1, 0, total), values = state.values[index].narrow(1, 0, total);
-    if (t == 1 && cpuKernels)  // a decoding step: one pass of the engine's attention kernel, heads merged
-        return project(ops::attendOneQuery(q.reshape({1, heads * hd}), keys.unsqueeze(0), values.unsqueeze(0), heads), l.o);
+    if (t == 1 && placement_.onCpuKernels())  // a decoding step: one pass of the engine's attention kernel, heads merged
+        return l.o(attention::oneQuery(q.reshape({1, heads * hd}), keys.unsqueeze(0), values.unsqueeze(0), heads));
     // Query heads sharing a key/value head are stacked so one batched product serves the whole group.
     const auto group = heads / kvHeads;
     auto grouped = q.reshape({kvHeads, group * t, hd});
-    ParallelBlas blas(grouped.numel() * total);  // each of the two products (parallel for a long prompt)
-    auto scores = torch::matmul(grouped, keys.transpose(1, 2)) * (1.0 / std::sqrt(static_cast<double>(hd)));
-    if (t > 1) {
-        const auto on = torch::TensorOptions().device(placement_.device);
-        auto positions = torch::arange(start, total, on.dtype(torch::kInt64)).unsqueeze(1);  // [T, 1]
-        auto keyPositions = torch::arange(0, total, on.dtype(torch::kInt64)).unsqueeze(0);   // [1, total]
-        auto mask = torch::zeros({t, total}, on.dtype(torch::kFloat32))
-                        .masked_fill(keyPositions > positions, -std::numeric_limits<float>::infinity());
-        scores = scores + mask.repeat({group, 1});
-    }
-    auto context = torch::matmul(torch::softmax(scores, -1), values);  // [kvHeads, group * T, hd]
+    torch::Tensor mask;
+    if (t > 1) mask = attention::causalMask(start, t, total, placement_.device).repeat({group, 1});
+    auto context = attention::full(grouped, keys, values, mask);  // [kvHeads, group * T, hd]
     context = context.view({heads, t, hd}).transpose(0, 1).reshape({t, heads * hd});
-    return project(context, l.o);
+    return l.o(context);
 }
 
 torch::Tensor HunyuanModel::run(CausalState& base, const torch::Tensor& ids, std::vector<torch::Tensor>* hidden) const {
@@ -238,25 +187,19 @@ torch::Tensor HunyuanModel::run(CausalState& base, const torch::Tensor& ids, std
                                  std::to_string(state.capacity_) + " (the model allows " + std::to_string(config_.maxPositions) + ")");
     if (ids.min().item<std::int64_t>() < 0 || ids.max().item<std::int64_t>() >= config_.vocabSize)
         throw Error("input", "a token id lies outside the vocabulary of " + std::to_string(config_.vocabSize));
-    const auto on = torch::TensorOptions().device(placement_.device);
-    const bool cpuKernels = placement_.onCpuKernels();
-    auto positions = torch::arange(state.length_, state.length_ + t, on.dtype(torch::kInt64)).to(torch::kFloat32);
-    auto angles = torch::outer(positions, invFreq_);
-    auto emb = torch::cat({angles, angles}, -1);  // [T, hd]
-    const auto cos = emb.cos(), sin = emb.sin();
-
-    auto x = torch::embedding(embed_, ids.to(placement_.device)).to(torch::kFloat32);  // [T, H]
+    const auto angles = rotary_.at(state.length_, t);
+    auto x = embed_(ids);  // [T, H]
     if (hidden) hidden->push_back(x);
     for (std::size_t i = 0; i < layers_.size(); ++i) {
+        if (t > 1 && state.interrupted && state.interrupted()) throw Cancelled("prompt stopped");
         const auto& l = layers_[i];
-        x = x + attention(l, i, state, rmsNorm(x, l.inputNorm, config_.rmsEps, cpuKernels), cos, sin);
-        auto h = rmsNorm(x, l.postNorm, config_.rmsEps, cpuKernels);
-        const auto gateUp = projectMany(h, {l.gate, l.up});
-        x = x + project(torch::silu(gateUp[0]) * gateUp[1], l.down);
+        x = x + attention(l, i, state, l.inputNorm(x), angles);
+        const auto gateUp = Linear::many(l.postNorm(x), {&l.gate, &l.up});
+        x = x + l.down(torch::silu(gateUp[0]) * gateUp[1]);
         if (hidden) hidden->push_back(x);
     }
     state.length_ += t;
-    x = rmsNorm(x, finalNorm_, config_.rmsEps, cpuKernels);
+    x = finalNorm_(x);
     if (hidden) hidden->push_back(x);
     return x;
 }
@@ -264,8 +207,8 @@ torch::Tensor HunyuanModel::run(CausalState& base, const torch::Tensor& ids, std
 torch::Tensor HunyuanModel::forward(CausalState& state, const torch::Tensor& ids, bool allPositions) const {
     auto x = run(state, ids, nullptr);
     // Logits come back to the CPU, where search and sampling run (a no-op there).
-    if (!allPositions) return project(x.narrow(0, x.size(0) - 1, 1), lmHead_).view({config_.vocabSize}).to(torch::kCPU);
-    return project(x, lmHead_).to(torch::kCPU);
+    if (!allPositions) return lmHead_(x.narrow(0, x.size(0) - 1, 1)).view({config_.vocabSize}).to(torch::kCPU);
+    return lmHead_(x).to(torch::kCPU);
 }
 
 torch::Tensor HunyuanModel::hiddenStates(const torch::Tensor& ids) const {

@@ -5,10 +5,12 @@
 // rope_parameters as transformers 5 saves it: dynamic with alpha),
 // per-head RMSNorm of q and k applied after RoPE, SiLU-gated MLP, and the output layer tied to the
 // embeddings when lm_head.weight is absent. On the CPU the weights are used as mapped (bf16 stays bf16); on a
-// CUDA device they are copied there once (models/placement.h).
+// CUDA device they are copied there once (layers/placement.h).
+#include "layers/embedding.h"
+#include "layers/linear.h"
+#include "layers/norm.h"
+#include "layers/rotary.h"
 #include "models/causal_lm.h"
-#include "models/placement.h"
-#include "models/weights.h"
 
 #include <nlohmann/json.hpp>
 
@@ -32,7 +34,8 @@ struct HunyuanConfig {
 torch::Tensor hunyuanInverseFrequencies(const HunyuanConfig& config);
 
 struct HunyuanLayer {
-    torch::Tensor inputNorm, q, k, v, o, qNorm, kNorm, postNorm, gate, up, down;
+    RmsNorm inputNorm, qNorm, kNorm, postNorm;
+    Linear q, k, v, o, gate, up, down;
 };
 
 class HunyuanModel : public CausalLanguageModel {
@@ -55,13 +58,14 @@ public:
 private:
     torch::Tensor run(CausalState& state, const torch::Tensor& ids, std::vector<torch::Tensor>* hidden) const;
     torch::Tensor attention(const HunyuanLayer& layer, std::size_t index, CausalState& state, const torch::Tensor& x,
-                            const torch::Tensor& cos, const torch::Tensor& sin) const;
-    torch::Tensor project(const torch::Tensor& x, const torch::Tensor& weight) const;
-    std::vector<torch::Tensor> projectMany(const torch::Tensor& x, const std::vector<torch::Tensor>& weights) const;
+                            const Rotary::Angles& angles) const;
 
     HunyuanConfig config_;
     Placement placement_;
-    torch::Tensor embed_, finalNorm_, lmHead_, invFreq_;
+    Embedding embed_;
+    RmsNorm finalNorm_;
+    Linear lmHead_;
+    Rotary rotary_;
     std::vector<HunyuanLayer> layers_;
     std::int64_t weightBytesPerToken_ = 0;
 };

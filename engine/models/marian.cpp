@@ -1,9 +1,7 @@
 #include "models/marian.h"
 
-#include "kernels/layer_norm.h"
+#include "layers/attention.h"
 #include "models/config_reader.h"
-#include "models/ops.h"
-#include "runtime/threads.h"
 #include "util/error.h"
 
 #include <torch/torch.h>
@@ -13,8 +11,6 @@
 #include <limits>
 
 namespace dragoman {
-namespace F = torch::nn::functional;
-
 namespace {
 
 constexpr double kLayerNormEps = 1e-5;
@@ -38,46 +34,17 @@ torch::Tensor activation(const std::string& name, const torch::Tensor& x) {
     return torch::gelu(x);  // "gelu": exact erf form, as transformers' ACT2FN["gelu"]
 }
 
-// [T, d] or [B, T, d] -> [B, H, T, hd]
-torch::Tensor splitHeads(const torch::Tensor& x, std::int64_t heads) {
-    const auto batched = x.dim() == 3 ? x : x.unsqueeze(0);
-    const auto b = batched.size(0), t = batched.size(1), d = batched.size(2);
-    return batched.view({b, t, heads, d / heads}).transpose(1, 2);
-}
-
-// [B, H, T, hd] -> [B, T, d]
-torch::Tensor mergeHeads(const torch::Tensor& x) {
-    const auto b = x.size(0), h = x.size(1), t = x.size(2), hd = x.size(3);
-    return x.transpose(1, 2).reshape({b, t, h * hd});
-}
-
-// Scaled dot-product attention; `mask` (optional) is added to the scores: 0 where allowed, -inf where not.
-torch::Tensor attend(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v, const torch::Tensor& mask = {}) {
-    const double scale = 1.0 / std::sqrt(static_cast<double>(q.size(-1)));
-    ParallelBlas blas(q.numel() * k.size(-2));  // each of the two products
-    auto scores = torch::matmul(q, k.transpose(-1, -2)) * scale;
-    if (mask.defined()) scores = scores + mask;
-    return torch::matmul(torch::softmax(scores, -1), v);
-}
-
 // Dropout as transformers applies it while training (after embeddings, attention outputs and fc2); a no-op
 // when serving.
 torch::Tensor dropout(const torch::Tensor& x, double p) {
     return p > 0.0 ? torch::dropout(x, p, true) : x;
 }
 
-torch::Tensor feedForward(const std::string& act, const torch::Tensor& x, const torch::Tensor& w1, const torch::Tensor& b1,
-                          const torch::Tensor& w2, const torch::Tensor& b2) {
-    return ops::linear(activation(act, ops::linear(x, w1, b1)), w2, b2);
-}
-
 // Full attention of queries x over keys/values kv ([B, T, d] each), with an optional additive mask.
-torch::Tensor attention(const MarianAttention& a, const torch::Tensor& x, const torch::Tensor& kv, std::int64_t heads,
-                        const torch::Tensor& mask) {
-    auto q = splitHeads(ops::linear(x, a.qW, a.qB), heads);
-    auto k = splitHeads(ops::linear(kv, a.kW, a.kB), heads);
-    auto v = splitHeads(ops::linear(kv, a.vW, a.vB), heads);
-    return ops::linear(mergeHeads(attend(q, k, v, mask)), a.oW, a.oB);
+torch::Tensor attend(const MarianAttention& a, const torch::Tensor& x, const torch::Tensor& kv, std::int64_t heads,
+                     const torch::Tensor& mask) {
+    using namespace attention;
+    return a.o(mergeHeads(full(splitHeads(a.q(x), heads), splitHeads(a.k(kv), heads), splitHeads(a.v(kv), heads), mask)));
 }
 
 // Writes one step's keys or values ([B, d], heads side by side) into row t of a cache [B, H, maxSteps, hd]:
@@ -96,11 +63,6 @@ void appendStep(torch::Tensor& cache, std::int64_t t, const torch::Tensor& step)
 torch::Tensor paddingMask(const torch::Tensor& valid) {
     auto mask = torch::zeros(valid.sizes(), torch::kFloat32).masked_fill(valid.logical_not(), -std::numeric_limits<float>::infinity());
     return mask.unsqueeze(1).unsqueeze(1);
-}
-
-// Additive mask [1, 1, T, T] letting position i see positions <= i.
-torch::Tensor causalMask(std::int64_t t) {
-    return torch::full({t, t}, -std::numeric_limits<float>::infinity(), torch::kFloat32).triu(1).unsqueeze(0).unsqueeze(0);
 }
 
 }  // namespace
@@ -188,77 +150,46 @@ torch::Tensor marianSinusoidalPositions(std::int64_t positions, std::int64_t dim
     return table;
 }
 
-void MarianAttention::bind(WeightBinder& w, const std::string& p, std::int64_t d) {
-    qW = w.take(p + "q_proj.weight", {d, d});
-    qB = w.take(p + "q_proj.bias", {d});
-    kW = w.take(p + "k_proj.weight", {d, d});
-    kB = w.take(p + "k_proj.bias", {d});
-    vW = w.take(p + "v_proj.weight", {d, d});
-    vB = w.take(p + "v_proj.bias", {d});
-    oW = w.take(p + "out_proj.weight", {d, d});
-    oB = w.take(p + "out_proj.bias", {d});
-}
+MarianAttention::MarianAttention(WeightBinder& w, const std::string& p, std::int64_t d)
+    : q(w, p + "q_proj.", d, d, true),
+      k(w, p + "k_proj.", d, d, true),
+      v(w, p + "v_proj.", d, d, true),
+      o(w, p + "out_proj.", d, d, true) {}
 
-void MarianLayerNorm::bind(WeightBinder& w, const std::string& p, std::int64_t d) {
-    weight = w.take(p + "weight", {d});
-    bias = w.take(p + "bias", {d});
-}
-
-torch::Tensor MarianLayerNorm::operator()(const torch::Tensor& x) const {
-    // Norm weights are tiny: a bf16 checkpoint's are widened per call rather than converted at load.
-    if (weight.scalar_type() != torch::kFloat32)
-        return torch::layer_norm(x, {x.size(-1)}, weight.to(torch::kFloat32), bias.to(torch::kFloat32), kLayerNormEps);
-    return torch::layer_norm(x, {x.size(-1)}, weight, bias, kLayerNormEps);
-}
-
-torch::Tensor MarianLayerNorm::residual(const torch::Tensor& x, const torch::Tensor& h) const {
-    const bool tracked = torch::GradMode::is_enabled() && (x.requires_grad() || h.requires_grad() || weight.requires_grad());
-    const auto f32 = torch::kFloat32;
-    if (tracked || x.scalar_type() != f32 || h.scalar_type() != f32 || weight.scalar_type() != f32 || bias.scalar_type() != f32 ||
-        !x.is_contiguous() || !h.is_contiguous() || x.sizes() != h.sizes())
-        return (*this)(x + h);
-    auto out = torch::empty_like(x);
-    const auto d = x.size(-1);
-    kernels::addLayerNorm(x.data_ptr<float>(), h.data_ptr<float>(), weight.data_ptr<float>(), bias.data_ptr<float>(), out.data_ptr<float>(),
-                          x.numel() / d, d, kLayerNormEps);
-    return out;
-}
+MarianFeedForward::MarianFeedForward(WeightBinder& w, const std::string& p, std::int64_t d, std::int64_t ffn)
+    : fc1(w, p + "fc1.", ffn, d, true), fc2(w, p + "fc2.", d, ffn, true) {}
 
 MarianModel::MarianModel(const MarianConfig& config, const WeightTable& weights, const std::string& modelId) : config_(config) {
     const auto d = config.dModel;
     WeightBinder w(weights);
-    shared_ = w.take("model.shared.weight", {config.vocabSize, d});
-    finalLogitsBias_ = w.take("final_logits_bias", {1, config.vocabSize});
+    shared_ = Embedding(w, "model.shared.weight", config.vocabSize, d);
+    const auto finalLogitsBias = w.take("final_logits_bias", {1, config.vocabSize});
+    output_ = Linear(shared_.weight(), finalLogitsBias.defined() ? finalLogitsBias.view({config.vocabSize}) : finalLogitsBias);
     positions_ = marianSinusoidalPositions(config.maxPositions, d);
     // Aliases that real hub files carry: accepted only when they equal what they alias.
-    w.acceptAlias("model.encoder.embed_tokens.weight", shared_);
-    w.acceptAlias("model.decoder.embed_tokens.weight", shared_);
-    w.acceptAlias("lm_head.weight", shared_);
+    w.acceptAlias("model.encoder.embed_tokens.weight", shared_.weight());
+    w.acceptAlias("model.decoder.embed_tokens.weight", shared_.weight());
+    w.acceptAlias("lm_head.weight", shared_.weight());
     w.acceptAlias("model.encoder.embed_positions.weight", positions_);
     w.acceptAlias("model.decoder.embed_positions.weight", positions_);
-    auto ffn = [&](auto& layer, const std::string& p, std::int64_t f) {
-        layer.fc1W = w.take(p + "fc1.weight", {f, d});
-        layer.fc1B = w.take(p + "fc1.bias", {f});
-        layer.fc2W = w.take(p + "fc2.weight", {d, f});
-        layer.fc2B = w.take(p + "fc2.bias", {d});
-        layer.finalNorm.bind(w, p + "final_layer_norm.", d);
-    };
     for (std::int64_t i = 0; i < config.encoderLayers; ++i) {
         const std::string p = "model.encoder.layers." + std::to_string(i) + ".";
         MarianEncoderLayer layer;
-        layer.selfAttn.bind(w, p + "self_attn.", d);
-        layer.selfAttnNorm.bind(w, p + "self_attn_layer_norm.", d);
-        ffn(layer, p, config.encoderFfn);
+        layer.selfAttn = MarianAttention(w, p + "self_attn.", d);
+        layer.selfAttnNorm = LayerNorm(w, p + "self_attn_layer_norm.", d, kLayerNormEps);
+        layer.ffn = MarianFeedForward(w, p, d, config.encoderFfn);
+        layer.finalNorm = LayerNorm(w, p + "final_layer_norm.", d, kLayerNormEps);
         encoder_.push_back(std::move(layer));
     }
     for (std::int64_t i = 0; i < config.decoderLayers; ++i) {
         const std::string p = "model.decoder.layers." + std::to_string(i) + ".";
         MarianDecoderLayer layer;
-        layer.selfAttn.bind(w, p + "self_attn.", d);
-        layer.selfAttnNorm.bind(w, p + "self_attn_layer_norm.", d);
-        layer.crossAttn.bind(w, p + "encoder_attn.", d);
-        layer.crossAttnNorm.bind(w, p + "encoder_attn_layer_norm.", d);
-        ffn(layer, p, config.decoderFfn);
+        layer.selfAttn = MarianAttention(w, p + "self_attn.", d);
+        layer.selfAttnNorm = LayerNorm(w, p + "self_attn_layer_norm.", d, kLayerNormEps);
+        layer.crossAttn = MarianAttention(w, p + "encoder_attn.", d);
+        layer.crossAttnNorm = LayerNorm(w, p + "encoder_attn_layer_norm.", d, kLayerNormEps);
+        layer.ffn = MarianFeedForward(w, p, d, config.decoderFfn);
+        layer.finalNorm = LayerNorm(w, p + "final_layer_norm.", d, kLayerNormEps);
         decoder_.push_back(std::move(layer));
     }
     w.finish(modelId);
@@ -266,7 +197,7 @@ MarianModel::MarianModel(const MarianConfig& config, const WeightTable& weights,
 
 torch::Tensor MarianModel::embed(const torch::Tensor& ids, std::int64_t firstPosition) const {
     const double scale = config_.scaleEmbedding ? std::sqrt(static_cast<double>(config_.dModel)) : 1.0;
-    auto x = F::embedding(ids, shared_).to(torch::kFloat32) * scale;
+    auto x = shared_(ids, scale);
     const auto count = ids.size(-1);
     return x + positions_.narrow(0, firstPosition, count);
 }
@@ -287,24 +218,23 @@ torch::Tensor MarianModel::encodeLayers(const std::vector<TokenId>& sourceIds, s
     return x.squeeze(0);
 }
 
+torch::Tensor MarianModel::feedForward(const MarianFeedForward& ffn, const torch::Tensor& x) const {
+    return ffn.fc2(activation(config_.activation, ffn.fc1(x)));
+}
+
 torch::Tensor MarianModel::encoderLayer(const MarianEncoderLayer& layer, const torch::Tensor& x, const torch::Tensor& mask,
                                         double dropoutP) const {
-    auto h = dropout(attention(layer.selfAttn, x, x, config_.encoderHeads, mask), dropoutP);
+    auto h = dropout(attend(layer.selfAttn, x, x, config_.encoderHeads, mask), dropoutP);
     auto y = layer.selfAttnNorm(x + h);
-    return layer.finalNorm(y + dropout(feedForward(config_.activation, y, layer.fc1W, layer.fc1B, layer.fc2W, layer.fc2B), dropoutP));
+    return layer.finalNorm(y + dropout(feedForward(layer.ffn, y), dropoutP));
 }
 
 torch::Tensor MarianModel::decoderLayerTail(const MarianDecoderLayer& layer, const torch::Tensor& x, const torch::Tensor& crossQ,
                                             const torch::Tensor& crossK, const torch::Tensor& crossV, const torch::Tensor& crossMask,
                                             double dropoutP) const {
-    const auto& c = layer.crossAttn;
-    auto h = ops::linear(mergeHeads(attend(crossQ, crossK, crossV, crossMask)), c.oW, c.oB);
+    auto h = layer.crossAttn.o(attention::mergeHeads(attention::full(crossQ, crossK, crossV, crossMask)));
     auto y = layer.crossAttnNorm(x + dropout(h, dropoutP));
-    return layer.finalNorm(y + dropout(feedForward(config_.activation, y, layer.fc1W, layer.fc1B, layer.fc2W, layer.fc2B), dropoutP));
-}
-
-torch::Tensor MarianModel::logits(const torch::Tensor& hidden) const {
-    return ops::linear(hidden, shared_) + finalLogitsBias_.view({config_.vocabSize}).to(torch::kFloat32);
+    return layer.finalNorm(y + dropout(feedForward(layer.ffn, y), dropoutP));
 }
 
 torch::Tensor MarianModel::forwardBatch(const torch::Tensor& source, const torch::Tensor& sourceValid, const torch::Tensor& targetIn,
@@ -317,18 +247,17 @@ torch::Tensor MarianModel::forwardBatch(const torch::Tensor& source, const torch
         x = encoderLayer(layer, x, sourceMask, dropoutP);
 
     const auto heads = config_.decoderHeads;
-    const auto selfMask = causalMask(targetIn.size(1));
+    const auto t = targetIn.size(1);
+    const auto selfMask = attention::causalMask(0, t, t);
     auto y = dropout(embed(targetIn, 0), dropoutP);
     for (const auto& layer : decoder_) {
-        auto h = dropout(attention(layer.selfAttn, y, y, heads, selfMask), dropoutP);
+        auto h = dropout(attend(layer.selfAttn, y, y, heads, selfMask), dropoutP);
         y = layer.selfAttnNorm(y + h);
         const auto& c = layer.crossAttn;
-        auto q = splitHeads(ops::linear(y, c.qW, c.qB), heads);
-        auto k = splitHeads(ops::linear(x, c.kW, c.kB), heads);
-        auto v = splitHeads(ops::linear(x, c.vW, c.vB), heads);
-        y = decoderLayerTail(layer, y, q, k, v, sourceMask, dropoutP);
+        y = decoderLayerTail(layer, y, attention::splitHeads(c.q(y), heads), attention::splitHeads(c.k(x), heads),
+                             attention::splitHeads(c.v(x), heads), sourceMask, dropoutP);
     }
-    return logits(y);
+    return output_(y);
 }
 
 torch::Tensor MarianModel::encode(const std::vector<TokenId>& sourceIds) const {
@@ -350,8 +279,8 @@ std::unique_ptr<DecoderState> MarianModel::startDecoding(const torch::Tensor& en
         cache.selfK = torch::empty({batch, heads, state->maxSteps, hd}, torch::kFloat32);
         cache.selfV = torch::empty_like(cache.selfK);
         // Cross-attention keys and values depend only on the source: computed once per request.
-        cache.crossK = splitHeads(ops::linear(encoded, layer.crossAttn.kW, layer.crossAttn.kB), heads);
-        cache.crossV = splitHeads(ops::linear(encoded, layer.crossAttn.vW, layer.crossAttn.vB), heads);
+        cache.crossK = attention::splitHeads(layer.crossAttn.k(encoded), heads);
+        cache.crossV = attention::splitHeads(layer.crossAttn.v(encoded), heads);
         state->layers.push_back(std::move(cache));
     }
     return state;
@@ -367,18 +296,18 @@ torch::Tensor MarianModel::step(DecoderState& base, const torch::Tensor& tokens)
         const auto& layer = decoder_[i];
         auto& cache = state.layers[i];
         const auto& a = layer.selfAttn;
-        auto q = ops::linear(x, a.qW, a.qB);
-        appendStep(cache.selfK, t, ops::linear(x, a.kW, a.kB));
-        appendStep(cache.selfV, t, ops::linear(x, a.vW, a.vB));
-        auto h = ops::attendOneQuery(q, cache.selfK.narrow(2, 0, t + 1), cache.selfV.narrow(2, 0, t + 1), heads);
-        x = layer.selfAttnNorm.residual(x, ops::linear(h, a.oW, a.oB));
+        auto q = a.q(x);
+        appendStep(cache.selfK, t, a.k(x));
+        appendStep(cache.selfV, t, a.v(x));
+        auto h = attention::oneQuery(q, cache.selfK.narrow(2, 0, t + 1), cache.selfV.narrow(2, 0, t + 1), heads);
+        x = layer.selfAttnNorm.residual(x, a.o(h));
         const auto& c = layer.crossAttn;
-        auto crossed = ops::attendOneQuery(ops::linear(x, c.qW, c.qB), cache.crossK, cache.crossV, heads);
-        x = layer.crossAttnNorm.residual(x, ops::linear(crossed, c.oW, c.oB));
-        x = layer.finalNorm.residual(x, feedForward(config_.activation, x, layer.fc1W, layer.fc1B, layer.fc2W, layer.fc2B));
+        auto crossed = attention::oneQuery(c.q(x), cache.crossK, cache.crossV, heads);
+        x = layer.crossAttnNorm.residual(x, c.o(crossed));
+        x = layer.finalNorm.residual(x, feedForward(layer.ffn, x));
     }
     state.length_ = t + 1;
-    return logits(x);
+    return output_(x);
 }
 
 void MarianModel::reorder(DecoderState& base, const torch::Tensor& beams) const {

@@ -3,8 +3,10 @@
 // scaled by sqrt(d_model), static sinusoidal positions (computed, not loaded), a shared embedding tied to
 // the output layer, plus final_logits_bias. Each layer is a small struct built from the checkpoint's
 // tensors under its own key prefix, so names match the file exactly.
+#include "layers/embedding.h"
+#include "layers/linear.h"
+#include "layers/norm.h"
 #include "models/encoder_decoder.h"
-#include "models/weights.h"
 
 #include <nlohmann/json.hpp>
 
@@ -30,29 +32,29 @@ struct MarianConfig {
 // first half, cos of odd j in the second, then float32.
 torch::Tensor marianSinusoidalPositions(std::int64_t positions, std::int64_t dim);
 
+// q, k, v and output projections with biases, under the checkpoint's names.
 struct MarianAttention {
-    torch::Tensor qW, qB, kW, kB, vW, vB, oW, oB;
-    void bind(WeightBinder& w, const std::string& prefix, std::int64_t d);
+    Linear q, k, v, o;
+    MarianAttention() = default;
+    MarianAttention(WeightBinder& w, const std::string& prefix, std::int64_t d);
 };
 
-struct MarianLayerNorm {
-    torch::Tensor weight, bias;
-    void bind(WeightBinder& w, const std::string& prefix, std::int64_t d);
-    torch::Tensor operator()(const torch::Tensor& x) const;
-    // operator()(x + h); one pass of the engine's kernel when nothing is tracked by autograd.
-    torch::Tensor residual(const torch::Tensor& x, const torch::Tensor& h) const;
+struct MarianFeedForward {
+    Linear fc1, fc2;
+    MarianFeedForward() = default;
+    MarianFeedForward(WeightBinder& w, const std::string& prefix, std::int64_t d, std::int64_t ffn);
 };
 
 struct MarianEncoderLayer {
     MarianAttention selfAttn;
-    MarianLayerNorm selfAttnNorm, finalNorm;
-    torch::Tensor fc1W, fc1B, fc2W, fc2B;
+    LayerNorm selfAttnNorm, finalNorm;
+    MarianFeedForward ffn;
 };
 
 struct MarianDecoderLayer {
     MarianAttention selfAttn, crossAttn;
-    MarianLayerNorm selfAttnNorm, crossAttnNorm, finalNorm;
-    torch::Tensor fc1W, fc1B, fc2W, fc2B;
+    LayerNorm selfAttnNorm, crossAttnNorm, finalNorm;
+    MarianFeedForward ffn;
 };
 
 class MarianModel : public EncoderDecoderModel {
@@ -88,10 +90,12 @@ private:
     torch::Tensor decoderLayerTail(const MarianDecoderLayer& layer, const torch::Tensor& x, const torch::Tensor& crossQ,
                                    const torch::Tensor& crossK, const torch::Tensor& crossV, const torch::Tensor& crossMask,
                                    double dropout) const;
-    torch::Tensor logits(const torch::Tensor& hidden) const;
+    torch::Tensor feedForward(const MarianFeedForward& ffn, const torch::Tensor& x) const;
 
     MarianConfig config_;
-    torch::Tensor shared_, finalLogitsBias_, positions_;
+    Embedding shared_;
+    Linear output_;  // the shared embeddings, plus final_logits_bias
+    torch::Tensor positions_;
     std::vector<MarianEncoderLayer> encoder_;
     std::vector<MarianDecoderLayer> decoder_;
 };

@@ -1,14 +1,17 @@
 #pragma once
-// The device a model that supports it runs on: CUDA when the linked libtorch has a CUDA device, otherwise
-// the CPU. DRAGOMAN_DEVICE=cpu keeps the CPU; DRAGOMAN_DEVICE=cuda insists (an error without a device).
-#include "models/placement.h"
+// The device a model that supports it runs on: "auto" is CUDA when the linked libtorch has a CUDA device,
+// otherwise the CPU; "cpu" keeps the CPU; "cuda" insists (an error without a device).
+#include "layers/placement.h"
 
 #include <string>
 
 namespace dragoman {
 
-// Throws Error("config") for an unknown DRAGOMAN_DEVICE value or "cuda" without a CUDA device.
-Placement choosePlacement();
+// Throws Error("config") for an unknown value or "cuda" without a CUDA device.
+Placement choosePlacement(const std::string& requested = "auto");
+
+// $DRAGOMAN_DEVICE when set (the environment overrides a device asked for in parameters), else `requested`.
+std::string deviceOverride(const std::string& requested);
 
 // For the status line: "CPU", "CUDA:0", with why CUDA is not used where that helps ("CPU
 // (DRAGOMAN_DEVICE=cpu)").

@@ -10,7 +10,7 @@ namespace {
 std::vector<TokenId> generateCausal(const RunnableModel& model, const std::vector<TokenId>& prompt, std::int64_t maxNew, std::int64_t beams,
                                     bool raw) {
     if (beams > 1) throw Error("unsupported", "beam search is not available for decoder-only models (" + model.id() + ")");
-    const auto& c = *model.causal;
+    const auto& c = *model.causal();
     const auto length = static_cast<std::int64_t>(prompt.size());
     if (length >= c.maxPositions()) throw Error("input", "the prompt fills the model's " + std::to_string(c.maxPositions()) + " positions");
     maxNew = std::min(maxNew, c.maxPositions() - length);
@@ -28,8 +28,8 @@ std::vector<TokenId> generateCausal(const RunnableModel& model, const std::vecto
 std::vector<TokenId> generateIds(const RunnableModel& model, const std::vector<TokenId>& ids, std::int64_t maxNew, std::int64_t beams,
                                  bool raw) {
     c10::InferenceMode guard;
-    if (model.causal) return generateCausal(model, ids, maxNew, beams, raw);
-    const auto& m = *model.encoderDecoder;
+    if (model.causal()) return generateCausal(model, ids, maxNew, beams, raw);
+    const auto& m = *model.encoderDecoder();
     const std::vector<TokenId> prefix{model.generation.decoderStartId.value_or(m.decoderStartId())};
     const LogitsProcessors processors(model.generation, static_cast<std::int64_t>(prefix.size()) + maxNew);
     SearchOptions options;
@@ -44,12 +44,12 @@ std::vector<TokenId> generateIds(const RunnableModel& model, const std::vector<T
 TeacherForced teacherForcedLogits(const RunnableModel& model, const std::vector<TokenId>& ids,
                                   const std::optional<std::vector<TokenId>>& decoderIds) {
     c10::InferenceMode guard;
-    if (const auto& c = model.causal) {
+    if (const auto* c = model.causal()) {
         if (decoderIds) throw Error("input", "decoder ids are for encoder-decoder models; " + model.id() + " is decoder-only");
         auto state = c->start(static_cast<std::int64_t>(ids.size()));
         return {c->forward(*state, torch::tensor(ids, torch::kInt64), true), {}};
     }
-    const auto& m = *model.encoderDecoder;
+    const auto& m = *model.encoderDecoder();
     const auto targets = decoderIds.value_or(std::vector<TokenId>{m.decoderStartId()});
     for (auto id : targets)
         if (id < 0 || id >= m.vocabSize()) throw Error("input", "decoder id " + std::to_string(id) + " is outside the vocabulary");

@@ -1,7 +1,6 @@
 #include "runtime/runnable_model.h"
 
-#include "models/hunyuan.h"
-#include "models/marian.h"
+#include "runtime/architectures.h"
 #include "runtime/device.h"
 #include "util/error.h"
 #include "util/log.h"
@@ -10,9 +9,19 @@
 
 namespace dragoman {
 
+const EncoderDecoderModel* RunnableModel::encoderDecoder() const {
+    const auto* p = std::get_if<std::shared_ptr<const EncoderDecoderModel>>(&network);
+    return p ? p->get() : nullptr;
+}
+
+const CausalLanguageModel* RunnableModel::causal() const {
+    const auto* p = std::get_if<std::shared_ptr<const CausalLanguageModel>>(&network);
+    return p ? p->get() : nullptr;
+}
+
 std::string RunnableModel::device() const {
-    // Marian runs on the engine's CPU kernels only (its models are small); HY-MT follows choosePlacement().
-    if (encoderDecoder && torch::cuda::is_available()) return "CPU (this architecture runs on the CPU kernels)";
+    if (placement.onCpuKernels() && torch::cuda::is_available() && !architectureFor(architecture, id()).followsDevice)
+        return "CPU (this architecture runs on the CPU kernels)";
     return describePlacement(placement);
 }
 
@@ -21,29 +30,36 @@ const Tokenizer& RunnableModel::requireTokenizer() const {
     return *tokenizer;
 }
 
-std::shared_ptr<RunnableModel> openModel(const ModelStore& store, const std::string& idOrPath, const LoadOptions& options) {
+const TranslationStrategy& RunnableModel::requireStrategy() const {
+    requireTokenizer();
+    if (!strategy) throw Error("config", id() + ": this model cannot translate");
+    return *strategy;
+}
+
+std::shared_ptr<RunnableModel> openModel(const ModelStore& store, const std::string& idOrPath, const OpenOptions& options) {
     auto model = std::make_shared<RunnableModel>();
-    model->loaded = loadModel(store, idOrPath, options);
+    ProgressMeter meter(options.load.progress, options.load.cancel, loadPhases());
+    model->loaded = loadModel(store, idOrPath, options.load, &meter);
     const auto& entry = model->loaded.entry;
     const auto label = (entry.dir / "config.json").string();
     model->architecture = model->loaded.config.value("model_type", "");
-    if (model->architecture == "marian") {
-        model->encoderDecoder =
-            std::make_shared<MarianModel>(MarianConfig::parse(model->loaded.config, label), model->loaded.weights, entry.id);
-    } else if (model->architecture == "hunyuan_v1_dense") {
-        model->placement = choosePlacement();
-        model->causal = std::make_shared<HunyuanModel>(HunyuanConfig::parse(model->loaded.config, label), model->loaded.weights, entry.id,
-                                                       model->placement);
-    } else {
-        throw Error("config", label + ": unsupported model_type '" + model->architecture + "' (supported: marian, hunyuan_v1_dense)");
-    }
+    const auto& architecture = architectureFor(model->architecture, label);
+    if (architecture.followsDevice) model->placement = choosePlacement(options.device);
+    const auto network = index(LoadPhase::Network), tokenizer = index(LoadPhase::Tokenizer);
+    // Copying to a device moves every byte once more.
+    if (!model->placement.device.is_cpu()) meter.setWeight(network, static_cast<double>(model->loaded.stats.bytes) / 5.0e9);
+    meter.report(network, 0, 1);
+    model->network = architecture.build({model->loaded.config, model->loaded.weights, entry.id, label, model->placement});
+    meter.report(network, 1, 1);
     // A checkpoint without tokenizer files (a synthetic one, for speed tests) still runs on token ids.
-    const bool hasTokenizer = std::filesystem::exists(entry.dir / "source.spm") || std::filesystem::exists(entry.dir / "tokenizer.json");
-    if (hasTokenizer)
-        model->tokenizer = loadTokenizer(entry.dir, model->architecture);
+    meter.report(tokenizer, 0, 1);
+    if (architecture.hasTokenizer(entry.dir))
+        model->tokenizer = architecture.tokenizer(entry.dir);
     else
         log::warn({entry.id}, "no tokenizer files: the model runs on token ids only");
     model->generation = GenerationConfig::load(entry.dir);
+    if (model->tokenizer) model->strategy = architecture.strategy(*model);
+    meter.report(tokenizer, 1, 1);
     log::info({entry.id}, "ready: {} ({} weights) on {}", model->architecture, model->loaded.weights.size(), model->device());
     return model;
 }

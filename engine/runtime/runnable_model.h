@@ -1,34 +1,52 @@
 #pragma once
-// A loaded model ready to run: weights, architecture, tokenizer and generation settings together.
-// Built by the architecture named in config.json ("model_type"); read-only and shareable across requests.
+// A loaded model ready to run: weights, network, tokenizer, generation settings and translation strategy
+// together, built by the architecture its config.json names (runtime/architectures.h). Read-only and shared
+// by every request; per-request state (KV caches, sampler) lives in the request.
 #include "decode/generation_config.h"
+#include "layers/placement.h"
 #include "load/model_loader.h"
 #include "models/causal_lm.h"
 #include "models/encoder_decoder.h"
-#include "models/placement.h"
+#include "runtime/translation_strategy.h"
 #include "text/tokenizer.h"
 
 #include <memory>
+#include <variant>
 
 namespace dragoman {
 
+// The built network: an encoder-decoder (Marian) or a decoder-only (HY-MT) model.
+using Network = std::variant<std::shared_ptr<const EncoderDecoderModel>, std::shared_ptr<const CausalLanguageModel>>;
+
 struct RunnableModel {
     LoadedModel loaded;
-    std::string architecture;                             // model_type
-    std::shared_ptr<EncoderDecoderModel> encoderDecoder;  // set for encoder-decoder architectures
-    std::shared_ptr<CausalLanguageModel> causal;          // set for decoder-only architectures
-    std::unique_ptr<Tokenizer> tokenizer;                 // null for checkpoints without tokenizer files
+    std::string architecture;  // model_type
+    Network network;
+    std::unique_ptr<Tokenizer> tokenizer;  // null for checkpoints without tokenizer files
     GenerationConfig generation;
-    Placement placement;  // where the architecture runs (CUDA for HY-MT when available, see runtime/device.h)
+    Placement placement;                                  // where the network runs (CUDA for HY-MT when available, see runtime/device.h)
+    std::unique_ptr<const TranslationStrategy> strategy;  // null without a tokenizer
 
     const std::string& id() const { return loaded.entry.id; }
+    // Null when the network is of the other kind.
+    const EncoderDecoderModel* encoderDecoder() const;
+    const CausalLanguageModel* causal() const;
     // Where inference runs, for the status line: "CUDA:0" or "CPU", with the reason when CUDA is not used.
     std::string device() const;
     // Throws Error("tokenizer") when the folder has none.
     const Tokenizer& requireTokenizer() const;
+    // Throws Error("tokenizer") when the model cannot translate text (no tokenizer files).
+    const TranslationStrategy& requireStrategy() const;
 };
 
-// Loads (see loadModel) and builds the architecture. Throws Error("config") for an unsupported model_type.
-std::shared_ptr<RunnableModel> openModel(const ModelStore& store, const std::string& idOrPath, const LoadOptions& options = {});
+struct OpenOptions {
+    LoadOptions load;
+    // "auto" (CUDA when the linked libtorch has a device, else the CPU), "cpu" or "cuda"; honoured by the
+    // architectures that run on devices (HY-MT), the rest use the CPU kernels.
+    std::string device = "auto";
+};
+
+// Loads (see loadModel), builds the network and the tokenizer. Throws Error("config") for an unknown model_type.
+std::shared_ptr<RunnableModel> openModel(const ModelStore& store, const std::string& idOrPath, const OpenOptions& options = {});
 
 }  // namespace dragoman

@@ -24,13 +24,13 @@ public:
     // Throws Error("input") for text that is not valid UTF-8.
     std::vector<TokenId> encode(std::string_view text) const override;
     // Without the post-processor's special tokens (add_special_tokens=False).
-    std::vector<TokenId> encodePlain(std::string_view text) const;
+    std::vector<TokenId> encodePlain(std::string_view text) const override;
     std::string decode(const std::vector<TokenId>& ids, bool skipSpecial = true) const override;
     bool isSpecial(TokenId id) const override;
     std::size_t vocabSize() const override { return vocabSize_; }
 
     // Added tokens first, then the BPE vocabulary.
-    std::optional<TokenId> idOf(std::string_view token) const;
+    std::optional<TokenId> idOf(std::string_view token) const override;
     std::optional<std::string> tokenText(TokenId id) const;
 
 private:

@@ -37,8 +37,8 @@ MarianTokenizer::MarianTokenizer(const std::filesystem::path& dir) : source_(dir
     pad_ = special("<pad>", false);
 }
 
-std::optional<TokenId> MarianTokenizer::idOf(const std::string& piece) const {
-    auto it = ids_.find(piece);
+std::optional<TokenId> MarianTokenizer::idOf(std::string_view piece) const {
+    auto it = ids_.find(std::string(piece));
     return it == ids_.end() ? std::nullopt : std::optional<TokenId>(it->second);
 }
 

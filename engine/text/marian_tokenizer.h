@@ -22,8 +22,8 @@ public:
     TokenId eosId() const { return eos_; }
     TokenId padId() const { return pad_; }
     // The target-language tokens of a multilingual model (">>fra<<", ...), in vocabulary order.
-    std::vector<std::string> languageTokens() const;
-    std::optional<TokenId> idOf(const std::string& piece) const;
+    std::vector<std::string> languageTokens() const override;
+    std::optional<TokenId> idOf(std::string_view piece) const override;
 
 private:
     SentencePiece source_;

@@ -16,9 +16,8 @@ public:
 
     // The text that became final with this token (often empty).
     std::string push(TokenId id);
-    // The rest of the text; afterwards emitted() == tokenizer.decode(ids).
+    // The rest of the text: all pushes' deltas and this add up to tokenizer.decode(ids).
     std::string finish();
-    const std::string& emitted() const { return emitted_; }
 
 private:
     const Tokenizer& tokenizer_;

@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -20,9 +21,17 @@ public:
     virtual std::string decode(const std::vector<TokenId>& ids, bool skipSpecial = true) const = 0;
     virtual bool isSpecial(TokenId id) const = 0;
     virtual std::size_t vocabSize() const = 0;
+    // The id of a token spelled exactly so (a special or added token, a vocabulary entry), if any.
+    virtual std::optional<TokenId> idOf(std::string_view token) const = 0;
+    // Ids of text that spells out its own special tokens (a rendered chat template): no post-processor tokens.
+    virtual std::vector<TokenId> encodePlain(std::string_view text) const { return encode(text); }
+    // Target-language tokens a multilingual model expects in front of the source (">>fra<<", ...); empty if none.
+    virtual std::vector<std::string> languageTokens() const { return {}; }
 };
 
-// The tokenizer a model folder declares (Marian sentencepiece, or tokenizer.json). Throws Error("tokenizer").
-std::unique_ptr<Tokenizer> loadTokenizer(const std::filesystem::path& dir, const std::string& modelType);
+// A Marian folder's sentencepiece models and vocab.json, or a tokenizer.json; each load is timed in the log.
+// Throws Error("tokenizer"). runtime/architectures.h picks the one a model_type uses.
+std::unique_ptr<Tokenizer> loadMarianTokenizer(const std::filesystem::path& dir);
+std::unique_ptr<Tokenizer> loadTokenizerJson(const std::filesystem::path& dir);
 
 }  // namespace dragoman

@@ -43,13 +43,6 @@ std::size_t validSequence(std::string_view s, std::size_t at, std::size_t& maxim
 
 }  // namespace
 
-std::size_t sequenceLength(unsigned char lead) {
-    if (lead >= 0xF0 && lead <= 0xF4) return 4;
-    if (lead >= 0xE0 && lead <= 0xEF) return 3;
-    if (lead >= 0xC2 && lead <= 0xDF) return 2;
-    return 1;
-}
-
 bool isValid(std::string_view bytes) {
     for (std::size_t i = 0; i < bytes.size();) {
         std::size_t subpart = 0;

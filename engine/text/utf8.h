@@ -9,7 +9,5 @@ bool isValid(std::string_view bytes);
 // Decodes bytes as Rust's String::from_utf8_lossy (and Python's errors="replace"): each maximal invalid
 // subpart becomes one U+FFFD.
 std::string lossy(std::string_view bytes);
-// Byte length of the UTF-8 sequence that starts with `lead` (1 for an invalid lead byte).
-std::size_t sequenceLength(unsigned char lead);
 
 }  // namespace dragoman::utf8

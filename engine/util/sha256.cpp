@@ -73,12 +73,4 @@ std::string sha256File(const std::filesystem::path& path, const std::function<bo
     return finish(ctx.get());
 }
 
-std::string gitBlobSha1File(const std::filesystem::path& path) {
-    auto ctx = newContext(EVP_sha1());
-    const std::string prefix = "blob " + std::to_string(std::filesystem::file_size(path)) + '\0';
-    EVP_DigestUpdate(ctx.get(), prefix.data(), prefix.size());
-    digestFile(ctx.get(), path, {});
-    return finish(ctx.get());
-}
-
 }  // namespace dragoman

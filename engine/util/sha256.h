@@ -15,7 +15,4 @@ std::string sha256Hex(std::span<const std::byte> data);
 // `progress(bytesDone)` is called every few MiB; returning false cancels (throws Cancelled).
 std::string sha256File(const std::filesystem::path& path, const std::function<bool(std::uint64_t bytesDone)>& progress = {});
 
-// Git's blob id (SHA-1 of "blob <size>\0" + content): the name Hugging Face's cache gives small files.
-std::string gitBlobSha1File(const std::filesystem::path& path);
-
 }  // namespace dragoman

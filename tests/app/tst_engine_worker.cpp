@@ -33,6 +33,7 @@ private Q_SLOTS:
     void cancelStopsMidStream();
     void onlyTheLatestOfThreeIsDelivered();
     void failedLoadKeepsPreviousModel();
+    void onlyTheLatestLoadIsDelivered();
     void translateWithoutModelFails();
     void documentProgressAndCancel();
 
@@ -56,8 +57,14 @@ void TestEngineWorker::loadReportsProgress() {
     QSignalSpy loaded(worker_.get(), &EngineWorker::loaded);
     worker_->requestLoad(kModel);
     QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 30000);
-    QVERIFY(progress.count() >= 5);
-    QCOMPARE(progress.last().at(0).toString(), QStringLiteral("page-in"));
+    QVERIFY(progress.count() >= 7);  // every phase, named for people, one bar from 0 to 1
+    double previous = 0;
+    for (const auto& report : progress) {
+        QVERIFY(report.at(1).toDouble() >= previous);
+        previous = report.at(1).toDouble();
+    }
+    QCOMPARE(progress.first().at(0).toString(), QStringLiteral("Finding the model"));
+    QCOMPARE(progress.last().at(0).toString(), QStringLiteral("Reading the tokenizer"));
     QCOMPARE(progress.last().at(1).toDouble(), 1.0);
     const auto info = loaded.first().at(0).value<dragoman::ModelInfo>();
     QCOMPARE(info.architecture, QStringLiteral("marian"));
@@ -132,6 +139,20 @@ void TestEngineWorker::failedLoadKeepsPreviousModel() {
     QSignalSpy finished(worker_.get(), &EngineWorker::finished);
     worker_->requestTranslation(QStringLiteral("The man sees a house."), "en", "de");
     QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 30000);
+}
+
+// Picking three models quickly loads the last one: the others are cancelled or skipped and report nothing.
+void TestEngineWorker::onlyTheLatestLoadIsDelivered() {
+    QSignalSpy loaded(worker_.get(), &EngineWorker::loaded);
+    QSignalSpy failed(worker_.get(), &EngineWorker::loadFailed);
+    worker_->requestLoad(QStringLiteral(DRAGOMAN_TEST_FIXTURES "/hunyuan-tiny"));
+    worker_->requestLoad(QStringLiteral("/no/such/model"));
+    worker_->requestLoad(kModel);
+    QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 30000);
+    QTest::qWait(200);
+    QCOMPARE(loaded.count(), 1);
+    QCOMPARE(failed.count(), 0);
+    QCOMPARE(loaded.first().at(0).value<dragoman::ModelInfo>().architecture, QStringLiteral("marian"));
 }
 
 void TestEngineWorker::translateWithoutModelFails() {

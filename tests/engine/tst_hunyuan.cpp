@@ -33,7 +33,7 @@ struct Fixture {
         return mappedTensor(expected, *info);
     }
     std::vector<TokenId> inputIds(int c) const { return json["cases"][c]["input_ids"].get<std::vector<TokenId>>(); }
-    const HunyuanModel& hunyuan() const { return static_cast<const HunyuanModel&>(*model->causal); }
+    const HunyuanModel& hunyuan() const { return static_cast<const HunyuanModel&>(*model->causal()); }
 };
 
 torch::Tensor ids(const std::vector<TokenId>& v) {
@@ -68,7 +68,7 @@ private Q_SLOTS:
     void outputLayerFollowsTieRule();
     void libtorchOpsPathMatches_data();
     void libtorchOpsPathMatches();
-    void deviceChoiceFollowsEnvironment();
+    void deviceChoiceFollowsTheRequest();
 
 private:
     void addFixtureRows();
@@ -86,7 +86,7 @@ void TestHunyuan::initTestCase() {
         f.expected = SafetensorsFile::open(dir / "expected.safetensors");
         std::ifstream in(dir / "expected.json");
         f.json = nlohmann::json::parse(in);
-        QVERIFY(f.model->causal);
+        QVERIFY(f.model->causal());
         fixtures_.emplace(name, std::move(f));
     }
 }
@@ -122,8 +122,8 @@ void TestHunyuan::logitsMatch() {
     c10::InferenceMode guard;
     const auto& f = fixtures_.at(fixture.toStdString());
     const auto input = f.inputIds(caseIndex);
-    auto state = f.model->causal->start(static_cast<std::int64_t>(input.size()));
-    const auto logits = f.model->causal->forward(*state, ids(input), true);
+    auto state = f.model->causal()->start(static_cast<std::int64_t>(input.size()));
+    const auto logits = f.model->causal()->forward(*state, ids(input), true);
     const auto expected = f.tensor(f.json["cases"][caseIndex]["logits"].get<std::string>());
     QCOMPARE(logits.sizes().vec(), expected.sizes().vec());
     const float diff = maxDiff(logits, expected);
@@ -160,13 +160,13 @@ void TestHunyuan::greedyThroughCacheMatches() {
     const auto expectedIds = greedy["new_ids"].get<std::vector<TokenId>>();
     const auto stepLogits = f.tensor(greedy["step_logits"].get<std::string>());
     const auto input = f.inputIds(caseIndex);
-    auto state = f.model->causal->start(static_cast<std::int64_t>(input.size() + expectedIds.size()));
-    auto logits = f.model->causal->forward(*state, ids(input));
+    auto state = f.model->causal()->start(static_cast<std::int64_t>(input.size() + expectedIds.size()));
+    auto logits = f.model->causal()->forward(*state, ids(input));
     std::vector<TokenId> got;
     for (std::size_t i = 0; i < expectedIds.size(); ++i) {
         QVERIFY2(maxDiff(logits, stepLogits[static_cast<std::int64_t>(i)]) <= 1e-4f, qPrintable(QString("step %1").arg(i)));
         got.push_back(logits.argmax().item<TokenId>());
-        logits = f.model->causal->forward(*state, ids({got.back()}));
+        logits = f.model->causal()->forward(*state, ids({got.back()}));
     }
     QCOMPARE(nlohmann::json(got).dump(), nlohmann::json(expectedIds).dump());
 }
@@ -177,12 +177,12 @@ void TestHunyuan::greedyIsDeterministic() {
     const auto input = f.inputIds(0);
     std::vector<TokenId> first;
     for (int run = 0; run < 10; ++run) {
-        auto state = f.model->causal->start(static_cast<std::int64_t>(input.size()) + 20);
-        auto logits = f.model->causal->forward(*state, ids(input));
+        auto state = f.model->causal()->start(static_cast<std::int64_t>(input.size()) + 20);
+        auto logits = f.model->causal()->forward(*state, ids(input));
         std::vector<TokenId> out;
         for (int i = 0; i < 20; ++i) {
             out.push_back(logits.argmax().item<TokenId>());
-            logits = f.model->causal->forward(*state, ids({out.back()}));
+            logits = f.model->causal()->forward(*state, ids({out.back()}));
         }
         if (run == 0) first = out;
         QCOMPARE(nlohmann::json(out).dump(), nlohmann::json(first).dump());
@@ -193,12 +193,12 @@ void TestHunyuan::promptInPiecesEqualsWholePrompt() {
     c10::InferenceMode guard;
     const auto& f = fixtures_.at("hunyuan-tiny-f32");
     const auto input = f.inputIds(0);
-    auto whole = f.model->causal->start(static_cast<std::int64_t>(input.size()));
-    const auto expected = f.model->causal->forward(*whole, ids(input), true);
-    auto pieces = f.model->causal->start(static_cast<std::int64_t>(input.size()));
+    auto whole = f.model->causal()->start(static_cast<std::int64_t>(input.size()));
+    const auto expected = f.model->causal()->forward(*whole, ids(input), true);
+    auto pieces = f.model->causal()->start(static_cast<std::int64_t>(input.size()));
     const std::vector<TokenId> a(input.begin(), input.begin() + 17), b(input.begin() + 17, input.end());
-    const auto first = f.model->causal->forward(*pieces, ids(a), true);
-    const auto second = f.model->causal->forward(*pieces, ids(b), true);
+    const auto first = f.model->causal()->forward(*pieces, ids(a), true);
+    const auto second = f.model->causal()->forward(*pieces, ids(b), true);
     QVERIFY(maxDiff(torch::cat({first, second}), expected) <= 1e-4f);
     QCOMPARE(pieces->length(), static_cast<std::int64_t>(input.size()));
 }
@@ -206,15 +206,15 @@ void TestHunyuan::promptInPiecesEqualsWholePrompt() {
 void TestHunyuan::cacheOverflowIsAnInputError() {
     c10::InferenceMode guard;
     const auto& f = fixtures_.at("hunyuan-tiny");
-    auto state = f.model->causal->start(4);
+    auto state = f.model->causal()->start(4);
     try {
-        f.model->causal->forward(*state, ids({1, 2, 3, 4, 5}));
+        f.model->causal()->forward(*state, ids({1, 2, 3, 4, 5}));
         QFAIL("overflowed the cache");
     } catch (const Error& e) {
         QCOMPARE(QString::fromStdString(e.category()), QStringLiteral("input"));
     }
     try {
-        f.model->causal->forward(*state, ids({100000}));
+        f.model->causal()->forward(*state, ids({100000}));
         QFAIL("accepted an id outside the vocabulary");
     } catch (const Error& e) {
         QVERIFY(QString::fromUtf8(e.what()).contains("vocabulary"));
@@ -350,29 +350,20 @@ void TestHunyuan::libtorchOpsPathMatches() {
     QVERIFY(clearSteps > 0);
 }
 
-void TestHunyuan::deviceChoiceFollowsEnvironment() {
-    const QByteArray saved = qgetenv("DRAGOMAN_DEVICE");
-    qputenv("DRAGOMAN_DEVICE", "cpu");
-    QVERIFY(choosePlacement().onCpuKernels());
-    qputenv("DRAGOMAN_DEVICE", "tpu");
-    QVERIFY_THROWS_EXCEPTION(Error, choosePlacement());
+void TestHunyuan::deviceChoiceFollowsTheRequest() {
+    QVERIFY(choosePlacement("cpu").onCpuKernels());
+    QVERIFY_THROWS_EXCEPTION(Error, choosePlacement("tpu"));
     if (!torch::cuda::is_available()) {
-        qputenv("DRAGOMAN_DEVICE", "cuda");
         try {
-            choosePlacement();
+            choosePlacement("cuda");
             QFAIL("chose CUDA without a device");
         } catch (const Error& e) {
             QCOMPARE(QString::fromStdString(e.category()), QStringLiteral("config"));
-            QVERIFY(QString::fromUtf8(e.what()).contains("DRAGOMAN_DEVICE=cuda"));
+            QVERIFY(QString::fromUtf8(e.what()).contains("cuda"));
         }
-        qunsetenv("DRAGOMAN_DEVICE");
-        QCOMPARE(QString::fromStdString(describePlacement(choosePlacement())), QStringLiteral("CPU"));
+        QCOMPARE(QString::fromStdString(describePlacement(choosePlacement("auto"))), QStringLiteral("CPU"));
     }
     QCOMPARE(QString::fromStdString(describePlacement(Placement{torch::Device(torch::kCUDA, 1), true})), QStringLiteral("CUDA:1"));
-    if (saved.isNull())
-        qunsetenv("DRAGOMAN_DEVICE");
-    else
-        qputenv("DRAGOMAN_DEVICE", saved);
 }
 
 QTEST_GUILESS_MAIN(TestHunyuan)

@@ -9,8 +9,9 @@
 #include "kernels/rope.h"
 #include "kernels/simd.h"
 #include "kernels/thread_pool.h"
-#include "models/ops.h"
-#include "runtime/threads.h"
+#include "kernels/threads.h"
+#include "layers/attention.h"
+#include "layers/linear.h"
 
 #include <QTest>
 
@@ -273,7 +274,7 @@ void TestKernels::attentionMatchesReference() {
     const auto keys = torch::randn({cacheBatch, kvHeads, length + 5, headDim}, generator).narrow(2, 0, length);
     const auto values = torch::randn({cacheBatch, kvHeads, length + 5, headDim}, generator).narrow(2, 0, length);
     const auto queries = torch::randn({batch, heads * headDim}, generator);
-    const auto got = ops::attendOneQuery(queries, keys, values, heads);
+    const auto got = attention::oneQuery(queries, keys, values, heads);
 
     const auto group = heads / kvHeads;
     const auto q = queries.to(torch::kFloat64).view({batch, heads, 1, headDim});

@@ -3,6 +3,7 @@
 #include "io/safetensors_writer.h"
 #include "load/model_loader.h"
 #include "load/page_in.h"
+#include "runtime/runnable_model.h"
 #include "test_files.h"
 #include "util/error.h"
 
@@ -47,6 +48,9 @@ class TestLoader : public QObject {
 private Q_SLOTS:
     void init();
     void phasesReportInOrder();
+    void openingFillsOneBarOnce_data();
+    void openingFillsOneBarOnce();
+    void cancelTokenStopsTheLoad();
     void weightsAreZeroCopyViews();
     void cancelStopsEachPhase_data();
     void cancelStopsEachPhase();
@@ -71,24 +75,68 @@ void TestLoader::init() {
 }
 
 void TestLoader::phasesReportInOrder() {
-    std::vector<std::pair<LoadPhase, double>> seen;
+    std::vector<ProgressReport> seen;
+    std::vector<std::string> names;
     LoadOptions options;
-    options.progress = [&](LoadPhase phase, double fraction) {
-        seen.emplace_back(phase, fraction);
+    options.progress = [&](const ProgressReport& r) {
+        seen.push_back(r);
+        names.emplace_back(r.phase);
         return true;
     };
     const auto model = loadModel(*store_, fixture("hunyuan-tiny").string(), options);
     QVERIFY(!seen.empty());
-    for (std::size_t i = 1; i < seen.size(); ++i) {
-        QVERIFY(seen[i].first >= seen[i - 1].first);  // phases never go back
-        if (seen[i].first == seen[i - 1].first) QVERIFY(seen[i].second >= seen[i - 1].second);
-    }
+    for (std::size_t i = 1; i < seen.size(); ++i)
+        QVERIFY(seen[i].overall >= seen[i - 1].overall);  // one bar that never goes back
+    QCOMPARE(seen.back().overall, 1.0);
     for (auto phase : {LoadPhase::Resolve, LoadPhase::Verify, LoadPhase::Map, LoadPhase::Build, LoadPhase::PageIn}) {
-        const bool finished = std::any_of(seen.begin(), seen.end(), [&](auto& p) { return p.first == phase && p.second == 1.0; });
-        QVERIFY2(finished, std::string(phaseName(phase)).c_str());
+        const auto name = std::string(phaseName(phase));
+        bool finished = false;
+        for (std::size_t i = 0; i < seen.size(); ++i)
+            finished = finished || (names[i] == name && seen[i].done == seen[i].total);
+        QVERIFY2(finished, name.c_str());
     }
     QCOMPARE(model.config.at("model_type").get<std::string>(), std::string("hunyuan_v1_dense"));
     QVERIFY(model.stats.readySeconds > 0);
+}
+
+void TestLoader::openingFillsOneBarOnce_data() {
+    QTest::addColumn<QString>("name");
+    QTest::newRow("marian") << QStringLiteral("marian-tiny");
+    QTest::newRow("hunyuan") << QStringLiteral("hunyuan-tiny");
+}
+
+// Every phase of opening a model (files, network, tokenizer) moves one bar from 0 to 1, in order.
+void TestLoader::openingFillsOneBarOnce() {
+    QFETCH(QString, name);
+    std::vector<std::string> phases;
+    std::vector<double> overall;
+    OpenOptions options;
+    options.load.progress = [&](const ProgressReport& r) {
+        if (phases.empty() || phases.back() != r.phase) phases.emplace_back(r.phase);
+        overall.push_back(r.overall);
+        return true;
+    };
+    const auto model = openModel(*store_, fixture(name.toStdString().c_str()).string(), options);
+    QVERIFY(model->strategy);
+    QVERIFY(std::is_sorted(overall.begin(), overall.end()));
+    QCOMPARE(overall.front(), 0.0);
+    QCOMPARE(overall.back(), 1.0);
+    std::vector<std::string> expected;
+    for (const auto& phase : loadPhases())
+        expected.push_back(phase.name);
+    QCOMPARE(phases, expected);
+}
+
+void TestLoader::cancelTokenStopsTheLoad() {
+    OpenOptions options;
+    int reports = 0;
+    options.load.progress = [&](const ProgressReport& r) {
+        ++reports;
+        if (r.phase == phaseName(LoadPhase::Map)) options.load.cancel.cancel();  // from "another thread"
+        return true;
+    };
+    QVERIFY_THROWS_EXCEPTION(Cancelled, openModel(*store_, fixture("marian-tiny").string(), options));
+    QVERIFY(reports > 0);
 }
 
 void TestLoader::weightsAreZeroCopyViews() {
@@ -112,9 +160,9 @@ void TestLoader::cancelStopsEachPhase() {
     int callsAfterStop = 0;
     bool stopped = false;
     LoadOptions options;
-    options.progress = [&](LoadPhase p, double) {
+    options.progress = [&](const ProgressReport& r) {
         if (stopped) ++callsAfterStop;
-        if (static_cast<int>(p) == phase) stopped = true;
+        if (r.phase == phaseName(static_cast<LoadPhase>(phase))) stopped = true;
         return !stopped;
     };
     QVERIFY_THROWS_EXCEPTION(Cancelled, loadModel(*store_, fixture("marian-tiny").string(), options));
@@ -133,8 +181,8 @@ void TestLoader::pageInReportsEvery16MiB() {
     std::ofstream(dir / "config.json") << R"({"model_type": "test"})";
     int pageInCalls = 0;
     LoadOptions options;
-    options.progress = [&](LoadPhase p, double) {
-        pageInCalls += p == LoadPhase::PageIn;
+    options.progress = [&](const ProgressReport& r) {
+        pageInCalls += r.phase == phaseName(LoadPhase::PageIn);
         return true;
     };
     loadModel(*store_, dir.string(), options);

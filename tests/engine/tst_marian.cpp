@@ -91,7 +91,7 @@ void TestMarian::encoderMatches_data() {
 void TestMarian::encoderMatches() {
     QFETCH(int, caseIndex);
     c10::InferenceMode guard;
-    const auto& marian = static_cast<const MarianModel&>(*model_->encoderDecoder);
+    const auto& marian = static_cast<const MarianModel&>(*model_->encoderDecoder());
     const auto prefix = "case" + std::to_string(caseIndex) + ".";
     const auto layers = marian.encodeAllLayers(sourceIds(caseIndex));
     const auto expectedLayers = expectedTensor(prefix + "encoder_layer_outputs");
@@ -103,7 +103,7 @@ void TestMarian::encoderMatches() {
 
 void TestMarian::teacherForcedLogitsMatch() {
     c10::InferenceMode guard;
-    const auto& m = *model_->encoderDecoder;
+    const auto& m = *model_->encoderDecoder();
     for (int c = 0; c < static_cast<int>(json_["cases"].size()); ++c) {
         const auto decoderIds = json_["cases"][c]["teacher_forcing"]["decoder_input_ids"].get<std::vector<TokenId>>();
         EncoderDecoderSession session(m, m.encode(sourceIds(c)), 1, static_cast<std::int64_t>(decoderIds.size()));
@@ -120,7 +120,7 @@ void TestMarian::teacherForcedLogitsMatch() {
 // real position: padding must not leak through the masks.
 void TestMarian::paddedBatchForwardMatches() {
     c10::InferenceMode guard;
-    const auto& marian = static_cast<const MarianModel&>(*model_->encoderDecoder);
+    const auto& marian = static_cast<const MarianModel&>(*model_->encoderDecoder());
     const auto count = static_cast<std::int64_t>(json_["cases"].size());
     std::int64_t maxSource = 0, maxTarget = 0;
     for (int c = 0; c < count; ++c) {
@@ -183,7 +183,7 @@ void TestMarian::bf16CheckpointComputesOnWidenedWeights() {
                 rows.push_back(session.next(torch::tensor({id}, torch::kInt64))[0]);
             return torch::stack(rows);
         };
-        const float diff = (logitsOf(*bf16->encoderDecoder) - logitsOf(*f32->encoderDecoder)).abs().max().item<float>();
+        const float diff = (logitsOf(*bf16->encoderDecoder()) - logitsOf(*f32->encoderDecoder())).abs().max().item<float>();
         QVERIFY2(diff <= 1e-4f, ("case " + std::to_string(c) + ": max diff " + std::to_string(diff)).c_str());
     }
 }
@@ -201,7 +201,7 @@ void TestMarian::decodesMatch() {
     QFETCH(int, caseIndex);
     QFETCH(QString, mode);
     c10::InferenceMode guard;
-    const auto& m = *model_->encoderDecoder;
+    const auto& m = *model_->encoderDecoder();
     const auto& expected = json_["cases"][caseIndex][mode.toStdString()];
     const std::int64_t maxNew = json_.at("max_new_tokens");
     const std::vector<TokenId> prefix{m.decoderStartId()};
@@ -218,7 +218,7 @@ void TestMarian::decodesMatch() {
 
 void TestMarian::greedyIsDeterministic() {
     c10::InferenceMode guard;
-    const auto& m = *model_->encoderDecoder;
+    const auto& m = *model_->encoderDecoder();
     std::vector<TokenId> first;
     for (int run = 0; run < 10; ++run) {
         EncoderDecoderSession session(m, m.encode(sourceIds(4)), 1, 40);
@@ -230,7 +230,7 @@ void TestMarian::greedyIsDeterministic() {
 
 void TestMarian::streamingCallbackCanStop() {
     c10::InferenceMode guard;
-    const auto& m = *model_->encoderDecoder;
+    const auto& m = *model_->encoderDecoder();
     std::vector<TokenId> streamed;
     EncoderDecoderSession session(m, m.encode(sourceIds(0)), 1, 13);
     const auto ids = greedySearch(session, {m.decoderStartId()}, {12, {m.eosId()}, nullptr, [&](TokenId id) {

@@ -1,4 +1,4 @@
-#include "bench/load_baselines.h"
+#include "devcli/load_baselines.h"
 
 #include "io/safetensors.h"
 

@@ -1,11 +1,15 @@
+#include "layers/linear.h"
+
 #include "kernels/bf16_matmul.h"
 #include "kernels/onednn_matmul.h"
 #include "kernels/packed_gemm.h"
 #include "kernels/simd.h"
-#include "models/ops.h"
-#include "runtime/threads.h"
+#include "kernels/threads.h"
 
-namespace dragoman::ops {
+#include <torch/torch.h>
+
+namespace dragoman {
+namespace ops {
 namespace {
 
 // From this many rows on (a prompt), the packed GEMM (packed_gemm.h) beats the engine's dot-product tiles;
@@ -33,6 +37,12 @@ torch::Tensor widenedBlocksProduct(const torch::Tensor& rows, const torch::Tenso
     return y;
 }
 
+torch::Tensor withRowsOf(const torch::Tensor& x, const torch::Tensor& y, std::int64_t n) {
+    auto sizes = x.sizes().vec();
+    sizes.back() = n;
+    return y.view(sizes);
+}
+
 }  // namespace
 
 torch::Tensor smallRowsLinear(const torch::Tensor& x, const torch::Tensor& weight, const torch::Tensor& bias) {
@@ -49,9 +59,19 @@ torch::Tensor smallRowsLinear(const torch::Tensor& x, const torch::Tensor& weigh
             for (std::int64_t j = 0; j < n; ++j)
                 yp[r * n + j] += bp[j];
     }
-    auto sizes = x.sizes().vec();
-    sizes.back() = n;
-    return y.view(sizes);
+    return withRowsOf(x, y, n);
+}
+
+torch::Tensor linear(const torch::Tensor& x, const torch::Tensor& weight, const torch::Tensor& bias) {
+    if (weight.scalar_type() != torch::kFloat32) {
+        auto y = project(x, weight);
+        return bias.defined() ? y + bias.to(torch::kFloat32) : y;
+    }
+    const bool tracked = torch::GradMode::is_enabled() && (weight.requires_grad() || x.requires_grad());
+    if (!tracked && x.numel() <= kSmallRows * x.size(-1) && x.scalar_type() == torch::kFloat32 && weight.is_contiguous())
+        return smallRowsLinear(x, weight, bias);
+    ParallelBlas blas(x.numel() * weight.size(0));
+    return torch::nn::functional::linear(x, weight, bias);
 }
 
 torch::Tensor project(const torch::Tensor& x, const torch::Tensor& weight) {
@@ -78,9 +98,7 @@ torch::Tensor project(const torch::Tensor& x, const torch::Tensor& weight) {
         y = torch::empty({rows.size(0), n}, torch::kFloat32);
         kernels::bf16MatmulTransposed(rows.data_ptr<float>(), w, y.data_ptr<float>(), rows.size(0), n, k);
     }
-    auto sizes = x.sizes().vec();
-    sizes.back() = n;
-    return y.view(sizes);
+    return withRowsOf(x, y, n);
 }
 
 torch::Tensor libtorchProject(const torch::Tensor& x, const torch::Tensor& weight) {
@@ -88,27 +106,58 @@ torch::Tensor libtorchProject(const torch::Tensor& x, const torch::Tensor& weigh
     return torch::matmul(x, weight.to(torch::kFloat32).t());  // to(): no copy for float32 weights
 }
 
-std::vector<torch::Tensor> projectMany(const torch::Tensor& x, const std::vector<torch::Tensor>& weights) {
+}  // namespace ops
+
+Linear::Linear(WeightBinder& weights, const std::string& prefix, std::int64_t out, std::int64_t in, bool bias, Placement placement)
+    : weight_(weights.take(prefix + "weight", {out, in})), placement_(placement) {
+    if (bias) bias_ = weights.take(prefix + "bias", {out});
+}
+
+Linear::Linear(torch::Tensor weight, torch::Tensor bias, Placement placement)
+    : weight_(std::move(weight)), bias_(std::move(bias)), placement_(placement) {}
+
+torch::Tensor Linear::operator()(const torch::Tensor& x) const {
+    if (placement_.onCpuKernels()) return ops::linear(x, weight_, bias_);
+    auto y = ops::libtorchProject(x, weight_);
+    return bias_.defined() ? y + bias_.to(torch::kFloat32) : y;
+}
+
+std::vector<torch::Tensor> Linear::many(const torch::Tensor& x, const std::vector<const Linear*>& layers) {
     const auto k = x.size(-1);
     bool fused = x.numel() == k && x.scalar_type() == torch::kFloat32;
-    for (const auto& w : weights)
-        fused = fused && w.scalar_type() == torch::kBFloat16 && w.is_contiguous() && w.size(1) == k;
+    for (const auto* l : layers) {
+        const auto& w = l->weight_;
+        fused = fused && l->placement_.onCpuKernels() && !l->bias_.defined() && w.scalar_type() == torch::kBFloat16 && w.is_contiguous() &&
+                w.size(1) == k;
+    }
     std::vector<torch::Tensor> out;
     if (!fused) {
-        for (const auto& w : weights)
-            out.push_back(project(x, w));
+        for (const auto* l : layers)
+            out.push_back((*l)(x));
         return out;
     }
     const auto row = x.reshape({k}).contiguous();
     std::vector<kernels::Bf16Output> targets;
-    for (const auto& w : weights) {
-        auto sizes = x.sizes().vec();
-        sizes.back() = w.size(0);
-        out.push_back(torch::empty(sizes, torch::kFloat32));
-        targets.push_back({reinterpret_cast<const std::uint16_t*>(w.data_ptr()), out.back().data_ptr<float>(), w.size(0)});
+    for (const auto* l : layers) {
+        out.push_back(torch::empty(l->weight_.size(0), torch::kFloat32));
+        targets.push_back(
+            {reinterpret_cast<const std::uint16_t*>(l->weight_.data_ptr()), out.back().data_ptr<float>(), l->weight_.size(0)});
     }
     kernels::bf16GemvMany(row.data_ptr<float>(), targets.data(), targets.size(), k);
+    for (std::size_t i = 0; i < out.size(); ++i)
+        out[i] = ops::withRowsOf(x, out[i], layers[i]->weight_.size(0));
     return out;
 }
 
-}  // namespace dragoman::ops
+std::int64_t Linear::bytes() const {
+    return static_cast<std::int64_t>(weight_.nbytes() + (bias_.defined() ? bias_.nbytes() : 0));
+}
+
+void Linear::place(Placement placement) {
+    placement_ = placement;
+    if (placement.device.is_cpu()) return;
+    weight_ = weight_.to(placement.device);
+    if (bias_.defined()) bias_ = bias_.to(placement.device);
+}
+
+}  // namespace dragoman

@@ -1,10 +1,10 @@
-#include "bench/generate_bench.h"
+#include "devcli/generate_bench.h"
 
 #include "decode/search.h"
 #include "kernels/onednn_matmul.h"
 #include "kernels/thread_pool.h"
-#include "models/ops.h"
-#include "runtime/threads.h"
+#include "kernels/threads.h"
+#include "layers/linear.h"
 #include "util/stopwatch.h"
 
 #include <torch/torch.h>
@@ -89,7 +89,7 @@ double measureBf16Bandwidth() {
 
 nlohmann::ordered_json benchCausal(const RunnableModel& model, const GenerateBenchOptions& options) {
     c10::InferenceMode guard;
-    const auto& m = *model.causal;
+    const auto& m = *model.causal();
     std::vector<TokenId> prompt;
     for (std::int64_t j = 0; j < options.promptTokens; ++j)
         prompt.push_back(2 + (j * 131) % (m.vocabSize() - 3));
@@ -135,7 +135,7 @@ nlohmann::ordered_json benchCausal(const RunnableModel& model, const GenerateBen
 
 nlohmann::ordered_json benchEncoderDecoder(const RunnableModel& model, const GenerateBenchOptions& options) {
     c10::InferenceMode guard;
-    const auto& m = *model.encoderDecoder;
+    const auto& m = *model.encoderDecoder();
     const auto sources = benchmarkSources(options.sequences, m.vocabSize(), m.eosId());
     GenerationConfig banPad;
     banPad.badWordsIds = {{m.padId()}};

@@ -1,7 +1,7 @@
 #include "cli/command_line.h"
-#include "cli/commands.h"
-#include "cli/model_option.h"
-#include "text/tokenizer.h"
+#include "devcli/dev_commands.h"
+#include "devcli/dev_model_option.h"
+#include "runtime/architectures.h"
 
 #include <iostream>
 

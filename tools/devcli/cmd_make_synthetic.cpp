@@ -1,5 +1,5 @@
 #include "cli/command_line.h"
-#include "cli/commands.h"
+#include "devcli/dev_commands.h"
 #include "synthetic/synthetic_checkpoint.h"
 
 namespace dragoman::cli {

@@ -1,5 +1,5 @@
 #include "cli/command_line.h"
-#include "cli/commands.h"
+#include "devcli/dev_commands.h"
 #include "io/safetensors.h"
 
 #include <fmt/format.h>

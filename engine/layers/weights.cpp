@@ -1,4 +1,4 @@
-#include "models/weights.h"
+#include "layers/weights.h"
 
 #include "util/error.h"
 

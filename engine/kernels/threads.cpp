@@ -1,4 +1,4 @@
-#include "runtime/threads.h"
+#include "kernels/threads.h"
 
 #include "util/log.h"
 

@@ -1,12 +1,12 @@
-#include "bench/generate_bench.h"
-#include "bench/load_baselines.h"
 #include "cli/command_line.h"
-#include "cli/commands.h"
-#include "cli/model_option.h"
+#include "devcli/dev_commands.h"
+#include "devcli/dev_model_option.h"
+#include "devcli/generate_bench.h"
+#include "devcli/load_baselines.h"
 #include "io/checkpoint.h"
+#include "kernels/threads.h"
 #include "load/model_loader.h"
 #include "load/page_in.h"
-#include "runtime/threads.h"
 #include "runtime/translator.h"
 #include "util/error.h"
 #include "util/stopwatch.h"
@@ -103,7 +103,7 @@ int benchGenerate(const QStringList& args) {
     options.beams = cmd.intValue("beams", 1, 1, 16);
     options.promptTokens = cmd.intValue("prompt-tokens", 40, 1, 100000);
     const auto model = openModelOption(cmd);
-    if (model->causal) {
+    if (model->causal()) {
         const auto out = bench::benchCausal(*model, options);
         if (cmd.isSet("json")) {
             print(out.dump() + "\n");

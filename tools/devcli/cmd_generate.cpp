@@ -1,6 +1,6 @@
 #include "cli/command_line.h"
-#include "cli/commands.h"
-#include "cli/model_option.h"
+#include "devcli/dev_commands.h"
+#include "devcli/dev_model_option.h"
 #include "io/safetensors_writer.h"
 #include "runtime/reference_calls.h"
 
@@ -38,7 +38,7 @@ int runLogits(const QStringList& args) {
         if (decoderIds->empty()) throw UsageError("--decoder-ids is empty");
     }
     const auto model = openModelOption(cmd);
-    if (decoderIds && model->causal) throw UsageError("--decoder-ids is for encoder-decoder models; " + model->id() + " is decoder-only");
+    if (decoderIds && model->causal()) throw UsageError("--decoder-ids is for encoder-decoder models; " + model->id() + " is decoder-only");
     const auto forced = teacherForcedLogits(*model, ids, decoderIds);
     SafetensorsWriter writer;
     writer.addBytes("logits", DType::F32, forced.logits.sizes().vec(), floatBytes(forced.logits));

@@ -1,0 +1,27 @@
+#include "translation_backend.h"
+
+namespace dragoman {
+
+ModelDescription LocalBackend::load(const std::string& idOrPath, const ProgressCallback& progress, const CancelToken& cancel,
+                                    LoadReport* report) {
+    ModelParams params;
+    params.device = device_;
+    params.progress = progress;
+    params.cancel = cancel;
+    auto model = Model::load(idOrPath, params);
+    if (report) *report = model->loadReport();
+    model_ = std::move(model);  // only a complete load replaces the model in use
+    return model_->description();
+}
+
+std::string LocalBackend::translate(const TranslationRequest& request, TranslationStats* stats) {
+    if (!model_) throw Error("model_not_found", "no model is loaded");
+    return model_->translate(request, stats);
+}
+
+BackendCapabilities LocalBackend::capabilities() const {
+    if (!model_) return {};
+    return {model_->description().prompts, model_->description().beamSearch};
+}
+
+}  // namespace dragoman

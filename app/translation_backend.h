@@ -1,0 +1,48 @@
+#pragma once
+// What the application asks of whatever computes translations: the local engine (LocalBackend, below), and
+// later a remote OpenAI-compatible server. The engine worker holds this interface, so the window does not
+// know which one it talks to. Calls come from the engine thread, one at a time.
+#include "dragoman.h"
+
+#include <memory>
+#include <string>
+
+namespace dragoman {
+
+struct BackendCapabilities {
+    bool prompts = false;  // glossary, context, sampling (chat models)
+    bool beamSearch = false;
+};
+
+class TranslationBackend {
+public:
+    virtual ~TranslationBackend() = default;
+
+    // Loads (or connects to) a model; progress and cancel as in dragoman.h. On failure or cancel the model in
+    // use stays; on success the new one replaces it. Throws Error or Cancelled.
+    virtual ModelDescription load(const std::string& idOrPath, const ProgressCallback& progress, const CancelToken& cancel,
+                                  LoadReport* report = nullptr) = 0;
+    virtual bool loaded() const = 0;
+    // Deltas stream through request.onDelta; request.cancel stops it (the text so far is returned).
+    virtual std::string translate(const TranslationRequest& request, TranslationStats* stats = nullptr) = 0;
+    virtual BackendCapabilities capabilities() const = 0;
+};
+
+// The engine in this process.
+class LocalBackend : public TranslationBackend {
+public:
+    // The device the local engine's models run on: auto, cpu or cuda ($DRAGOMAN_DEVICE overrides).
+    explicit LocalBackend(std::string device = "auto") : device_(std::move(device)) {}
+
+    ModelDescription load(const std::string& idOrPath, const ProgressCallback& progress, const CancelToken& cancel,
+                          LoadReport* report = nullptr) override;
+    bool loaded() const override { return model_ != nullptr; }
+    std::string translate(const TranslationRequest& request, TranslationStats* stats = nullptr) override;
+    BackendCapabilities capabilities() const override;
+
+private:
+    std::string device_;
+    std::shared_ptr<const Model> model_;
+};
+
+}  // namespace dragoman

@@ -1,0 +1,68 @@
+// dragoman.h's model store functions over store/model_store.h.
+#include "dragoman.h"
+
+#include "store/manifest.h"
+#include "store/model_store.h"
+
+namespace dragoman {
+namespace {
+
+ModelListing listing(const ModelEntry& e) {
+    return {e.id, e.dir, std::string(sourceName(e.source)), e.modelType, e.architecture, e.revision, e.weightBytes};
+}
+
+// A one-phase meter's reports as the store's (bytes done, bytes total) callback.
+HashProgress hashProgress(const ProgressCallback& callback, ProgressMeter& meter) {
+    if (!callback) return {};
+    return [&meter](std::uint64_t done, std::uint64_t total) { return meter.keepGoing(0, done, total); };
+}
+
+}  // namespace
+
+std::vector<ModelListing> listModels() {
+    std::vector<ModelListing> out;
+    for (const auto& e : ModelStore().list())
+        out.push_back(listing(e));
+    return out;
+}
+
+StoreLocations storeLocations() {
+    const ModelStore store;
+    return {store.roots().cache, store.roots().hub};
+}
+
+std::optional<std::string> findDefaultModel() {
+    try {
+        return ModelStore().defaultModel().id;
+    } catch (const Error&) {
+        return std::nullopt;
+    }
+}
+
+ModelListing findModel(const std::string& idOrPath) {
+    return listing(ModelStore().resolve(idOrPath));
+}
+
+ModelListing importModel(const std::filesystem::path& dir, const std::string& id, const ProgressCallback& progress) {
+    ProgressMeter meter(progress, {}, {{"Hashing files", 1}});
+    return listing(ModelStore().importModel(dir, id, hashProgress(progress, meter)));
+}
+
+VerifyReport verifyModel(const std::string& idOrPath, bool full, const ProgressCallback& progress) {
+    const ModelStore store;
+    const auto entry = store.resolve(idOrPath);
+    ProgressMeter meter(progress, {}, {{full ? "Re-hashing files" : "Checking files", 1}});
+    auto manifest = store.ensureManifest(entry, hashProgress(progress, meter));
+    VerifyReport report{entry.id, manifest.files.size(), manifest.totalBytes(), {}};
+    const auto stale = statMismatches(manifest);
+    report.problems = full ? hashMismatches(manifest, hashProgress(progress, meter)) : stale;
+    // Contents intact after a full re-hash: files rewritten with the same bytes load again.
+    if (full && report.problems.empty() && !stale.empty()) {
+        recordCurrentTimes(manifest);
+        writeManifest(store.manifestPath(entry), manifest);
+        report.rerecorded = true;
+    }
+    return report;
+}
+
+}  // namespace dragoman

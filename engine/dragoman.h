@@ -1,0 +1,137 @@
+#pragma once
+// Dragoman's engine: the one header an application includes (app/ and ui/ include no other engine header).
+// In the spirit of llama.cpp's llama.h: parameter structs with defaults, a read-only Model that many
+// requests share, per-request state inside each request, one progress callback and one cancel token.
+// Everything throws dragoman::Error (category + detail) on failure and Cancelled when stopped; nothing aborts.
+//
+//     dragoman::initEngine();
+//     auto model = dragoman::Model::load("opus-en-de", {});
+//     dragoman::TranslationRequest request{.text = "Good morning.", .from = "en", .to = "de"};
+//     std::string german = model->translate(request);
+#include "runtime/translation_request.h"
+#include "text/languages.h"
+#include "util/cancel.h"
+#include "util/error.h"
+#include "util/progress.h"
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace dragoman {
+
+// ---- Progress: ProgressReport and ProgressCallback (util/progress.h), one contract for every long operation.
+
+// ---- The process ----
+
+struct EngineParams {
+    int threads = 0;  // compute threads; 0: $DRAGOMAN_THREADS, else one per core
+};
+// Sizes the compute thread pools, once per process, on the thread that will run inference (later calls do
+// nothing). Returns the thread count in force.
+int initEngine(const EngineParams& params = {});
+
+// Logs to stderr (warnings and above unless $DRAGOMAN_LOG says otherwise) and to a rotating file in the user's
+// data folder. Idempotent.
+void initLogging();
+enum class LogLevel { Debug, Info, Warning, Error };
+void logMessage(LogLevel level, std::string_view text);
+void flushLog();
+
+// ---- Languages ----
+
+// Language, allLanguages() and findLanguage(): the codes of CLI.md with the names the prompts use.
+bool isValidUtf8(std::string_view text);
+
+// ---- The model store: our cache, imports, the Hugging Face hub cache, the bundled models ----
+
+struct ModelListing {
+    std::string id;
+    std::filesystem::path dir;
+    std::string source;        // bundled, cache, imported, hub, path
+    std::string modelType;     // config.json model_type
+    std::string architecture;  // config.json architectures[0]
+    std::string revision;      // hub snapshot, if any
+    std::uint64_t weightBytes = 0;
+};
+struct StoreLocations {
+    std::filesystem::path cache, hub;
+};
+
+// Bundled, our cache, then the hub cache. Throws Error on an unreadable store.
+std::vector<ModelListing> listModels();
+StoreLocations storeLocations();
+// The default model's id (the first bundled one), or nullopt when none is installed.
+std::optional<std::string> findDefaultModel();
+// A model id known to the store, or a folder in Hugging Face layout. Throws Error("model_not_found").
+ModelListing findModel(const std::string& idOrPath);
+// Registers a folder in place (nothing copied) and hashes its files once.
+ModelListing importModel(const std::filesystem::path& dir, const std::string& id = {}, const ProgressCallback& progress = {});
+
+struct VerifyReport {
+    std::string id;
+    std::size_t files = 0;
+    std::uint64_t bytes = 0;
+    std::vector<std::string> problems;  // one per changed or missing file; empty: intact
+    bool rerecorded = false;            // full: contents unchanged, the files' new times were recorded
+};
+// Sizes and times against the manifest, or (full) every file re-hashed.
+VerifyReport verifyModel(const std::string& idOrPath, bool full, const ProgressCallback& progress = {});
+
+// ---- A loaded model ----
+
+struct ModelParams {
+    std::string device = "auto";         // auto (CUDA when available), cpu, cuda; $DRAGOMAN_DEVICE overrides
+    ProgressCallback progress;           // may be empty
+    CancelToken cancel;                  // the load stops within ~100 ms and throws Cancelled
+    bool pageIn = true;                  // read every weight page before returning
+    std::uint64_t memoryLimitBytes = 0;  // 0: what the system says is available
+};
+
+struct LoadReport {
+    double readySeconds = 0;  // from the start of the load until the model can run
+    std::uint64_t bytes = 0, copies = 0;
+    bool hashedOnLoad = false;  // first sight: the files were hashed during this load
+};
+
+struct ModelDescription {
+    std::string id, architecture, device;
+    std::vector<std::string> targetLanguages;  // empty: a fixed pair
+    std::string fixedFrom, fixedTo;            // a bilingual model's pair
+    bool translates = false;                   // false for a checkpoint without tokenizer files
+    bool prompts = false;                      // glossary, context, formatted text and sampling (chat models)
+    bool beamSearch = false;
+};
+
+class Model {
+public:
+    // Throws Error (model_not_found, integrity, memory, checkpoint, config, tokenizer, ...) or Cancelled.
+    static std::shared_ptr<const Model> load(const std::string& idOrPath, const ModelParams& params = {});
+    ~Model();
+
+    const ModelDescription& description() const { return description_; }
+    const LoadReport& loadReport() const { return report_; }
+
+    // Translates request.text (one output line per input line); deltas stream through request.onDelta.
+    // Safe to call from several threads at once: the model is read-only, each call keeps its own state.
+    std::string translate(const TranslationRequest& request, TranslationStats* stats = nullptr) const;
+    // Source-side ids exactly as Hugging Face's tokenizer gives them, and ids back to text.
+    std::vector<std::int64_t> tokenize(std::string_view text) const;
+    std::string detokenize(const std::vector<std::int64_t>& ids, bool keepSpecial = false) const;
+
+    struct Impl;
+    explicit Model(std::unique_ptr<Impl> impl);
+
+private:
+    std::unique_ptr<Impl> impl_;
+    ModelDescription description_;
+    LoadReport report_;
+};
+
+}  // namespace dragoman

@@ -1,0 +1,62 @@
+#pragma once
+// A linear layer y = x W^T + b over a checkpoint's weight as mapped. Where the arithmetic runs is decided
+// here and nowhere else: on the CPU the engine's kernels read float32 or bfloat16 weights in place (bf16
+// widened in registers, float32 accumulation; kernels/), elsewhere (a CUDA device, or the CPU with
+// Placement::libtorchOps) libtorch's float32 matmul. Architectures only compose layers.
+#include "layers/placement.h"
+#include "layers/weights.h"
+
+#include <torch/types.h>
+
+#include <string>
+#include <vector>
+
+namespace dragoman {
+
+class Linear {
+public:
+    Linear() = default;
+    // Binds `prefix`weight [out, in] and, with `bias`, `prefix`bias [out] (checked by the binder).
+    Linear(WeightBinder& weights, const std::string& prefix, std::int64_t out, std::int64_t in, bool bias, Placement placement = {});
+    // A weight the caller already holds (a tied output layer: the embeddings).
+    Linear(torch::Tensor weight, torch::Tensor bias, Placement placement = {});
+
+    // x [..., in] float32 -> [..., out] float32.
+    torch::Tensor operator()(const torch::Tensor& x) const;
+    // The same x through several layers sharing `in`: one decoding row by bf16 weights is one kernel pass.
+    static std::vector<torch::Tensor> many(const torch::Tensor& x, const std::vector<const Linear*>& layers);
+
+    const torch::Tensor& weight() const { return weight_; }
+    const torch::Tensor& bias() const { return bias_; }
+    std::int64_t bytes() const;  // read per use (decoding-bandwidth reports)
+    // Moves the tensors to `placement`'s device once (in the checkpoint's dtype).
+    void place(Placement placement);
+
+private:
+    torch::Tensor weight_, bias_;
+    Placement placement_;
+};
+
+namespace ops {
+
+// x W^T for float32 x [..., in] and W as mapped, on the CPU kernels: float32 through linear(), bfloat16
+// through kernels that widen the weights on the fly, so bf16 checkpoints are never converted.
+torch::Tensor project(const torch::Tensor& x, const torch::Tensor& weight);
+
+// Up to this many rows (a decoding step, a few beams) a float32 product runs on the engine's own kernel: it
+// streams W once at memory speed for all rows, where libtorch sent one row to a GEMM 2-4x slower than mv()
+// and OpenBLAS ran 4 rows at ~8 GFLOP/s.
+constexpr std::int64_t kSmallRows = 4;
+torch::Tensor smallRowsLinear(const torch::Tensor& x, const torch::Tensor& weight, const torch::Tensor& bias = {});
+
+// y = x W^T + b on the CPU kernels. Weights other than float32 go through project(); the bias is widened
+// (a few hundred values). A few rows go through smallRowsLinear() unless autograd must see the product
+// (tools/train builds on these layers); the rest through libtorch.
+torch::Tensor linear(const torch::Tensor& x, const torch::Tensor& weight, const torch::Tensor& bias = {});
+
+// x W^T with libtorch's own float32 matmul, bf16 weights widened for the call (a temporary; device memory
+// keeps them bf16). Float32 keeps the reference's 1e-4 parity: bf16 products measured up to 8e-2 off.
+torch::Tensor libtorchProject(const torch::Tensor& x, const torch::Tensor& weight);
+
+}  // namespace ops
+}  // namespace dragoman

@@ -1,0 +1,42 @@
+#include "layers/rotary.h"
+
+#include "kernels/rope.h"
+
+#include <torch/torch.h>
+
+namespace dragoman {
+namespace {
+
+torch::Tensor rotateHalf(const torch::Tensor& x) {
+    const auto half = x.size(-1) / 2;
+    return torch::cat({-x.narrow(-1, half, half), x.narrow(-1, 0, half)}, -1);
+}
+
+}  // namespace
+
+Rotary::Rotary(std::int64_t headDim, double base, Placement placement) : placement_(placement) {
+    auto exponents = torch::arange(0, headDim, 2, torch::kInt64).to(torch::kFloat32) / static_cast<double>(headDim);
+    invFreq_ = (1.0 / torch::pow(base, exponents)).to(placement.device);
+}
+
+Rotary::Angles Rotary::at(std::int64_t start, std::int64_t count) const {
+    auto positions = torch::arange(start, start + count, torch::TensorOptions().dtype(torch::kInt64).device(placement_.device));
+    auto angles = torch::outer(positions.to(torch::kFloat32), invFreq_);
+    auto emb = torch::cat({angles, angles}, -1);
+    return {emb.cos(), emb.sin()};
+}
+
+torch::Tensor Rotary::operator()(const torch::Tensor& x, const Angles& a) const {
+    if (!placement_.onCpuKernels()) return x * a.cos + rotateHalf(x) * a.sin;
+    auto rows = x.contiguous();  // no copy for one position
+    kernels::applyRope(rows.data_ptr<float>(), rows.size(0) * rows.size(1), rows.size(2), a.cos.data_ptr<float>(), a.sin.data_ptr<float>(),
+                       rows.size(1));
+    return rows;
+}
+
+void Rotary::place(Placement placement) {
+    placement_ = placement;
+    invFreq_ = invFreq_.to(placement.device);
+}
+
+}  // namespace dragoman

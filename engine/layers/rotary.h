@@ -1,0 +1,30 @@
+#pragma once
+// Rotary position embedding in the rotate-half (NeoX) layout with transformers' inverse frequencies
+// 1 / base^(arange(0, head_dim, 2) / head_dim), computed in float32.
+#include "layers/placement.h"
+
+#include <torch/types.h>
+
+namespace dragoman {
+
+class Rotary {
+public:
+    Rotary() = default;
+    Rotary(std::int64_t headDim, double base, Placement placement = {});
+
+    struct Angles {
+        torch::Tensor cos, sin;  // [T, head_dim]
+    };
+    // The angles of positions [start, start + count).
+    Angles at(std::int64_t start, std::int64_t count) const;
+    // x [heads, T, head_dim] (a view of a fresh projection) rotated: in place on the CPU kernels.
+    torch::Tensor operator()(const torch::Tensor& x, const Angles& angles) const;
+    const torch::Tensor& inverseFrequencies() const { return invFreq_; }
+    void place(Placement placement);
+
+private:
+    torch::Tensor invFreq_;
+    Placement placement_;
+};
+
+}  // namespace dragoman

@@ -1,0 +1,31 @@
+#pragma once
+// Translation with a chat model (HY-MT1.5): the model card's prompt in the model's own chat format,
+// greedy or sampled generation until a stop token, streamed through the detokenizer. A paragraph longer
+// than kSegmentTokens goes in groups of whole sentences, so each prompt starts quickly.
+#include "runtime/hymt_prompt.h"
+#include "runtime/runnable_model.h"
+
+namespace dragoman {
+
+class ChatPromptStrategy : public TranslationStrategy {
+public:
+    // `model` must outlive the strategy (a RunnableModel owns its strategy).
+    explicit ChatPromptStrategy(const RunnableModel& model);
+
+    std::vector<std::string> targetLanguages() const override;
+    bool takesPrompts() const override { return true; }
+    void check(const TranslationRequest& request) const override;
+    std::string translateParagraph(const std::string& paragraph, TranslationJob& job) const override;
+
+    static constexpr std::size_t kSegmentTokens = 256;
+
+private:
+    std::string translateSegment(const std::string& segment, TranslationJob& job) const;
+
+    const RunnableModel& model_;
+    const CausalLanguageModel& network_;
+    std::optional<ChatFormat> chat_;  // none when the tokenizer lacks HY-MT's chat tokens
+    std::vector<TokenId> stopIds_;
+};
+
+}  // namespace dragoman

@@ -1,0 +1,21 @@
+// model_type "hunyuan_v1_dense": Tencent HY-MT1.5 (HunYuanDenseV1ForCausalLM), its tokenizer.json and the
+// model card's chat prompts.
+#include "models/hunyuan.h"
+#include "runtime/architectures.h"
+#include "runtime/chat_prompt_strategy.h"
+
+namespace dragoman {
+
+extern const Architecture kHunyuanDenseArchitecture;
+const Architecture kHunyuanDenseArchitecture{
+    "hunyuan_v1_dense",
+    true,  // CUDA when available (runtime/device.h)
+    [](const BuildContext& c) -> Network {
+        return std::make_shared<const HunyuanModel>(HunyuanConfig::parse(c.config, c.configLabel), c.weights, c.modelId, c.placement);
+    },
+    [](const std::filesystem::path& dir) { return std::filesystem::exists(dir / "tokenizer.json"); },
+    loadTokenizerJson,
+    [](const RunnableModel& model) -> std::unique_ptr<const TranslationStrategy> { return std::make_unique<ChatPromptStrategy>(model); },
+};
+
+}  // namespace dragoman

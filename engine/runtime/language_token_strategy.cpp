@@ -1,0 +1,128 @@
+#include "runtime/language_token_strategy.h"
+
+#include "decode/search.h"
+#include "runtime/language_tokens.h"
+#include "text/sentence_splitter.h"
+#include "text/streaming_detokenizer.h"
+#include "util/error.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <fstream>
+
+namespace dragoman {
+
+std::pair<std::string, std::string> readLanguagePair(const std::filesystem::path& dir) {
+    std::ifstream in(dir / "tokenizer_config.json");
+    if (!in) return {};
+    try {
+        const auto json = nlohmann::json::parse(in);
+        return {json.value("source_lang", ""), json.value("target_lang", "")};
+    } catch (const nlohmann::json::exception&) {
+        return {};
+    }
+}
+
+LanguageTokenStrategy::LanguageTokenStrategy(const RunnableModel& model)
+    : model_(model), network_(*model.encoderDecoder()), modelLanguageTokens_(model.requireTokenizer().languageTokens()) {
+    targets_ = languagesCovered(modelLanguageTokens_);
+    pair_ = readLanguagePair(model.loaded.entry.dir);
+}
+
+std::string LanguageTokenStrategy::languageToken(const std::string& to) const {
+    if (modelLanguageTokens_.empty()) return {};
+    auto token = languageTokenFor(to, modelLanguageTokens_);
+    if (!token) {
+        std::string known;
+        for (const auto& code : targets_)
+            known += (known.empty() ? "" : " ") + code;
+        throw Error("input", model_.id() + " cannot translate into '" + to + "' (it knows: " + known + ")");
+    }
+    return *token;
+}
+
+void LanguageTokenStrategy::check(const TranslationRequest& request) const {
+    if (request.sample || !request.glossary.empty() || !request.context.empty() || request.formatted)
+        throw Error("unsupported", "sampling, glossaries, context and formatted text need a model with prompts (HY-MT); " + model_.id() +
+                                       " is " + model_.architecture);
+    languageToken(request.to);
+    if (modelLanguageTokens_.empty() && !pair_.first.empty() &&
+        ((!request.to.empty() && request.to != pair_.second) || (!request.from.empty() && request.from != pair_.first)))
+        throw Error("input", model_.id() + " translates " + pair_.first + " to " + pair_.second + " only, not " + request.from + " to " +
+                                 request.to);
+}
+
+std::string LanguageTokenStrategy::translateParagraph(const std::string& paragraph, TranslationJob& job) const {
+    const auto token = languageToken(job.request.to);
+    const auto gap = job.sentenceGap();
+    std::string output;
+    const auto sentences = splitSentences(paragraph, job.request.from.empty() ? "en" : job.request.from);
+    for (std::size_t s = 0; s < sentences.size() && job.keepGoing(); ++s) {
+        if (s > 0) {
+            output += gap;
+            job.emit(gap);
+        }
+        output += translateSentence(sentences[s], token, job);
+    }
+    return output;
+}
+
+std::string LanguageTokenStrategy::translateSentence(const std::string& sentence, const std::string& languageToken,
+                                                     TranslationJob& job) const {
+    const auto& m = network_;
+    const auto& tokenizer = model_.requireTokenizer();
+    auto ids = tokenizer.encode(languageToken.empty() ? sentence : languageToken + " " + sentence);
+    // A sentence longer than the model's positions is translated in consecutive pieces.
+    const auto limit = m.maxPositions() - (languageToken.empty() ? 1 : 2);
+    std::vector<std::vector<TokenId>> pieces;
+    const std::size_t body = ids.size() - 1 - (languageToken.empty() ? 0 : 1);
+    const std::size_t bodyStart = languageToken.empty() ? 0 : 1;
+    for (std::size_t at = 0; at < body; at += static_cast<std::size_t>(limit)) {
+        std::vector<TokenId> piece;
+        if (!languageToken.empty()) piece.push_back(ids[0]);
+        const auto end = std::min(body, at + static_cast<std::size_t>(limit));
+        piece.insert(piece.end(), ids.begin() + bodyStart + at, ids.begin() + bodyStart + end);
+        piece.push_back(ids.back());
+        pieces.push_back(std::move(piece));
+    }
+    if (pieces.empty()) return {};
+
+    const auto& generation = model_.generation;
+    const std::int64_t maxLength = std::min<std::int64_t>(generation.maxLength.value_or(m.maxPositions()), m.maxPositions());
+    const std::int64_t maxNew = std::max<std::int64_t>(1, maxLength - 1);
+    const LogitsProcessors processors(generation, 1 + maxNew);
+    std::string output;
+    for (std::size_t p = 0; p < pieces.size() && job.keepGoing(); ++p) {
+        if (p > 0) {
+            output += " ";
+            job.emit(" ");
+        }
+        job.stats.sourceTokens += static_cast<std::int64_t>(pieces[p].size());
+        StreamingDetokenizer stream(tokenizer);
+        SearchOptions options;
+        options.maxNewTokens = maxNew;
+        options.eosIds = generation.eosIds.empty() ? std::vector<TokenId>{m.eosId()} : generation.eosIds;
+        options.processors = &processors;
+        options.onToken = [&](TokenId id) {
+            job.tokenArrived();
+            if (job.request.beams == 1) job.emit(stream.push(id));
+            return job.keepGoing();
+        };
+        const std::vector<TokenId> prefix{generation.decoderStartId.value_or(m.decoderStartId())};
+        EncoderDecoderSession session(m, m.encode(pieces[p]), job.request.beams, 1 + maxNew);
+        std::vector<TokenId> generated;
+        if (job.request.beams == 1) {
+            generated = greedySearch(session, prefix, options);
+            job.emit(stream.finish());
+        } else {
+            generated = beamSearch(session, prefix, options, {job.request.beams, generation.lengthPenalty, generation.earlyStopping});
+            job.stats.generatedTokens += static_cast<std::int64_t>(generated.size());
+            job.emit(tokenizer.decode(generated));
+        }
+        output += tokenizer.decode(generated);
+    }
+    return output;
+}
+
+}  // namespace dragoman

@@ -1,0 +1,35 @@
+#pragma once
+// Translation with a language-token seq2seq model (OPUS-MT / Marian): each paragraph is split into
+// sentences (ICU), a multilingual model gets its target-language token (">>deu<<") in front of each, a
+// sentence longer than the model's positions goes in consecutive pieces, and greedy output streams through
+// the detokenizer (beam search emits each sentence when it is done).
+#include "runtime/runnable_model.h"
+
+namespace dragoman {
+
+class LanguageTokenStrategy : public TranslationStrategy {
+public:
+    // `model` must outlive the strategy (a RunnableModel owns its strategy).
+    explicit LanguageTokenStrategy(const RunnableModel& model);
+
+    std::vector<std::string> targetLanguages() const override { return targets_; }
+    std::pair<std::string, std::string> fixedPair() const override { return pair_; }
+    bool supportsBeamSearch() const override { return true; }
+    void check(const TranslationRequest& request) const override;
+    std::string translateParagraph(const std::string& paragraph, TranslationJob& job) const override;
+
+private:
+    std::string translateSentence(const std::string& sentence, const std::string& languageToken, TranslationJob& job) const;
+    std::string languageToken(const std::string& to) const;
+
+    const RunnableModel& model_;
+    const EncoderDecoderModel& network_;
+    std::vector<std::string> modelLanguageTokens_;
+    std::vector<std::string> targets_;
+    std::pair<std::string, std::string> pair_;
+};
+
+// "en"/"de" from a bilingual model's tokenizer_config.json, or empty strings.
+std::pair<std::string, std::string> readLanguagePair(const std::filesystem::path& dir);
+
+}  // namespace dragoman

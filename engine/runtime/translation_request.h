@@ -1,0 +1,38 @@
+#pragma once
+// A translation request and what it reports back.
+#include "util/cancel.h"
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace dragoman {
+
+struct TranslationRequest {
+    std::string text;
+    std::string from, to;  // Dragoman language codes
+    std::int64_t beams = 1;
+    std::uint64_t requestId = 0;
+    // Receives each final piece of the output; return false to stop (the output so far is returned).
+    std::function<bool(std::string_view delta)> onDelta;
+    // Prompted models (HY-MT) only: sampling with the model's recommended settings, terminology,
+    // preceding context, and text carrying <sn></sn> format tags.
+    bool sample = false;
+    std::uint64_t seed = 0;
+    std::vector<std::pair<std::string, std::string>> glossary{};
+    std::string context{};
+    bool formatted = false;
+    // Stops the translation between decoding steps and inside a long prompt; the output so far is returned.
+    CancelToken cancel{};
+};
+
+struct TranslationStats {
+    std::int64_t sourceTokens = 0, generatedTokens = 0;
+    double firstTokenSeconds = -1, totalSeconds = 0;
+    bool stopped = false;
+};
+
+}  // namespace dragoman

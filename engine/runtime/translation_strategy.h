@@ -1,0 +1,31 @@
+#pragma once
+// How a family of models translates one paragraph: a language-token seq2seq model (Marian) takes sentences
+// with the target's token in front; a chat model (HY-MT) takes its model card's prompt in its chat format.
+// The architecture registry (runtime/architectures.h) names each model_type's strategy.
+#include "runtime/translation_job.h"
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace dragoman {
+
+class TranslationStrategy {
+public:
+    virtual ~TranslationStrategy() = default;
+
+    // Target languages the model can be asked for (empty: a fixed pair, see fixedPair()).
+    virtual std::vector<std::string> targetLanguages() const = 0;
+    // "en"/"de" of a bilingual model (from tokenizer_config.json), or empty strings.
+    virtual std::pair<std::string, std::string> fixedPair() const { return {}; }
+    // Whether requests may carry a glossary, context, formatted text or sampling (a prompted chat model).
+    virtual bool takesPrompts() const { return false; }
+    // Whether beam search is available.
+    virtual bool supportsBeamSearch() const { return false; }
+    // Throws Error("input") or Error("unsupported") for a request this model cannot serve, before any work.
+    virtual void check(const TranslationRequest& request) const = 0;
+    // One line of input (no line break): its translation, whose pieces also go out through job.emit().
+    virtual std::string translateParagraph(const std::string& paragraph, TranslationJob& job) const = 0;
+};
+
+}  // namespace dragoman
