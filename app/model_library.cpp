@@ -18,6 +18,7 @@ QList<ModelChoice> availableModels() {
         std::stable_sort(models.begin(), models.end(),
                          [](const ModelListing& a, const ModelListing& b) { return (a.source == "bundled") > (b.source == "bundled"); });
         for (const auto& m : models) {
+            if (m.modelType == "peft_lora") continue;  // adapters go on top of a model, not in its place
             const auto id = QString::fromStdString(m.id), source = QString::fromStdString(m.source);
             const auto kind = QString::fromStdString(m.modelType.empty() ? m.architecture : m.modelType);
             choices.push_back({id, QStringLiteral("%1 (%2, %3)").arg(id, kind.isEmpty() ? QStringLiteral("?") : kind, source), source});

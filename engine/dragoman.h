@@ -59,6 +59,7 @@ struct ModelListing {
     std::string architecture;  // config.json architectures[0]
     std::string revision;      // hub snapshot, if any
     std::uint64_t weightBytes = 0;
+    std::string base;  // a LoRA adapter's (modelType "peft_lora") base model, as its config names it
 };
 struct StoreLocations {
     std::filesystem::path cache, hub;
@@ -71,6 +72,9 @@ StoreLocations storeLocations();
 std::optional<std::string> findDefaultModel();
 // A model id known to the store, or a folder in Hugging Face layout. Throws Error("model_not_found").
 ModelListing findModel(const std::string& idOrPath);
+// The folder of a LoRA adapter given as a path or an imported id, its files checked against their manifest
+// (hashed once, at import or first sight). Throws Error("adapter") or Error("integrity").
+std::filesystem::path findAdapter(const std::string& idOrPath);
 // Registers a folder in place (nothing copied) and hashes its files once.
 ModelListing importModel(const std::filesystem::path& dir, const std::string& id = {}, const ProgressCallback& progress = {});
 
@@ -109,6 +113,12 @@ struct ModelDescription {
     bool beamSearch = false;
 };
 
+struct AdapterLoadReport {
+    double seconds = 0;
+    std::uint64_t bytes = 0, copies = 0;
+    std::size_t modules = 0;  // Linear layers it adapts
+};
+
 class Model {
 public:
     // Throws Error (model_not_found, integrity, memory, checkpoint, config, tokenizer, ...) or Cancelled.
@@ -121,6 +131,12 @@ public:
     // Translates request.text (one output line per input line); deltas stream through request.onDelta.
     // Safe to call from several threads at once: the model is read-only, each call keeps its own state.
     std::string translate(const TranslationRequest& request, TranslationStats* stats = nullptr) const;
+    // A PEFT LoRA adapter (a folder with adapter_config.json + adapter_model.safetensors) bound to this model,
+    // mapped zero-copy and applied unmerged to the requests that name it (TranslationRequest::adapter); the
+    // base weights stay shared and untouched. Hold the pointer to keep it resident. Throws Error("adapter")
+    // for another PEFT type, DoRA, shapes or modules that do not fit this model, missing or truncated tensors.
+    std::shared_ptr<const LoraSet> loadAdapter(const std::string& idOrPath, AdapterLoadReport* report = nullptr) const;
+
     // Source-side ids exactly as Hugging Face's tokenizer gives them, and ids back to text.
     std::vector<std::int64_t> tokenize(std::string_view text) const;
     std::string detokenize(const std::vector<std::int64_t>& ids, bool keepSpecial = false) const;

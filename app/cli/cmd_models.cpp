@@ -29,7 +29,8 @@ int listCommand(const QStringList& args) {
                                      {"model_type", m.modelType},
                                      {"bytes", m.weightBytes},
                                      {"dir", m.dir.string()},
-                                     {"revision", m.revision}});
+                                     {"revision", m.revision},
+                                     {"base", m.base}});
         print(out.dump() + "\n");
         return kExitOk;
     }
@@ -41,9 +42,11 @@ int listCommand(const QStringList& args) {
         return kExitOk;
     }
     std::string text;
-    for (const auto& m : models)
-        text += fmt::format("{:<40} {:<9} {:<28} {:>9.1f} MB  {}\n", m.id, m.source, m.architecture.empty() ? "?" : m.architecture,
-                            m.weightBytes / 1e6, m.dir.string());
+    for (const auto& m : models) {
+        const auto kind = m.modelType == "peft_lora" ? "LoRA adapter for " + (m.base.empty() ? std::string("?") : m.base)
+                                                     : (m.architecture.empty() ? std::string("?") : m.architecture);
+        text += fmt::format("{:<40} {:<9} {:<28} {:>9.1f} MB  {}\n", m.id, m.source, kind, m.weightBytes / 1e6, m.dir.string());
+    }
     print(text);
     return kExitOk;
 }

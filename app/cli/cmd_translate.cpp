@@ -36,6 +36,7 @@ std::vector<std::pair<std::string, std::string>> readGlossary(const QString& pat
 int runTranslate(const QStringList& args) {
     CommandLine cmd(QStringLiteral("dragoman-cli translate"), QStringLiteral("Translate text, or each line of stdin."));
     cmd.addOption(modelOption());
+    cmd.addOption(adapterOption());
     cmd.addOption({QStringLiteral("from"), QStringLiteral("Source language code"), QStringLiteral("L")});
     cmd.addOption({QStringLiteral("to"), QStringLiteral("Target language code"), QStringLiteral("L")});
     cmd.addOption({QStringLiteral("text"), QStringLiteral("Text to translate (default: each line of stdin)"), QStringLiteral("T")});
@@ -50,6 +51,7 @@ int runTranslate(const QStringList& args) {
     checkLanguageOptions(cmd);
     const auto beams = cmd.intValue("beams", 1, 1, 16);
     const auto model = loadModelOption(cmd);
+    const auto adapter = adapterFor(cmd, *model);
     const auto glossary = cmd.isSet("glossary") ? readGlossary(cmd.value("glossary")) : std::vector<std::pair<std::string, std::string>>{};
     if (cmd.isSet("seed") && !cmd.isSet("sample")) throw UsageError("--seed needs --sample");
     const auto seed = static_cast<std::uint64_t>(cmd.intValue("seed", 0, 0, std::numeric_limits<std::int64_t>::max()));
@@ -62,6 +64,7 @@ int runTranslate(const QStringList& args) {
         request.seed = seed;
         request.glossary = glossary;
         request.context = cmd.value("context").toStdString();
+        request.adapter = adapter;
         if (stream)
             request.onDelta = [](std::string_view delta) {
                 print(std::string(delta));

@@ -15,6 +15,7 @@ int runTranslateFile(const QStringList& args) {
                     QStringLiteral("Translate a document, keeping its structure. Supported: ") + documents::supportedPatterns());
     cmd.addPositional(QStringLiteral("IN"), QStringLiteral("The document to translate (never modified)"));
     cmd.addOption(modelOption());
+    cmd.addOption(adapterOption());
     cmd.addOption({QStringLiteral("from"), QStringLiteral("Source language code"), QStringLiteral("L")});
     cmd.addOption({QStringLiteral("to"), QStringLiteral("Target language code"), QStringLiteral("L")});
     cmd.addOption({QStringLiteral("out"), QStringLiteral("Output path (default: IN's name with the language code; never an existing file)"),
@@ -30,13 +31,16 @@ int runTranslateFile(const QStringList& args) {
         throw Error("input", positional[0].toStdString() +
                                  ": unsupported document type (supported: " + documents::supportedPatterns().toStdString() + ")");
     const auto model = loadModelOption(cmd);
+    const auto adapter = adapterFor(cmd, *model);
     std::uint64_t requestId = 0;
     documents::DocumentRequest request;
     request.input = positional[0];
     request.output = cmd.value("out");
     request.to = cmd.value("to").toStdString();
     request.translate = [&](const std::string& text) {
-        return model->translate(TranslationRequest{text, cmd.value("from").toStdString(), request.to, beams, ++requestId, {}});
+        TranslationRequest segment{text, cmd.value("from").toStdString(), request.to, beams, ++requestId, {}};
+        segment.adapter = adapter;
+        return model->translate(segment);
     };
     // Progress for a person at a terminal; scripts reading stdout get only the output path.
     const bool terminal = ::isatty(STDERR_FILENO) == 1;

@@ -33,6 +33,7 @@ public:
 
     bool isSet(const QString& name) const { return parser_.isSet(name); }
     QString value(const QString& name) const { return parser_.value(name); }
+    QStringList values(const QString& name) const { return parser_.values(name); }
     QStringList positional() const { return parser_.positionalArguments(); }
     // Integer option with a default and range check; throws UsageError naming the option.
     long long intValue(const QString& name, long long fallback, long long min, long long max) const;

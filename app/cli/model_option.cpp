@@ -7,6 +7,15 @@ QCommandLineOption modelOption() {
             QStringLiteral("M")};
 }
 
+QCommandLineOption adapterOption() {
+    return {QStringLiteral("adapter"), QStringLiteral("LoRA adapter folder (PEFT) applied on top of the model, unmerged"),
+            QStringLiteral("A")};
+}
+
+std::shared_ptr<const LoraSet> adapterFor(const CommandLine& cmd, const Model& model) {
+    return cmd.isSet("adapter") ? model.loadAdapter(cmd.value("adapter").toStdString()) : nullptr;
+}
+
 std::string modelArgument(const CommandLine& cmd) {
     if (cmd.isSet("model")) return cmd.value("model").toStdString();
     if (auto id = findDefaultModel()) return *id;

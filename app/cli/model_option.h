@@ -9,6 +9,10 @@
 namespace dragoman::cli {
 
 QCommandLineOption modelOption();
+// --adapter A: a PEFT LoRA adapter folder applied on top of the model.
+QCommandLineOption adapterOption();
+// The adapter --adapter names, bound to `model`; null without the option.
+std::shared_ptr<const LoraSet> adapterFor(const CommandLine& cmd, const Model& model);
 // What --model names, or the default model's id. Throws Error("model_not_found") when there is none.
 std::string modelArgument(const CommandLine& cmd);
 // Sizes the engine's threads (once) and loads the model --model names, ready to translate.

@@ -1,6 +1,7 @@
 // dragoman.h's Model: a RunnableModel and its Translator behind the public API.
 #include "dragoman.h"
 
+#include "adapters/lora_adapter.h"
 #include "runtime/device.h"
 #include "runtime/runnable_model.h"
 #include "runtime/translator.h"
@@ -50,6 +51,14 @@ std::shared_ptr<const Model> Model::load(const std::string& idOrPath, const Mode
 std::string Model::translate(const TranslationRequest& request, TranslationStats* stats) const {
     if (!impl_->translator) impl_->model->requireStrategy();  // throws the reason
     return impl_->translator->translate(request, stats);
+}
+
+std::shared_ptr<const LoraSet> Model::loadAdapter(const std::string& idOrPath, AdapterLoadReport* report) const {
+    const std::filesystem::path dir = findAdapter(idOrPath);
+    AdapterLoadStats stats;
+    auto adapter = loadLoraAdapter(dir, dir.filename().string(), impl_->model->linears(), impl_->model->placement, &stats);
+    if (report) *report = {stats.seconds, stats.bytes, stats.copies, stats.modules};
+    return adapter;
 }
 
 std::vector<std::int64_t> Model::tokenize(std::string_view text) const {

@@ -1,6 +1,7 @@
 // dragoman.h's model store functions over store/model_store.h.
 #include "dragoman.h"
 
+#include "adapters/lora_adapter.h"
 #include "store/manifest.h"
 #include "store/model_store.h"
 
@@ -8,7 +9,7 @@ namespace dragoman {
 namespace {
 
 ModelListing listing(const ModelEntry& e) {
-    return {e.id, e.dir, std::string(sourceName(e.source)), e.modelType, e.architecture, e.revision, e.weightBytes};
+    return {e.id, e.dir, std::string(sourceName(e.source)), e.modelType, e.architecture, e.revision, e.weightBytes, e.base};
 }
 
 // A one-phase meter's reports as the store's (bytes done, bytes total) callback.
@@ -41,6 +42,24 @@ std::optional<std::string> findDefaultModel() {
 
 ModelListing findModel(const std::string& idOrPath) {
     return listing(ModelStore().resolve(idOrPath));
+}
+
+std::filesystem::path findAdapter(const std::string& idOrPath) {
+    const ModelStore store;
+    ModelEntry entry;
+    try {
+        entry = store.resolve(idOrPath);
+    } catch (const Error&) {
+        throw Error("adapter", "no adapter '" + idOrPath + "' (an adapter folder, or the id of an imported one)");
+    }
+    if (entry.modelType != "peft_lora")
+        throw Error("adapter", idOrPath + " is not a LoRA adapter (no adapter_config.json): it is a " +
+                                   (entry.modelType.empty() ? std::string("model") : entry.modelType + " model"));
+    // Hashed once at import or first sight, like a model; afterwards sizes and times only.
+    const auto manifest = store.ensureManifest(entry);
+    if (auto problems = statMismatches(manifest); !problems.empty())
+        throw Error("integrity", entry.id + ": " + problems.front() + ". Run 'dragoman-cli models verify " + entry.id + " --full'");
+    return entry.dir;
 }
 
 ModelListing importModel(const std::filesystem::path& dir, const std::string& id, const ProgressCallback& progress) {

@@ -12,11 +12,13 @@ namespace dragoman {
 class CausalSession : public DecodingSession {
 public:
     // `interrupted` (optional) can stop the prompt's run between layers: the constructor throws Cancelled.
+    // `adapter` (optional): the request's LoRA adapter.
     CausalSession(const CausalLanguageModel& model, const std::vector<TokenId>& prompt, std::int64_t maxNewTokens,
-                  std::function<bool()> interrupted = {})
+                  std::function<bool()> interrupted = {}, std::shared_ptr<const LoraSet> adapter = nullptr)
         : model_(model), state_(model.start(static_cast<std::int64_t>(prompt.size()) + maxNewTokens)) {
         if (prompt.empty()) throw Error("input", "empty prompt");
         state_->interrupted = std::move(interrupted);
+        state_->adapter = std::move(adapter);
         pending_ = model.forward(*state_, torch::tensor(prompt, torch::kInt64)).unsqueeze(0);
     }
     torch::Tensor next(const torch::Tensor& tokens) override {

@@ -13,11 +13,12 @@ public:
     virtual void reorder(const torch::Tensor& beams) = 0;
 };
 
-// An encoder-decoder model over one encoded source, with `batch` hypotheses.
+// An encoder-decoder model over one encoded source, with `batch` hypotheses and the request's adapter.
 class EncoderDecoderSession : public DecodingSession {
 public:
-    EncoderDecoderSession(const EncoderDecoderModel& model, const torch::Tensor& encoded, std::int64_t batch, std::int64_t maxSteps)
-        : model_(model), state_(model.startDecoding(encoded, batch, maxSteps)) {}
+    EncoderDecoderSession(const EncoderDecoderModel& model, const torch::Tensor& encoded, std::int64_t batch, std::int64_t maxSteps,
+                          std::shared_ptr<const LoraSet> adapter = nullptr)
+        : model_(model), state_(model.startDecoding(encoded, batch, maxSteps, std::move(adapter))) {}
     torch::Tensor next(const torch::Tensor& tokens) override { return model_.step(*state_, tokens); }
     void reorder(const torch::Tensor& beams) override { model_.reorder(*state_, beams); }
 

@@ -109,20 +109,29 @@ torch::Tensor libtorchProject(const torch::Tensor& x, const torch::Tensor& weigh
 }  // namespace ops
 
 Linear::Linear(WeightBinder& weights, const std::string& prefix, std::int64_t out, std::int64_t in, bool bias, Placement placement)
-    : weight_(weights.take(prefix + "weight", {out, in})), placement_(placement) {
+    : weight_(weights.take(prefix + "weight", {out, in})), placement_(placement), name_(prefix.substr(0, prefix.size() - 1)) {
     if (bias) bias_ = weights.take(prefix + "bias", {out});
 }
 
 Linear::Linear(torch::Tensor weight, torch::Tensor bias, Placement placement)
     : weight_(std::move(weight)), bias_(std::move(bias)), placement_(placement) {}
 
-torch::Tensor Linear::operator()(const torch::Tensor& x) const {
-    if (placement_.onCpuKernels()) return ops::linear(x, weight_, bias_);
-    auto y = ops::libtorchProject(x, weight_);
-    return bias_.defined() ? y + bias_.to(torch::kFloat32) : y;
+torch::Tensor Linear::withDelta(torch::Tensor y, const torch::Tensor& x, const LoraSet* lora) const {
+    const auto* d = lora ? lora->at(slot_) : nullptr;
+    if (!d) return y;
+    // scale * B (A x): two thin products (r is 4-64), never the merged [out, in] matrix.
+    auto ax = placement_.onCpuKernels() ? ops::project(x, d->a) : ops::libtorchProject(x, d->a);
+    auto bax = placement_.onCpuKernels() ? ops::project(ax, d->b) : ops::libtorchProject(ax, d->b);
+    return y.add_(bax, d->scale);
 }
 
-std::vector<torch::Tensor> Linear::many(const torch::Tensor& x, const std::vector<const Linear*>& layers) {
+torch::Tensor Linear::operator()(const torch::Tensor& x, const LoraSet* lora) const {
+    if (placement_.onCpuKernels()) return withDelta(ops::linear(x, weight_, bias_), x, lora);
+    auto y = ops::libtorchProject(x, weight_);
+    return withDelta(bias_.defined() ? y + bias_.to(torch::kFloat32) : y, x, lora);
+}
+
+std::vector<torch::Tensor> Linear::many(const torch::Tensor& x, const std::vector<const Linear*>& layers, const LoraSet* lora) {
     const auto k = x.size(-1);
     bool fused = x.numel() == k && x.scalar_type() == torch::kFloat32;
     for (const auto* l : layers) {
@@ -133,7 +142,7 @@ std::vector<torch::Tensor> Linear::many(const torch::Tensor& x, const std::vecto
     std::vector<torch::Tensor> out;
     if (!fused) {
         for (const auto* l : layers)
-            out.push_back((*l)(x));
+            out.push_back((*l)(x, lora));
         return out;
     }
     const auto row = x.reshape({k}).contiguous();
@@ -145,7 +154,7 @@ std::vector<torch::Tensor> Linear::many(const torch::Tensor& x, const std::vecto
     }
     kernels::bf16GemvMany(row.data_ptr<float>(), targets.data(), targets.size(), k);
     for (std::size_t i = 0; i < out.size(); ++i)
-        out[i] = ops::withRowsOf(x, out[i], layers[i]->weight_.size(0));
+        out[i] = layers[i]->withDelta(ops::withRowsOf(x, out[i], layers[i]->weight_.size(0)), x, lora);
     return out;
 }
 

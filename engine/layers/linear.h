@@ -3,6 +3,7 @@
 // here and nowhere else: on the CPU the engine's kernels read float32 or bfloat16 weights in place (bf16
 // widened in registers, float32 accumulation; kernels/), elsewhere (a CUDA device, or the CPU with
 // Placement::libtorchOps) libtorch's float32 matmul. Architectures only compose layers.
+#include "layers/lora.h"
 #include "layers/placement.h"
 #include "layers/weights.h"
 
@@ -21,10 +22,19 @@ public:
     // A weight the caller already holds (a tied output layer: the embeddings).
     Linear(torch::Tensor weight, torch::Tensor bias, Placement placement = {});
 
-    // x [..., in] float32 -> [..., out] float32.
-    torch::Tensor operator()(const torch::Tensor& x) const;
+    // x [..., in] float32 -> [..., out] float32, plus the delta `lora` (the request's adapter, may be null)
+    // holds for this layer's slot.
+    torch::Tensor operator()(const torch::Tensor& x, const LoraSet* lora = nullptr) const;
     // The same x through several layers sharing `in`: one decoding row by bf16 weights is one kernel pass.
-    static std::vector<torch::Tensor> many(const torch::Tensor& x, const std::vector<const Linear*>& layers);
+    static std::vector<torch::Tensor> many(const torch::Tensor& x, const std::vector<const Linear*>& layers, const LoraSet* lora = nullptr);
+
+    // The module's name in the checkpoint ("model.layers.0.self_attn.q_proj"), empty for a tied output layer.
+    const std::string& name() const { return name_; }
+    // Its index among the model's Linears, which adapters are bound by (-1: not adaptable).
+    int slot() const { return slot_; }
+    void setSlot(int slot) { slot_ = slot; }
+    std::int64_t in() const { return weight_.size(1); }
+    std::int64_t out() const { return weight_.size(0); }
 
     const torch::Tensor& weight() const { return weight_; }
     const torch::Tensor& bias() const { return bias_; }
@@ -33,8 +43,12 @@ public:
     void place(Placement placement);
 
 private:
+    torch::Tensor withDelta(torch::Tensor y, const torch::Tensor& x, const LoraSet* lora) const;
+
     torch::Tensor weight_, bias_;
     Placement placement_;
+    std::string name_;
+    int slot_ = -1;
 };
 
 namespace ops {

@@ -66,6 +66,9 @@ LoadedModel loadModel(const ModelStore& store, const std::string& idOrPath, cons
     auto phaseStart = Clock::now();
     ModelEntry entry = store.resolve(idOrPath);
     stats.resolveSeconds = secondsSince(phaseStart);
+    if (entry.modelType == "peft_lora")
+        throw Error("model_not_found", entry.id + " is a LoRA adapter, not a model: load its base" +
+                                           (entry.base.empty() ? std::string() : " (" + entry.base + ")") + " and apply it with --adapter");
     const bool firstSight = !std::filesystem::exists(store.manifestPath(entry));
     if (firstSight) meter.setWeight(index(LoadPhase::Verify), static_cast<double>(entry.weightBytes) / kHashBytesPerSecond);
     if (options.pageIn) meter.setWeight(index(LoadPhase::PageIn), static_cast<double>(entry.weightBytes) / kReadBytesPerSecond);

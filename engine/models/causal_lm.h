@@ -1,6 +1,7 @@
 #pragma once
 // What generation needs from a decoder-only model. The model is read-only and shared; the KV cache lives in
 // a CausalState owned by one request, preallocated for the longest sequence the request may reach.
+#include "layers/lora.h"
 #include "text/tokenizer.h"
 
 #include <torch/types.h>
@@ -8,8 +9,11 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace dragoman {
+
+class Linear;
 
 class CausalState {
 public:
@@ -20,6 +24,8 @@ public:
     // Asked between layers while a prompt runs: true makes forward() throw Cancelled (a long prompt takes
     // seconds on a CPU, and a superseded request must not hold the engine that long).
     std::function<bool()> interrupted;
+    // The request's adapter (null: the base model alone), applied unmerged by every Linear it targets.
+    std::shared_ptr<const LoraSet> adapter;
 };
 
 class CausalLanguageModel {
@@ -37,6 +43,8 @@ public:
     virtual std::int64_t maxPositions() const = 0;
     // Bytes of weights one decoding step reads (for the bandwidth efficiency report).
     virtual std::int64_t weightBytesPerToken() const = 0;
+    // The model's Linear layers by slot (Linear::slot()): what adapters bind to, by module name.
+    virtual std::vector<const Linear*> linears() const = 0;
 };
 
 }  // namespace dragoman

@@ -1,6 +1,7 @@
 #pragma once
 // What decoding needs from an encoder-decoder model. The model is read-only and shared; everything that
 // changes while generating lives in a DecoderState owned by one request.
+#include "layers/lora.h"
 #include "text/tokenizer.h"
 
 #include <torch/types.h>
@@ -10,20 +11,26 @@
 
 namespace dragoman {
 
+class Linear;
+
 class DecoderState {
 public:
     virtual ~DecoderState() = default;
     virtual std::int64_t length() const = 0;  // tokens fed so far
+    // The request's adapter (null: the base model alone), applied unmerged by every Linear it targets.
+    std::shared_ptr<const LoraSet> adapter;
 };
 
 class EncoderDecoderModel {
 public:
     virtual ~EncoderDecoderModel() = default;
 
-    // [S, d] for one source sequence.
-    virtual torch::Tensor encode(const std::vector<TokenId>& sourceIds) const = 0;
-    // A fresh KV cache for `batch` hypotheses over `encoded`, with room for `maxSteps` decoder tokens.
-    virtual std::unique_ptr<DecoderState> startDecoding(const torch::Tensor& encoded, std::int64_t batch, std::int64_t maxSteps) const = 0;
+    // [S, d] for one source sequence, with the request's adapter (may be null).
+    virtual torch::Tensor encode(const std::vector<TokenId>& sourceIds, const LoraSet* adapter = nullptr) const = 0;
+    // A fresh KV cache for `batch` hypotheses over `encoded`, with room for `maxSteps` decoder tokens; the
+    // adapter (may be null) applies to every step.
+    virtual std::unique_ptr<DecoderState> startDecoding(const torch::Tensor& encoded, std::int64_t batch, std::int64_t maxSteps,
+                                                        std::shared_ptr<const LoraSet> adapter = nullptr) const = 0;
     // Feeds one token per hypothesis ([B] int64) and returns the next-token logits [B, V] (float32).
     virtual torch::Tensor step(DecoderState& state, const torch::Tensor& tokens) const = 0;
     // Keeps hypotheses `beams` ([B] int64 indices into the current batch), in that order.
@@ -34,6 +41,8 @@ public:
     virtual TokenId decoderStartId() const = 0;
     virtual TokenId eosId() const = 0;
     virtual TokenId padId() const = 0;
+    // The model's Linear layers by slot (Linear::slot()): what adapters bind to, by module name.
+    virtual std::vector<const Linear*> linears() const = 0;
 };
 
 }  // namespace dragoman

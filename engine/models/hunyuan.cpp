@@ -120,6 +120,10 @@ HunyuanModel::HunyuanModel(const HunyuanConfig& config, const WeightTable& weigh
         weightBytesPerToken_ += l.inputNorm.bytes() + l.qNorm.bytes() + l.kNorm.bytes() + l.postNorm.bytes() + l.q.bytes() + l.k.bytes() +
                                 l.v.bytes() + l.o.bytes() + l.gate.bytes() + l.up.bytes() + l.down.bytes();
     weightBytesPerToken_ += lmHead_.bytes() + finalNorm_.bytes();
+    int slot = 0;
+    for (auto& l : layers_)
+        for (auto* linear : {&l.q, &l.k, &l.v, &l.o, &l.gate, &l.up, &l.down})
+            linear->setSlot(slot++);
     if (placement_.onCpuKernels()) return;
     // Off the engine's CPU kernels: one copy to device memory (none on the CPU), in the checkpoint's dtype;
     // the tied output layer stays the same tensor as the embeddings.
@@ -139,6 +143,14 @@ HunyuanModel::HunyuanModel(const HunyuanConfig& config, const WeightTable& weigh
     }
 }
 
+std::vector<const Linear*> HunyuanModel::linears() const {
+    std::vector<const Linear*> all;
+    for (const auto& l : layers_)
+        for (const auto* linear : {&l.q, &l.k, &l.v, &l.o, &l.gate, &l.up, &l.down})
+            all.push_back(linear);
+    return all;
+}
+
 std::unique_ptr<CausalState> HunyuanModel::start(std::int64_t maxTokens) const {
     auto state = std::make_unique<HunyuanState>();
     state->capacity_ = std::max<std::int64_t>(1, std::min(maxTokens, config_.maxPositions));
@@ -155,7 +167,8 @@ torch::Tensor HunyuanModel::attention(const HunyuanLayer& l, std::size_t index, 
     auto& state = static_cast<HunyuanState&>(base);
     const auto t = x.size(0), heads = config_.heads, kvHeads = config_.kvHeads, hd = config_.headDim;
     const auto start = state.length_, total = start + t;
-    const auto qkv = Linear::many(x, {&l.q, &l.k, &l.v});
+    const auto* lora = state.adapter.get();
+    const auto qkv = Linear::many(x, {&l.q, &l.k, &l.v}, lora);
     auto q = rotary_(qkv[0].view({t, heads, hd}).transpose(0, 1), angles);  // [H, T, hd]
     auto k = rotary_(qkv[1].view({t, kvHeads, hd}).transpose(0, 1), angles);
     auto v = qkv[2].view({t, kvHeads, hd}).transpose(0, 1);
@@ -167,7 +180,7 @@ torch::Tensor HunyuanModel::attention(const HunyuanLayer& l, std::size_t index, 
     state.values[index].narrow(1, start, t).copy_(v);
     const auto keys = state.keys[index].narrow(1, 0, total), values = state.values[index].narrow(1, 0, total);
     if (t == 1 && placement_.onCpuKernels())  // a decoding step: one pass of the engine's attention kernel, heads merged
-        return l.o(attention::oneQuery(q.reshape({1, heads * hd}), keys.unsqueeze(0), values.unsqueeze(0), heads));
+        return l.o(attention::oneQuery(q.reshape({1, heads * hd}), keys.unsqueeze(0), values.unsqueeze(0), heads), lora);
     // Query heads sharing a key/value head are stacked so one batched product serves the whole group.
     const auto group = heads / kvHeads;
     auto grouped = q.reshape({kvHeads, group * t, hd});
@@ -175,7 +188,7 @@ torch::Tensor HunyuanModel::attention(const HunyuanLayer& l, std::size_t index, 
     if (t > 1) mask = attention::causalMask(start, t, total, placement_.device).repeat({group, 1});
     auto context = attention::full(grouped, keys, values, mask);  // [kvHeads, group * T, hd]
     context = context.view({heads, t, hd}).transpose(0, 1).reshape({t, heads * hd});
-    return l.o(context);
+    return l.o(context, lora);
 }
 
 torch::Tensor HunyuanModel::run(CausalState& base, const torch::Tensor& ids, std::vector<torch::Tensor>* hidden) const {
@@ -194,8 +207,8 @@ torch::Tensor HunyuanModel::run(CausalState& base, const torch::Tensor& ids, std
         if (t > 1 && state.interrupted && state.interrupted()) throw Cancelled("prompt stopped");
         const auto& l = layers_[i];
         x = x + attention(l, i, state, l.inputNorm(x), angles);
-        const auto gateUp = Linear::many(l.postNorm(x), {&l.gate, &l.up});
-        x = x + l.down(torch::silu(gateUp[0]) * gateUp[1]);
+        const auto gateUp = Linear::many(l.postNorm(x), {&l.gate, &l.up}, state.adapter.get());
+        x = x + l.down(torch::silu(gateUp[0]) * gateUp[1], state.adapter.get());
         if (hidden) hidden->push_back(x);
     }
     state.length_ += t;

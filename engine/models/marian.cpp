@@ -42,9 +42,10 @@ torch::Tensor dropout(const torch::Tensor& x, double p) {
 
 // Full attention of queries x over keys/values kv ([B, T, d] each), with an optional additive mask.
 torch::Tensor attend(const MarianAttention& a, const torch::Tensor& x, const torch::Tensor& kv, std::int64_t heads,
-                     const torch::Tensor& mask) {
+                     const torch::Tensor& mask, const LoraSet* lora = nullptr) {
     using namespace attention;
-    return a.o(mergeHeads(full(splitHeads(a.q(x), heads), splitHeads(a.k(kv), heads), splitHeads(a.v(kv), heads), mask)));
+    return a.o(mergeHeads(full(splitHeads(a.q(x, lora), heads), splitHeads(a.k(kv, lora), heads), splitHeads(a.v(kv, lora), heads), mask)),
+               lora);
 }
 
 // Writes one step's keys or values ([B, d], heads side by side) into row t of a cache [B, H, maxSteps, hd]:
@@ -193,6 +194,29 @@ MarianModel::MarianModel(const MarianConfig& config, const WeightTable& weights,
         decoder_.push_back(std::move(layer));
     }
     w.finish(modelId);
+    int slot = 0;
+    for (auto* linear : linearsInOrder())
+        const_cast<Linear*>(linear)->setSlot(slot++);
+}
+
+std::vector<const Linear*> MarianModel::linearsInOrder() const {
+    std::vector<const Linear*> all;
+    auto attentionOf = [&](const MarianAttention& a) {
+        for (const auto* l : {&a.q, &a.k, &a.v, &a.o})
+            all.push_back(l);
+    };
+    for (const auto& layer : encoder_) {
+        attentionOf(layer.selfAttn);
+        all.push_back(&layer.ffn.fc1);
+        all.push_back(&layer.ffn.fc2);
+    }
+    for (const auto& layer : decoder_) {
+        attentionOf(layer.selfAttn);
+        attentionOf(layer.crossAttn);
+        all.push_back(&layer.ffn.fc1);
+        all.push_back(&layer.ffn.fc2);
+    }
+    return all;
 }
 
 torch::Tensor MarianModel::embed(const torch::Tensor& ids, std::int64_t firstPosition) const {
@@ -202,7 +226,7 @@ torch::Tensor MarianModel::embed(const torch::Tensor& ids, std::int64_t firstPos
     return x + positions_.narrow(0, firstPosition, count);
 }
 
-torch::Tensor MarianModel::encodeLayers(const std::vector<TokenId>& sourceIds, std::vector<torch::Tensor>* all) const {
+torch::Tensor MarianModel::encodeLayers(const std::vector<TokenId>& sourceIds, std::vector<torch::Tensor>* all, const LoraSet* lora) const {
     if (sourceIds.empty()) throw Error("input", "empty source sequence");
     if (static_cast<std::int64_t>(sourceIds.size()) > config_.maxPositions)
         throw Error("input", "source of " + std::to_string(sourceIds.size()) + " tokens exceeds the model's " +
@@ -212,21 +236,21 @@ torch::Tensor MarianModel::encodeLayers(const std::vector<TokenId>& sourceIds, s
     auto x = embed(torch::tensor(sourceIds, torch::kInt64).unsqueeze(0), 0);  // [1, S, d]
     if (all) all->push_back(x.squeeze(0));
     for (const auto& layer : encoder_) {
-        x = encoderLayer(layer, x, {}, 0.0);
+        x = encoderLayer(layer, x, {}, 0.0, lora);
         if (all) all->push_back(x.squeeze(0));
     }
     return x.squeeze(0);
 }
 
-torch::Tensor MarianModel::feedForward(const MarianFeedForward& ffn, const torch::Tensor& x) const {
-    return ffn.fc2(activation(config_.activation, ffn.fc1(x)));
+torch::Tensor MarianModel::feedForward(const MarianFeedForward& ffn, const torch::Tensor& x, const LoraSet* lora) const {
+    return ffn.fc2(activation(config_.activation, ffn.fc1(x, lora)), lora);
 }
 
-torch::Tensor MarianModel::encoderLayer(const MarianEncoderLayer& layer, const torch::Tensor& x, const torch::Tensor& mask,
-                                        double dropoutP) const {
-    auto h = dropout(attend(layer.selfAttn, x, x, config_.encoderHeads, mask), dropoutP);
+torch::Tensor MarianModel::encoderLayer(const MarianEncoderLayer& layer, const torch::Tensor& x, const torch::Tensor& mask, double dropoutP,
+                                        const LoraSet* lora) const {
+    auto h = dropout(attend(layer.selfAttn, x, x, config_.encoderHeads, mask, lora), dropoutP);
     auto y = layer.selfAttnNorm(x + h);
-    return layer.finalNorm(y + dropout(feedForward(layer.ffn, y), dropoutP));
+    return layer.finalNorm(y + dropout(feedForward(layer.ffn, y, lora), dropoutP));
 }
 
 torch::Tensor MarianModel::decoderLayerTail(const MarianDecoderLayer& layer, const torch::Tensor& x, const torch::Tensor& crossQ,
@@ -260,8 +284,8 @@ torch::Tensor MarianModel::forwardBatch(const torch::Tensor& source, const torch
     return output_(y);
 }
 
-torch::Tensor MarianModel::encode(const std::vector<TokenId>& sourceIds) const {
-    return encodeLayers(sourceIds, nullptr);
+torch::Tensor MarianModel::encode(const std::vector<TokenId>& sourceIds, const LoraSet* adapter) const {
+    return encodeLayers(sourceIds, nullptr, adapter);
 }
 
 torch::Tensor MarianModel::encodeAllLayers(const std::vector<TokenId>& sourceIds) const {
@@ -270,8 +294,11 @@ torch::Tensor MarianModel::encodeAllLayers(const std::vector<TokenId>& sourceIds
     return torch::stack(all);
 }
 
-std::unique_ptr<DecoderState> MarianModel::startDecoding(const torch::Tensor& encoded, std::int64_t batch, std::int64_t maxSteps) const {
+std::unique_ptr<DecoderState> MarianModel::startDecoding(const torch::Tensor& encoded, std::int64_t batch, std::int64_t maxSteps,
+                                                         std::shared_ptr<const LoraSet> adapter) const {
     auto state = std::make_unique<MarianState>();
+    state->adapter = std::move(adapter);
+    const auto* lora = state->adapter.get();
     state->maxSteps = std::min(maxSteps, config_.maxPositions);
     const auto heads = config_.decoderHeads, hd = config_.dModel / heads;
     for (const auto& layer : decoder_) {
@@ -279,8 +306,8 @@ std::unique_ptr<DecoderState> MarianModel::startDecoding(const torch::Tensor& en
         cache.selfK = torch::empty({batch, heads, state->maxSteps, hd}, torch::kFloat32);
         cache.selfV = torch::empty_like(cache.selfK);
         // Cross-attention keys and values depend only on the source: computed once per request.
-        cache.crossK = attention::splitHeads(layer.crossAttn.k(encoded), heads);
-        cache.crossV = attention::splitHeads(layer.crossAttn.v(encoded), heads);
+        cache.crossK = attention::splitHeads(layer.crossAttn.k(encoded, lora), heads);
+        cache.crossV = attention::splitHeads(layer.crossAttn.v(encoded, lora), heads);
         state->layers.push_back(std::move(cache));
     }
     return state;
@@ -292,19 +319,20 @@ torch::Tensor MarianModel::step(DecoderState& base, const torch::Tensor& tokens)
     if (t >= state.maxSteps) throw Error("input", "output longer than the model's " + std::to_string(state.maxSteps) + " positions");
     const auto heads = config_.decoderHeads;
     auto x = embed(tokens.unsqueeze(1), t).squeeze(1);  // [B, d]
+    const auto* lora = state.adapter.get();
     for (std::size_t i = 0; i < decoder_.size(); ++i) {
         const auto& layer = decoder_[i];
         auto& cache = state.layers[i];
         const auto& a = layer.selfAttn;
-        auto q = a.q(x);
-        appendStep(cache.selfK, t, a.k(x));
-        appendStep(cache.selfV, t, a.v(x));
+        auto q = a.q(x, lora);
+        appendStep(cache.selfK, t, a.k(x, lora));
+        appendStep(cache.selfV, t, a.v(x, lora));
         auto h = attention::oneQuery(q, cache.selfK.narrow(2, 0, t + 1), cache.selfV.narrow(2, 0, t + 1), heads);
-        x = layer.selfAttnNorm.residual(x, a.o(h));
+        x = layer.selfAttnNorm.residual(x, a.o(h, lora));
         const auto& c = layer.crossAttn;
-        auto crossed = attention::oneQuery(c.q(x), cache.crossK, cache.crossV, heads);
-        x = layer.crossAttnNorm.residual(x, c.o(crossed));
-        x = layer.finalNorm.residual(x, feedForward(layer.ffn, x));
+        auto crossed = attention::oneQuery(c.q(x, lora), cache.crossK, cache.crossV, heads);
+        x = layer.crossAttnNorm.residual(x, c.o(crossed, lora));
+        x = layer.finalNorm.residual(x, feedForward(layer.ffn, x, lora));
     }
     state.length_ = t + 1;
     return output_(x);

@@ -62,10 +62,12 @@ public:
     // Binds the weights (zero-copy views) and checks the keys. Throws Error("config"/"checkpoint").
     MarianModel(const MarianConfig& config, const WeightTable& weights, const std::string& modelId);
 
-    torch::Tensor encode(const std::vector<TokenId>& sourceIds) const override;
+    torch::Tensor encode(const std::vector<TokenId>& sourceIds, const LoraSet* adapter = nullptr) const override;
     // All encoder hidden states: embeddings, then each layer's output ([layers + 1, S, d]).
     torch::Tensor encodeAllLayers(const std::vector<TokenId>& sourceIds) const;
-    std::unique_ptr<DecoderState> startDecoding(const torch::Tensor& encoded, std::int64_t batch, std::int64_t maxSteps) const override;
+    std::unique_ptr<DecoderState> startDecoding(const torch::Tensor& encoded, std::int64_t batch, std::int64_t maxSteps,
+                                                std::shared_ptr<const LoraSet> adapter = nullptr) const override;
+    std::vector<const Linear*> linears() const override { return linearsInOrder(); }
     torch::Tensor step(DecoderState& state, const torch::Tensor& tokens) const override;
     void reorder(DecoderState& state, const torch::Tensor& beams) const override;
 
@@ -84,13 +86,15 @@ public:
 
 private:
     torch::Tensor embed(const torch::Tensor& ids, std::int64_t firstPosition) const;
-    torch::Tensor encodeLayers(const std::vector<TokenId>& sourceIds, std::vector<torch::Tensor>* all) const;
-    torch::Tensor encoderLayer(const MarianEncoderLayer& layer, const torch::Tensor& x, const torch::Tensor& mask, double dropout) const;
+    std::vector<const Linear*> linearsInOrder() const;
+    torch::Tensor encodeLayers(const std::vector<TokenId>& sourceIds, std::vector<torch::Tensor>* all, const LoraSet* lora = nullptr) const;
+    torch::Tensor encoderLayer(const MarianEncoderLayer& layer, const torch::Tensor& x, const torch::Tensor& mask, double dropout,
+                               const LoraSet* lora = nullptr) const;
     // Cross-attention (given its queries and the source keys/values) and the feed-forward block.
     torch::Tensor decoderLayerTail(const MarianDecoderLayer& layer, const torch::Tensor& x, const torch::Tensor& crossQ,
                                    const torch::Tensor& crossK, const torch::Tensor& crossV, const torch::Tensor& crossMask,
                                    double dropout) const;
-    torch::Tensor feedForward(const MarianFeedForward& ffn, const torch::Tensor& x) const;
+    torch::Tensor feedForward(const MarianFeedForward& ffn, const torch::Tensor& x, const LoraSet* lora = nullptr) const;
 
     MarianConfig config_;
     Embedding shared_;

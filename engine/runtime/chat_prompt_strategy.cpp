@@ -101,7 +101,8 @@ std::string ChatPromptStrategy::translateSegment(const std::string& segment, Tra
     };
     std::unique_ptr<CausalSession> session;
     try {
-        session = std::make_unique<CausalSession>(network_, ids, maxNew, [&r] { return r.cancel.cancelled(); });
+        session = std::make_unique<CausalSession>(
+            network_, ids, maxNew, [&r] { return r.cancel.cancelled(); }, r.adapter);
     } catch (const Cancelled&) {
         job.stopped = true;
         return {};

@@ -110,7 +110,8 @@ std::string LanguageTokenStrategy::translateSentence(const std::string& sentence
             return job.keepGoing();
         };
         const std::vector<TokenId> prefix{generation.decoderStartId.value_or(m.decoderStartId())};
-        EncoderDecoderSession session(m, m.encode(pieces[p]), job.request.beams, 1 + maxNew);
+        const auto& adapter = job.request.adapter;
+        EncoderDecoderSession session(m, m.encode(pieces[p], adapter.get()), job.request.beams, 1 + maxNew, adapter);
         std::vector<TokenId> generated;
         if (job.request.beams == 1) {
             generated = greedySearch(session, prefix, options);

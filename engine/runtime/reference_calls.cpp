@@ -8,7 +8,7 @@ namespace dragoman {
 namespace {
 
 std::vector<TokenId> generateCausal(const RunnableModel& model, const std::vector<TokenId>& prompt, std::int64_t maxNew, std::int64_t beams,
-                                    bool raw) {
+                                    bool raw, std::shared_ptr<const LoraSet> adapter) {
     if (beams > 1) throw Error("unsupported", "beam search is not available for decoder-only models (" + model.id() + ")");
     const auto& c = *model.causal();
     const auto length = static_cast<std::int64_t>(prompt.size());
@@ -19,16 +19,16 @@ std::vector<TokenId> generateCausal(const RunnableModel& model, const std::vecto
     options.maxNewTokens = maxNew;
     options.eosIds = model.generation.eosIds;
     options.processors = raw || processors.empty() ? nullptr : &processors;
-    CausalSession session(c, prompt, maxNew);
+    CausalSession session(c, prompt, maxNew, {}, std::move(adapter));
     return greedySearch(session, prompt, options);
 }
 
 }  // namespace
 
 std::vector<TokenId> generateIds(const RunnableModel& model, const std::vector<TokenId>& ids, std::int64_t maxNew, std::int64_t beams,
-                                 bool raw) {
+                                 bool raw, std::shared_ptr<const LoraSet> adapter) {
     c10::InferenceMode guard;
-    if (model.causal()) return generateCausal(model, ids, maxNew, beams, raw);
+    if (model.causal()) return generateCausal(model, ids, maxNew, beams, raw, std::move(adapter));
     const auto& m = *model.encoderDecoder();
     const std::vector<TokenId> prefix{model.generation.decoderStartId.value_or(m.decoderStartId())};
     const LogitsProcessors processors(model.generation, static_cast<std::int64_t>(prefix.size()) + maxNew);
@@ -36,25 +36,27 @@ std::vector<TokenId> generateIds(const RunnableModel& model, const std::vector<T
     options.maxNewTokens = maxNew;
     options.eosIds = model.generation.eosIds.empty() ? std::vector<TokenId>{m.eosId()} : model.generation.eosIds;
     options.processors = raw ? nullptr : &processors;
-    EncoderDecoderSession session(m, m.encode(ids), beams, static_cast<std::int64_t>(prefix.size()) + maxNew);
+    const auto* lora = adapter.get();
+    EncoderDecoderSession session(m, m.encode(ids, lora), beams, static_cast<std::int64_t>(prefix.size()) + maxNew, std::move(adapter));
     return beams == 1 ? greedySearch(session, prefix, options)
                       : beamSearch(session, prefix, options, {beams, model.generation.lengthPenalty, model.generation.earlyStopping});
 }
 
 TeacherForced teacherForcedLogits(const RunnableModel& model, const std::vector<TokenId>& ids,
-                                  const std::optional<std::vector<TokenId>>& decoderIds) {
+                                  const std::optional<std::vector<TokenId>>& decoderIds, std::shared_ptr<const LoraSet> adapter) {
     c10::InferenceMode guard;
     if (const auto* c = model.causal()) {
         if (decoderIds) throw Error("input", "decoder ids are for encoder-decoder models; " + model.id() + " is decoder-only");
         auto state = c->start(static_cast<std::int64_t>(ids.size()));
+        state->adapter = adapter;
         return {c->forward(*state, torch::tensor(ids, torch::kInt64), true), {}};
     }
     const auto& m = *model.encoderDecoder();
     const auto targets = decoderIds.value_or(std::vector<TokenId>{m.decoderStartId()});
     for (auto id : targets)
         if (id < 0 || id >= m.vocabSize()) throw Error("input", "decoder id " + std::to_string(id) + " is outside the vocabulary");
-    auto encoded = m.encode(ids);
-    EncoderDecoderSession session(m, encoded, 1, static_cast<std::int64_t>(targets.size()));
+    auto encoded = m.encode(ids, adapter.get());
+    EncoderDecoderSession session(m, encoded, 1, static_cast<std::int64_t>(targets.size()), adapter);
     std::vector<torch::Tensor> rows;
     for (auto id : targets)
         rows.push_back(session.next(torch::tensor({id}, torch::kInt64))[0]);

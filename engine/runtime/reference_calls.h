@@ -13,8 +13,9 @@ namespace dragoman {
 
 // ids: a causal model's prompt, or an encoder-decoder model's source. Returns only the new ids (not the
 // prompt, not the decoder start token). Throws Error("unsupported") for beam search on a causal model.
+// `adapter` (may be null): a LoRA adapter of this model (RunnableModel::loadAdapter).
 std::vector<TokenId> generateIds(const RunnableModel& model, const std::vector<TokenId>& ids, std::int64_t maxNewTokens, std::int64_t beams,
-                                 bool raw);
+                                 bool raw, std::shared_ptr<const LoraSet> adapter = nullptr);
 
 struct TeacherForced {
     torch::Tensor logits;   // [T, vocab] float32
@@ -24,6 +25,6 @@ struct TeacherForced {
 // every position of decoderIds (default: the decoder start token) with ids as the source. Throws
 // Error("input") for decoder ids outside the vocabulary or given to a causal model.
 TeacherForced teacherForcedLogits(const RunnableModel& model, const std::vector<TokenId>& ids,
-                                  const std::optional<std::vector<TokenId>>& decoderIds);
+                                  const std::optional<std::vector<TokenId>>& decoderIds, std::shared_ptr<const LoraSet> adapter = nullptr);
 
 }  // namespace dragoman

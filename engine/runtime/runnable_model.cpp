@@ -1,5 +1,6 @@
 #include "runtime/runnable_model.h"
 
+#include "adapters/lora_adapter.h"
 #include "runtime/architectures.h"
 #include "runtime/device.h"
 #include "util/error.h"
@@ -28,6 +29,15 @@ std::string RunnableModel::device() const {
 const Tokenizer& RunnableModel::requireTokenizer() const {
     if (!tokenizer) throw Error("tokenizer", id() + " has no tokenizer files (source.spm / tokenizer.json)");
     return *tokenizer;
+}
+
+std::vector<const Linear*> RunnableModel::linears() const {
+    if (const auto* c = causal()) return c->linears();
+    return encoderDecoder()->linears();
+}
+
+std::shared_ptr<const LoraSet> RunnableModel::loadAdapter(const std::filesystem::path& dir, const std::string& name) const {
+    return loadLoraAdapter(dir, name, linears(), placement);
 }
 
 const TranslationStrategy& RunnableModel::requireStrategy() const {

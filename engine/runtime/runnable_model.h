@@ -37,6 +37,11 @@ struct RunnableModel {
     const Tokenizer& requireTokenizer() const;
     // Throws Error("tokenizer") when the model cannot translate text (no tokenizer files).
     const TranslationStrategy& requireStrategy() const;
+    // The network's Linear layers by slot, what adapters bind to.
+    std::vector<const Linear*> linears() const;
+    // A PEFT LoRA adapter folder bound to this model (loaded each call; the caller keeps what it wants
+    // resident). Throws Error("adapter").
+    std::shared_ptr<const LoraSet> loadAdapter(const std::filesystem::path& dir, const std::string& name) const;
 };
 
 struct OpenOptions {

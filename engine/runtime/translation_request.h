@@ -4,12 +4,15 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
 namespace dragoman {
+
+class LoraSet;  // a LoRA adapter bound to a model (layers/lora.h); opaque here
 
 struct TranslationRequest {
     std::string text;
@@ -27,6 +30,8 @@ struct TranslationRequest {
     bool formatted = false;
     // Stops the translation between decoding steps and inside a long prompt; the output so far is returned.
     CancelToken cancel{};
+    // The LoRA adapter this request runs with (Model::loadAdapter), or none: the base model alone.
+    std::shared_ptr<const LoraSet> adapter{};
 };
 
 struct TranslationStats {

@@ -55,10 +55,27 @@ StoreRoots StoreRoots::fromEnvironment() {
     return roots;
 }
 
+// A PEFT adapter folder (adapter_config.json, no config.json): listed and hashed like a model, loaded on top of one.
+std::optional<ModelEntry> describeAdapterFolder(const std::filesystem::path& dir, std::string id, ModelSource source) {
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(dir / "adapter_config.json", ec)) return std::nullopt;
+    ModelEntry entry{std::move(id), dir, source, {}, "LoRA adapter", "peft_lora", 0, {}};
+    try {
+        const auto config = nlohmann::json::parse(readText(dir / "adapter_config.json"));
+        if (config.contains("base_model_name_or_path") && config["base_model_name_or_path"].is_string())
+            entry.base = config["base_model_name_or_path"].get<std::string>();
+    } catch (const std::exception&) {
+        // Listed anyway: loading it reports what is wrong.
+    }
+    entry.weightBytes = std::filesystem::file_size(dir / "adapter_model.safetensors", ec);
+    if (ec) entry.weightBytes = 0;
+    return entry;
+}
+
 std::optional<ModelEntry> describeModelFolder(const std::filesystem::path& dir, std::string id, ModelSource source) {
     std::error_code ec;
-    if (!std::filesystem::is_regular_file(dir / "config.json", ec)) return std::nullopt;
-    ModelEntry entry{std::move(id), dir, source, {}, {}, {}, 0};
+    if (!std::filesystem::is_regular_file(dir / "config.json", ec)) return describeAdapterFolder(dir, std::move(id), source);
+    ModelEntry entry{std::move(id), dir, source, {}, {}, {}, 0, {}};
     try {
         const auto config = nlohmann::json::parse(readText(dir / "config.json"));
         entry.modelType = config.value("model_type", "");
@@ -169,7 +186,7 @@ ModelEntry ModelStore::resolve(const std::string& idOrPath) const {
     if (std::filesystem::is_directory(idOrPath, ec)) {
         const auto dir = std::filesystem::absolute(idOrPath).lexically_normal();
         if (auto entry = describeModelFolder(dir, dir.string(), ModelSource::Path)) return *entry;
-        throw Error("model_not_found", idOrPath + " has no config.json: not a model folder in Hugging Face layout");
+        throw Error("model_not_found", idOrPath + " has no config.json: not a model folder in Hugging Face layout (nor an adapter)");
     }
     for (const auto& entry : list())
         if (entry.id == idOrPath) return entry;
@@ -237,7 +254,12 @@ ModelEntry ModelStore::importModel(const std::filesystem::path& dir, std::string
     if (id.empty()) id = absolute.filename().string();
     auto entry = describeModelFolder(absolute, id, ModelSource::Imported);
     if (!entry) throw Error("model_not_found", dir.string() + " has no config.json: not a model folder in Hugging Face layout");
-    checkpointFiles(absolute);  // throws if it has no weights
+    if (entry->modelType == "peft_lora") {
+        if (!std::filesystem::is_regular_file(absolute / "adapter_model.safetensors"))
+            throw Error("adapter", dir.string() + " has no adapter_model.safetensors");
+    } else {
+        checkpointFiles(absolute);  // throws if it has no weights
+    }
     auto manifest = buildManifest(id, absolute, progress);
     writeManifest(manifestPath(*entry), manifest);
     log::info({id}, "imported {} ({} files, {} bytes)", absolute.string(), manifest.files.size(), manifest.totalBytes());

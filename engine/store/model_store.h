@@ -20,8 +20,9 @@ struct ModelEntry {
     ModelSource source = ModelSource::Path;
     std::string revision;      // hub snapshot, if any
     std::string architecture;  // config.json "architectures"[0], or "" if unreadable
-    std::string modelType;     // config.json "model_type"
+    std::string modelType;     // config.json "model_type"; "peft_lora" for a LoRA adapter folder
     std::uint64_t weightBytes = 0;
+    std::string base;  // an adapter's base_model_name_or_path
 };
 
 struct StoreRoots {

@@ -33,6 +33,7 @@ private Q_SLOTS:
     void hunyuanTokenizeAndLogits();
     void hunyuanTranslateOptions();
     void translateFileContract();
+    void adaptersOnTheCommandLine();
 
 private:
     struct Result {
@@ -388,6 +389,36 @@ void TestCli::hunyuanTranslateOptions() {
     const auto marian = run({"translate", "--model", DRAGOMAN_TEST_FIXTURES "/marian-tiny", "--to", "de", "--text", "x", "--context", "y"});
     QCOMPARE(marian.code, 1);
     QVERIFY(marian.err.contains("prompts"));
+}
+
+// --adapter on generate, logits and translate gives the merged twin's answers; adapters import, list, and are refused
+// with one error line where they do not fit; an adapter is not a model.
+void TestCli::adaptersOnTheCommandLine() {
+    QTemporaryDir store;
+    modelsDir_ = store.path();
+    const QString base = DRAGOMAN_TEST_FIXTURES "/hunyuan-tiny-f32", lora = DRAGOMAN_TEST_FIXTURES "/lora/hunyuan-tiny-f32.all7";
+    const QString merged = lora + ".merged";
+    const QStringList generate{"generate", "--ids", "5,66,32,17,9", "--max-new-tokens", "12", "--raw"};
+    const auto adapted = run(QStringList{"generate", "--model", base, "--adapter", lora} + generate.mid(1));
+    QCOMPARE(adapted.code, 0);
+    QCOMPARE(adapted.out, run(QStringList{"generate", "--model", merged} + generate.mid(1)).out);
+    QVERIFY(adapted.out != run(QStringList{"generate", "--model", base} + generate.mid(1)).out);
+    const QStringList translate{"translate", "--from", "en", "--to", "de", "--text", "It is raining."};
+    QCOMPARE(run(QStringList{"translate", "--model", base, "--adapter", lora} + translate.mid(1)).out,
+             run(QStringList{"translate", "--model", merged} + translate.mid(1)).out);
+    const auto imported = run({"models", "import", lora, "--id", "all7"});
+    QCOMPARE(imported.code, 0);
+    QVERIFY(run({"models", "list"}).out.contains("LoRA adapter for hunyuan-tiny-f32"));
+    QCOMPARE(run(QStringList{"generate", "--model", base, "--adapter", "all7"} + generate.mid(1)).out, adapted.out);
+    const auto foreign =
+        run(QStringList{"generate", "--model", base, "--adapter", DRAGOMAN_TEST_FIXTURES "/lora/marian-tiny.attn-ffn"} + generate.mid(1));
+    QCOMPARE(foreign.code, 1);
+    QVERIFY(foreign.err.startsWith("error: adapter: "));
+    QCOMPARE(foreign.err.count('\n'), 1);
+    const auto notAModel = run({"translate", "--model", lora, "--to", "de", "--text", "x"});
+    QCOMPARE(notAModel.code, 1);
+    QVERIFY(notAModel.err.contains("is a LoRA adapter, not a model"));
+    modelsDir_.clear();
 }
 
 // translate-file IN --to L [--out PATH]: the output path on stdout, IN untouched, never an existing file,

@@ -95,6 +95,7 @@ int benchGenerate(const QStringList& args) {
     cmd.addOption(
         {QStringLiteral("sequences"), QStringLiteral("Source sequences of an encoder-decoder model (default 100)"), QStringLiteral("N")});
     cmd.addOption({QStringLiteral("beams"), QStringLiteral("Beam search with K beams (default: greedy)"), QStringLiteral("K")});
+    cmd.addOption(adapterOption());
     cmd.addOption({QStringLiteral("json"), QStringLiteral("Print one JSON object")});
     if (!cmd.parse(args)) return kExitOk;
     bench::GenerateBenchOptions options;
@@ -103,6 +104,8 @@ int benchGenerate(const QStringList& args) {
     options.beams = cmd.intValue("beams", 1, 1, 16);
     options.promptTokens = cmd.intValue("prompt-tokens", 40, 1, 100000);
     const auto model = openModelOption(cmd);
+    options.adapter = devAdapterFor(cmd, *model);
+    if (options.adapter && !model->causal()) throw UsageError("bench generate --adapter measures decoder-only models");
     if (model->causal()) {
         const auto out = bench::benchCausal(*model, options);
         if (cmd.isSet("json")) {
@@ -195,6 +198,44 @@ int benchTranslate(const QStringList& args) {
     return kExitOk;
 }
 
+int benchAdapters(const QStringList& args) {
+    CommandLine cmd(QStringLiteral("dragoman-cli bench adapters"),
+                    QStringLiteral("One base model, several LoRA adapters: load times, the cost of switching between requests, and "
+                                   "time to first token and decode speed with and without an adapter."));
+    cmd.addOption(modelOption());
+    cmd.addOption({QStringLiteral("adapter"), QStringLiteral("A LoRA adapter folder (repeat for several)"), QStringLiteral("A")});
+    cmd.addOption({QStringLiteral("prompt-tokens"), QStringLiteral("Prompt length (default 40)"), QStringLiteral("N")});
+    cmd.addOption({QStringLiteral("new-tokens"), QStringLiteral("New tokens per request (default 32)"), QStringLiteral("N")});
+    cmd.addOption({QStringLiteral("json"), QStringLiteral("Print one JSON object")});
+    if (!cmd.parse(args)) return kExitOk;
+    const auto paths = cmd.values("adapter");
+    if (paths.isEmpty()) throw UsageError("bench adapters needs at least one --adapter");
+    bench::GenerateBenchOptions options;
+    options.promptTokens = cmd.intValue("prompt-tokens", 40, 1, 100000);
+    options.newTokens = cmd.intValue("new-tokens", 32, 1, 4096);
+    const auto model = openModelOption(cmd);
+    std::vector<bench::BenchAdapter> adapters;
+    for (const auto& path : paths) {
+        const auto dir = findAdapter(path.toStdString());
+        const auto start = SteadyClock::now();
+        auto set = model->loadAdapter(dir, dir.filename().string());
+        adapters.push_back({dir.filename().string(), std::move(set), secondsSince(start)});
+    }
+    const auto out = bench::benchAdapters(*model, adapters, options);
+    if (cmd.isSet("json")) {
+        print(out.dump() + "\n");
+        return kExitOk;
+    }
+    print(fmt::format(
+        "{}: {} adapter(s), slowest load {:.1f} ms, longest switch {:.3f} ms\n"
+        "  first token {:.3f} s base, {:.3f} s with an adapter; decode {:.2f} tokens/s base, {:.2f} with an adapter ({:.2f}x)\n",
+        model->id(), adapters.size(), out["adapter_load_s"].get<double>() * 1e3, out["swap_s"].get<double>() * 1e3,
+        out["ttft_s_base"].get<double>(), out["ttft_s_adapter"].get<double>(), out["decode_tokens_per_s_base"].get<double>(),
+        out["decode_tokens_per_s_adapter"].get<double>(),
+        out["decode_tokens_per_s_adapter"].get<double>() / out["decode_tokens_per_s_base"].get<double>()));
+    return kExitOk;
+}
+
 }  // namespace
 
 int runBench(const QStringList& args) {
@@ -203,11 +244,13 @@ int runBench(const QStringList& args) {
     if (kind == "load") return benchLoad(rest);
     if (kind == "generate") return benchGenerate(rest);
     if (kind == "translate") return benchTranslate(rest);
+    if (kind == "adapters") return benchAdapters(rest);
     if (kind == "--help" || kind == "-h") {
-        print(QStringLiteral("Usage: dragoman-cli bench load|generate|translate --model M [--json] ...\n"));
+        print(QStringLiteral("Usage: dragoman-cli bench load|generate|translate|adapters --model M [--json] ...\n"));
         return kExitOk;
     }
-    throw UsageError(kind.isEmpty() ? "bench needs a kind: load, generate or translate" : "unknown bench '" + kind.toStdString() + "'");
+    throw UsageError(kind.isEmpty() ? "bench needs a kind: load, generate, translate or adapters"
+                                    : "unknown bench '" + kind.toStdString() + "'");
 }
 
 }  // namespace dragoman::cli

@@ -25,6 +25,7 @@ std::vector<std::byte> floatBytes(const torch::Tensor& tensor) {
 int runLogits(const QStringList& args) {
     CommandLine cmd(QStringLiteral("dragoman-cli logits"), QStringLiteral("Write a model's logits for given ids to a .safetensors file."));
     cmd.addOption(modelOption());
+    cmd.addOption(adapterOption());
     cmd.addOption({QStringLiteral("ids"), QStringLiteral("Source ids (or a causal model's input ids)"), QStringLiteral("IDS")});
     cmd.addOption({QStringLiteral("decoder-ids"), QStringLiteral("Decoder input ids of an encoder-decoder model"), QStringLiteral("IDS")});
     cmd.addOption({QStringLiteral("out"), QStringLiteral("Output .safetensors file"), QStringLiteral("FILE")});
@@ -39,7 +40,7 @@ int runLogits(const QStringList& args) {
     }
     const auto model = openModelOption(cmd);
     if (decoderIds && model->causal()) throw UsageError("--decoder-ids is for encoder-decoder models; " + model->id() + " is decoder-only");
-    const auto forced = teacherForcedLogits(*model, ids, decoderIds);
+    const auto forced = teacherForcedLogits(*model, ids, decoderIds, devAdapterFor(cmd, *model));
     SafetensorsWriter writer;
     writer.addBytes("logits", DType::F32, forced.logits.sizes().vec(), floatBytes(forced.logits));
     if (forced.encoder.defined())
@@ -52,6 +53,7 @@ int runLogits(const QStringList& args) {
 int runGenerate(const QStringList& args) {
     CommandLine cmd(QStringLiteral("dragoman-cli generate"), QStringLiteral("Generate token ids (greedy, or beam search)."));
     cmd.addOption(modelOption());
+    cmd.addOption(adapterOption());
     cmd.addOption({QStringLiteral("ids"), QStringLiteral("Source ids (or a causal model's prompt ids)"), QStringLiteral("IDS")});
     cmd.addOption({QStringLiteral("max-new-tokens"), QStringLiteral("Most tokens to generate"), QStringLiteral("N")});
     cmd.addOption({QStringLiteral("beams"), QStringLiteral("Beam search with K beams (default: greedy)"), QStringLiteral("K")});
@@ -63,7 +65,7 @@ int runGenerate(const QStringList& args) {
     const auto maxNew = cmd.intValue("max-new-tokens", 64, 1, 100000);
     const auto beams = cmd.intValue("beams", 1, 1, 64);
     const auto model = openModelOption(cmd);
-    const auto generated = generateIds(*model, ids, maxNew, beams, cmd.isSet("raw"));
+    const auto generated = generateIds(*model, ids, maxNew, beams, cmd.isSet("raw"), devAdapterFor(cmd, *model));
     print(joinIds(generated) + "\n");
     return kExitOk;
 }

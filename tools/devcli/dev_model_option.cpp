@@ -18,6 +18,12 @@ std::shared_ptr<RunnableModel> openModelOption(const CommandLine& cmd) {
     return openModel(store, entry.id, options);
 }
 
+std::shared_ptr<const LoraSet> devAdapterFor(const CommandLine& cmd, const RunnableModel& model) {
+    if (!cmd.isSet("adapter")) return nullptr;
+    const auto dir = findAdapter(cmd.value("adapter").toStdString());
+    return model.loadAdapter(dir, dir.filename().string());
+}
+
 std::vector<std::int64_t> parseIds(const QString& text, const char* option) {
     std::vector<std::int64_t> ids;
     if (text.trimmed().isEmpty()) return ids;

@@ -10,6 +10,8 @@ namespace dragoman::cli {
 ModelEntry resolveModel(const CommandLine& cmd, const ModelStore& store);
 // Sizes the engine's threads (once) and opens the model named by --model, ready to run.
 std::shared_ptr<RunnableModel> openModelOption(const CommandLine& cmd);
+// The adapter --adapter names, bound to `model`; null without the option.
+std::shared_ptr<const LoraSet> devAdapterFor(const CommandLine& cmd, const RunnableModel& model);
 
 // "1,2,3" -> ids; throws UsageError naming the option on anything else.
 std::vector<std::int64_t> parseIds(const QString& text, const char* option);

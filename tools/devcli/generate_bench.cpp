@@ -5,6 +5,7 @@
 #include "kernels/thread_pool.h"
 #include "kernels/threads.h"
 #include "layers/linear.h"
+#include "util/error.h"
 #include "util/stopwatch.h"
 
 #include <torch/torch.h>
@@ -96,6 +97,7 @@ nlohmann::ordered_json benchCausal(const RunnableModel& model, const GenerateBen
     auto run = [&](std::int64_t newTokens, double* ttft, double* decodeSeconds) {
         const auto start = Clock::now();
         auto state = m.start(options.promptTokens + newTokens);
+        state->adapter = options.adapter;
         auto logits = m.forward(*state, torch::tensor(prompt, torch::kInt64));
         auto next = logits.argmax().item<TokenId>();
         const auto firstToken = Clock::now();
@@ -117,6 +119,10 @@ nlohmann::ordered_json benchCausal(const RunnableModel& model, const GenerateBen
                                {"ttft_s", ttft},
                                {"decode_tokens_per_s", decodeRate},
                                {"weight_bytes_per_token", bytesPerToken}};
+    if (options.adapter) {
+        out["adapter"] = options.adapter->name();
+        out["adapter_bytes_per_token"] = options.adapter->bytes();
+    }
     // The bandwidth references below are the host's; a GPU's decode is reported without an efficiency.
     if (!model.placement.device.is_cpu()) return out;
     // The physical limit: the faster of a large float32 and a large bfloat16 matrix-vector product.
@@ -186,6 +192,74 @@ nlohmann::ordered_json benchEncoderDecoder(const RunnableModel& model, const Gen
     // uses, and its share of the measured limit is how close to the memory bound the decoder runs.
     if (options.beams == 1) out["efficiency"] = tokensPerSecond * static_cast<double>(bytesPerToken) / bandwidth;
     return out;
+}
+
+namespace {
+
+double median(std::vector<double> values) {
+    if (values.empty()) return 0;
+    std::sort(values.begin(), values.end());
+    return values[values.size() / 2];
+}
+
+}  // namespace
+
+nlohmann::ordered_json benchAdapters(const RunnableModel& model, const std::vector<BenchAdapter>& adapters,
+                                     const GenerateBenchOptions& options) {
+    c10::InferenceMode guard;
+    if (!model.causal())
+        throw Error("unsupported", "bench adapters measures decoder-only models; " + model.id() + " is " + model.architecture);
+    const auto& m = *model.causal();
+    std::vector<TokenId> prompt;
+    for (std::int64_t j = 0; j < options.promptTokens; ++j)
+        prompt.push_back(2 + (j * 131) % (m.vocabSize() - 3));
+    std::vector<std::shared_ptr<const LoraSet>> order;  // base, A, base, B, ... twice
+    for (int round = 0; round < 2; ++round)
+        for (const auto& a : adapters) {
+            order.push_back(nullptr);
+            order.push_back(a.set);
+        }
+    std::vector<double> ttftBase, ttftAdapter, rateBase, rateAdapter;
+    double swap = 0;
+    auto previousEnd = Clock::now();
+    const LoraSet* previous = nullptr;
+    bool first = true;
+    for (const auto& adapter : order) {
+        const auto start = Clock::now();
+        if (!first && adapter.get() != previous) swap = std::max(swap, std::chrono::duration<double>(start - previousEnd).count());
+        auto state = m.start(options.promptTokens + options.newTokens);
+        state->adapter = adapter;
+        auto next = m.forward(*state, torch::tensor(prompt, torch::kInt64)).argmax().item<TokenId>();
+        const auto firstToken = Clock::now();
+        for (std::int64_t i = 1; i < options.newTokens; ++i)
+            next = m.forward(*state, torch::tensor({next}, torch::kInt64)).argmax().item<TokenId>();
+        previousEnd = Clock::now();
+        const double ttft = std::chrono::duration<double>(firstToken - start).count();
+        const double rate =
+            options.newTokens > 1 ? (options.newTokens - 1) / std::chrono::duration<double>(previousEnd - firstToken).count() : 0;
+        (adapter ? ttftAdapter : ttftBase).push_back(ttft);
+        (adapter ? rateAdapter : rateBase).push_back(rate);
+        previous = adapter.get();
+        first = false;
+    }
+    double slowestLoad = 0;
+    nlohmann::ordered_json loads = nlohmann::ordered_json::object();
+    for (const auto& a : adapters) {
+        slowestLoad = std::max(slowestLoad, a.loadSeconds);
+        loads[a.name] = a.loadSeconds;
+    }
+    return {{"model", model.id()},
+            {"adapters", adapters.size()},
+            {"requests", order.size()},
+            {"prompt_tokens", options.promptTokens},
+            {"new_tokens", options.newTokens},
+            {"adapter_load_s", slowestLoad},
+            {"adapter_load_s_each", loads},
+            {"swap_s", swap},
+            {"ttft_s_base", median(ttftBase)},
+            {"ttft_s_adapter", median(ttftAdapter)},
+            {"decode_tokens_per_s_base", median(rateBase)},
+            {"decode_tokens_per_s_adapter", median(rateAdapter)}};
 }
 
 }  // namespace dragoman::bench

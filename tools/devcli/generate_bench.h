@@ -10,8 +10,22 @@ struct GenerateBenchOptions {
     std::int64_t sequences = 100;  // encoder-decoder workload size
     std::int64_t newTokens = 64;   // most new tokens per sequence
     std::int64_t beams = 1;
-    std::int64_t promptTokens = 40;  // causal workload: prompt length
+    std::int64_t promptTokens = 40;          // causal workload: prompt length
+    std::shared_ptr<const LoraSet> adapter;  // causal workload: decode with this LoRA adapter (unmerged)
 };
+
+struct BenchAdapter {
+    std::string name;
+    std::shared_ptr<const LoraSet> set;
+    double loadSeconds = 0;
+};
+
+// `bench adapters`: one process, requests alternating base, adapter 1, base, adapter 2, ... (two rounds), each a
+// fixed prompt and newTokens greedy tokens. Reports the slowest adapter load, the longest gap between one
+// request's end and the next one's prefill when the adapter changes, and time to first token and decode speed
+// with and without adapters (medians).
+nlohmann::ordered_json benchAdapters(const RunnableModel& model, const std::vector<BenchAdapter>& adapters,
+                                     const GenerateBenchOptions& options);
 
 // The fixed source workload shared with tools/baselines/marian_eager.py: sequence i has 8 + (i*7) % 25 ids
 // 2 + ((i*131 + j*31) % (vocab - 3)), then EOS.
