@@ -65,6 +65,28 @@ void EngineWorker::cancel(quint64 requestId) {
     if (mailbox_ && mailbox_->id == requestId) mailbox_.reset();
 }
 
+void EngineWorker::requestAdapter(const QString& adapterIdOrPath) {
+    QMetaObject::invokeMethod(
+        this, [this, adapterIdOrPath] { runAdapter(adapterIdOrPath); }, Qt::QueuedConnection);
+}
+
+void EngineWorker::runAdapter(const QString& adapterIdOrPath) {
+    if (adapterIdOrPath.isEmpty()) {
+        adapter_.reset();
+        Q_EMIT adapterChanged({});
+        return;
+    }
+    try {
+        auto& resident = adapters_[adapterIdOrPath];
+        if (!resident) resident = backend_->loadAdapter(adapterIdOrPath.toStdString());
+        adapter_ = resident;
+        Q_EMIT adapterChanged(adapterIdOrPath);
+    } catch (const std::exception& e) {
+        adapters_.erase(adapterIdOrPath);
+        Q_EMIT adapterFailed(adapterIdOrPath, QString::fromUtf8(e.what()));
+    }
+}
+
 quint64 EngineWorker::requestDocument(const QString& path, const QString& from, const QString& to) {
     const quint64 id = ++documents_;
     QMetaObject::invokeMethod(
@@ -88,6 +110,7 @@ void EngineWorker::runDocument(quint64 jobId, const QString& path, const QString
         request.to = to.toStdString();
         request.translate = [&](const std::string& text) {
             TranslationRequest job{text, from.toStdString(), request.to, 1, 0, {}};
+            job.adapter = adapter_;
             job.onDelta = [&](std::string_view) { return !stopped(); };
             auto out = backend_->translate(job);
             if (stopped()) throw Cancelled("document translation stopped");
@@ -120,6 +143,9 @@ void EngineWorker::runLoad(quint64 loadId, const QString& modelIdOrPath) {
         };
         LoadReport report;
         const auto model = backend_->load(modelIdOrPath.toStdString(), progress, cancel, &report);
+        // Adapters are bound to the model they were loaded for.
+        adapters_.clear();
+        adapter_.reset();
         ModelInfo info{QString::fromStdString(model.id),        QString::fromStdString(model.architecture),
                        QString::fromStdString(model.device),    {},
                        QString::fromStdString(model.fixedFrom), QString::fromStdString(model.fixedTo)};
@@ -151,6 +177,7 @@ void EngineWorker::runNextTranslation() {
     try {
         TranslationRequest job{request->text.toStdString(), request->from.toStdString(), request->to.toStdString(), 1, id, {}};
         job.cancel = cancel;
+        job.adapter = adapter_;
         job.onDelta = [this, id](std::string_view delta) {
             if (latest_.load() != id) return false;  // superseded: drop it
             Q_EMIT tokenReady(id, QString::fromUtf8(delta.data(), static_cast<int>(delta.size())));

@@ -12,6 +12,7 @@
 #include "translation_backend.h"
 
 #include <atomic>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -50,6 +51,9 @@ public:
     void cancelLoad();  // the running load stops and reports loadFailed
     quint64 requestTranslation(const QString& text, const QString& from, const QString& to);
     void cancel(quint64 requestId);
+    // The LoRA adapter later translations use (an adapter folder or imported id; empty: none), loaded on the
+    // engine thread and kept resident, so switching back and forth costs no reload. A new model drops them.
+    void requestAdapter(const QString& adapterIdOrPath);
     // A document (documents/document_translation.h) translated beside itself, on the engine thread after what
     // is queued before it; text translations requested meanwhile wait for it. Returns the job's id.
     quint64 requestDocument(const QString& path, const QString& from, const QString& to);
@@ -61,6 +65,8 @@ Q_SIGNALS:
     void loadProgress(const QString& phase, double fraction);
     void loaded(const dragoman::ModelInfo& info, const dragoman::LoadInfo& stats);
     void loadFailed(const QString& message);
+    void adapterChanged(const QString& adapterIdOrPath);                         // empty: none
+    void adapterFailed(const QString& adapterIdOrPath, const QString& message);  // the previous adapter stays
     void tokenReady(quint64 requestId, const QString& delta);
     void finished(quint64 requestId, const dragoman::TranslationInfo& stats);
     void failed(quint64 requestId, const QString& message);
@@ -75,6 +81,7 @@ private:
         QString text, from, to;
     };
     void runLoad(quint64 loadId, const QString& modelIdOrPath);
+    void runAdapter(const QString& adapterIdOrPath);
     void runNextTranslation();
     void runDocument(quint64 jobId, const QString& path, const QString& from, const QString& to);
 
@@ -85,11 +92,13 @@ private:
     CancelToken running_;             // the running translation's (guarded by mutex_)
     quint64 runningId_ = 0;           // guarded by mutex_
     std::atomic<quint64> latestLoad_{0};
-    CancelToken loadCancel_;                       // the running load's (guarded by mutex_)
-    std::atomic<quint64> documents_{0};            // last document job id handed out
-    std::atomic<quint64> cancelledUpTo_{0};        // document jobs up to this id are stopped
-    std::atomic<bool> closing_{false};             // the worker is being destroyed
-    std::unique_ptr<TranslationBackend> backend_;  // engine thread only
+    CancelToken loadCancel_;                                      // the running load's (guarded by mutex_)
+    std::atomic<quint64> documents_{0};                           // last document job id handed out
+    std::atomic<quint64> cancelledUpTo_{0};                       // document jobs up to this id are stopped
+    std::atomic<bool> closing_{false};                            // the worker is being destroyed
+    std::unique_ptr<TranslationBackend> backend_;                 // engine thread only
+    std::map<QString, std::shared_ptr<const LoraSet>> adapters_;  // engine thread only: resident for this model
+    std::shared_ptr<const LoraSet> adapter_;                      // engine thread only: the one requests use
 };
 
 }  // namespace dragoman

@@ -14,6 +14,11 @@ ModelDescription LocalBackend::load(const std::string& idOrPath, const ProgressC
     return model_->description();
 }
 
+std::shared_ptr<const LoraSet> LocalBackend::loadAdapter(const std::string& idOrPath) {
+    if (!model_) throw Error("model_not_found", "no model is loaded to apply the adapter to");
+    return model_->loadAdapter(idOrPath);
+}
+
 std::string LocalBackend::translate(const TranslationRequest& request, TranslationStats* stats) {
     if (!model_) throw Error("model_not_found", "no model is loaded");
     return model_->translate(request, stats);

@@ -29,4 +29,19 @@ QList<ModelChoice> availableModels() {
     return choices;
 }
 
+QList<ModelChoice> availableAdapters() {
+    QList<ModelChoice> choices;
+    try {
+        for (const auto& m : listModels()) {
+            if (m.modelType != "peft_lora") continue;
+            const auto id = QString::fromStdString(m.id), source = QString::fromStdString(m.source);
+            const auto base = m.base.empty() ? QStringLiteral("?") : QString::fromStdString(m.base);
+            choices.push_back({id, QStringLiteral("%1 (for %2)").arg(id, base), source});
+        }
+    } catch (const Error&) {
+        // An unreadable store lists nothing.
+    }
+    return choices;
+}
+
 }  // namespace dragoman

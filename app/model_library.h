@@ -15,5 +15,7 @@ struct ModelChoice {
 QString defaultModelId();
 // Every model the store knows (bundled first, then our cache, then the Hugging Face hub cache).
 QList<ModelChoice> availableModels();
+// The LoRA adapters the store knows (imported, or in our cache), labelled with the base they were made for.
+QList<ModelChoice> availableAdapters();
 
 }  // namespace dragoman

@@ -23,6 +23,8 @@ public:
     virtual ModelDescription load(const std::string& idOrPath, const ProgressCallback& progress, const CancelToken& cancel,
                                   LoadReport* report = nullptr) = 0;
     virtual bool loaded() const = 0;
+    // A LoRA adapter bound to the loaded model, for requests to name (TranslationRequest::adapter). Throws Error.
+    virtual std::shared_ptr<const LoraSet> loadAdapter(const std::string& idOrPath) = 0;
     // Deltas stream through request.onDelta; request.cancel stops it (the text so far is returned).
     virtual std::string translate(const TranslationRequest& request, TranslationStats* stats = nullptr) = 0;
     virtual BackendCapabilities capabilities() const = 0;
@@ -37,6 +39,7 @@ public:
     ModelDescription load(const std::string& idOrPath, const ProgressCallback& progress, const CancelToken& cancel,
                           LoadReport* report = nullptr) override;
     bool loaded() const override { return model_ != nullptr; }
+    std::shared_ptr<const LoraSet> loadAdapter(const std::string& idOrPath) override;
     std::string translate(const TranslationRequest& request, TranslationStats* stats = nullptr) override;
     BackendCapabilities capabilities() const override;
 

@@ -253,6 +253,20 @@ void MainWindow::connectEngine() {
     if (!engine_) return;
     connect(modelPicker_, &QComboBox::activated, this, [this](int index) { loadModel(modelPicker_->itemData(index).toString()); });
     connect(cancelLoad_, &QPushButton::clicked, engine_, &EngineWorker::cancelLoad);
+    connect(adapterPicker_, &QComboBox::activated, this, [this](int index) { useAdapter(adapterPicker_->itemData(index).toString()); });
+    connect(engine_, &EngineWorker::adapterChanged, this, [this](const QString& adapter) {
+        adapterPicker_->setCurrentIndex(std::max(0, adapterPicker_->findData(adapter)));
+        adapterStatus_->setProperty("adapter", adapter);
+        adapterStatus_->setText(adapter.isEmpty() ? QString() : tr("Adapter: %1").arg(QFileInfo(adapter).fileName()));
+        adapterStatus_->setVisible(!adapter.isEmpty());
+        if (!source_->toPlainText().trimmed().isEmpty()) translateNow();  // the text shown, with the new adapter
+    });
+    connect(engine_, &EngineWorker::adapterFailed, this, [this](const QString& adapter, const QString& message) {
+        if (const int failed = adapterPicker_->findData(adapter); failed > 0) adapterPicker_->removeItem(failed);
+        // The adapter in use (or none) stays, and the picker says so.
+        adapterPicker_->setCurrentIndex(std::max(0, adapterPicker_->findData(adapterStatus_->property("adapter").toString())));
+        statusBar()->showMessage(tr("Could not apply the adapter: %1").arg(message), 10000);
+    });
     connect(engine_, &EngineWorker::loadProgress, this, [this](const QString& phase, double fraction) {
         loadBar_->setVisible(true);
         loadBar_->setValue(static_cast<int>(fraction * 100));
@@ -279,6 +293,26 @@ void MainWindow::connectEngine() {
     });
 }
 
+void MainWindow::fillAdapterPicker() {
+    adapterPicker_->clear();
+    adapterPicker_->addItem(tr("No adapter"), QString());
+    for (const auto& adapter : availableAdapters())
+        adapterPicker_->addItem(adapter.label, adapter.id);
+    adapterPicker_->setEnabled(engine_ != nullptr);
+}
+
+void MainWindow::useAdapter(const QString& adapterIdOrPath) {
+    if (!engine_) return;
+    if (!adapterIdOrPath.isEmpty() && adapterPicker_->findData(adapterIdOrPath) < 0)
+        adapterPicker_->addItem(QFileInfo(adapterIdOrPath).fileName(), adapterIdOrPath);
+    engine_->requestAdapter(adapterIdOrPath);
+}
+
+void MainWindow::chooseAdapter() {
+    const auto dir = QFileDialog::getExistingDirectory(this, tr("Add a LoRA adapter (a folder with adapter_config.json)"));
+    if (!dir.isEmpty()) useAdapter(dir);
+}
+
 void MainWindow::loadModel(const QString& modelIdOrPath) {
     if (!engine_) return;
     loadBar_->setValue(0);
@@ -291,6 +325,10 @@ void MainWindow::onLoaded(const ModelInfo& info, const LoadInfo& stats) {
     loadBar_->setVisible(false);
     cancelLoad_->setVisible(false);
     loadedModel_ = info.id;
+    // A new model starts without an adapter (adapters are bound to the model they were made for).
+    adapterPicker_->setCurrentIndex(0);
+    adapterStatus_->setProperty("adapter", QString());
+    adapterStatus_->setVisible(false);
     if (modelPicker_->findData(info.id) < 0)
         modelPicker_->addItem(QStringLiteral("%1 (%2, path)").arg(info.id, info.architecture), info.id);
     modelPicker_->setCurrentIndex(modelPicker_->findData(info.id));
@@ -345,6 +383,10 @@ void MainWindow::buildUi() {
     modelPicker_->setAccessibleName(tr("Model"));
     modelPicker_->setMinimumContentsLength(24);
     fillModelPicker();
+    adapterPicker_ = new QComboBox;
+    adapterPicker_->setAccessibleName(tr("Adapter"));
+    adapterPicker_->setToolTip(tr("A LoRA adapter applied on top of the model, without reloading it"));
+    fillAdapterPicker();
     cancelLoad_ = new QPushButton(tr("Cancel loading"));
     cancelLoad_->setAccessibleName(tr("Cancel loading the model"));
     cancelLoad_->setVisible(false);
@@ -370,6 +412,10 @@ void MainWindow::buildUi() {
     modelLabel->setBuddy(modelPicker_);
     models->addWidget(modelLabel);
     models->addWidget(modelPicker_, 1);
+    auto* adapterLabel = new QLabel(tr("&Adapter:"));
+    adapterLabel->setBuddy(adapterPicker_);
+    models->addWidget(adapterLabel);
+    models->addWidget(adapterPicker_);
 
     source_ = new QPlainTextEdit;
     source_->setAccessibleName(tr("Source text"));
@@ -391,6 +437,7 @@ void MainWindow::buildUi() {
 
     auto* file = menuBar()->addMenu(tr("&File"));
     file->addAction(tr("Translate &document…"), QKeySequence::Open, this, &MainWindow::chooseDocument);
+    file->addAction(tr("Add &adapter…"), this, &MainWindow::chooseAdapter);
     buildSettingsMenu();
     auto* help = menuBar()->addMenu(tr("&Help"));
     help->addAction(tr("&About Dragoman"), this, [this] { showAboutDialog(this); });
@@ -399,6 +446,10 @@ void MainWindow::buildUi() {
     modelStatus_->setAccessibleName(tr("Model status"));
     modelStatus_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     statusBar()->addWidget(modelStatus_, 1);
+    adapterStatus_ = new QLabel;
+    adapterStatus_->setAccessibleName(tr("Adapter in use"));
+    adapterStatus_->setVisible(false);
+    statusBar()->addWidget(adapterStatus_);
     translationStatus_ = new QLabel;
     translationStatus_->setAccessibleName(tr("Last translation"));
     statusBar()->addWidget(translationStatus_);

@@ -43,6 +43,9 @@ public:
     QLabel* modelStatus() const { return modelStatus_; }
     QLabel* translationStatus() const { return translationStatus_; }
     QComboBox* modelPicker() const { return modelPicker_; }
+    // "No adapter", then the store's LoRA adapters; data = adapter id or folder ("" for none).
+    QComboBox* adapterPicker() const { return adapterPicker_; }
+    QLabel* adapterStatus() const { return adapterStatus_; }
     QCheckBox* translateAsYouType() const { return asYouType_; }
     // Settings > Compute threads: one checkable action per choice, data = thread count (0: automatic).
     QList<QAction*> threadActions() const;
@@ -64,6 +67,10 @@ public Q_SLOTS:
     // Translates a document beside itself (File > Translate document…, or dropped on the window).
     void translateDocument(const QString& path);
     void chooseDocument();
+    // Applies a LoRA adapter folder or id on top of the loaded model (File > Add adapter…): no reload; the text
+    // shown is translated again with it.
+    void useAdapter(const QString& adapterIdOrPath);
+    void chooseAdapter();
 
 protected:
     void closeEvent(QCloseEvent* event) override;
@@ -79,6 +86,7 @@ private:
     void onLoaded(const ModelInfo& info, const LoadInfo& stats);
     void onFinished(quint64 id, const TranslationInfo& stats);
     void fillModelPicker();
+    void fillAdapterPicker();
     void restoreSettings();
     void saveSettings() const;
     void buildSettingsMenu();
@@ -97,6 +105,8 @@ private:
     QLabel* modelStatus_ = nullptr;        // model, architecture, device, load time
     QLabel* translationStatus_ = nullptr;  // time to first token and tokens/s of the last translation
     QComboBox* modelPicker_ = nullptr;
+    QComboBox* adapterPicker_ = nullptr;
+    QLabel* adapterStatus_ = nullptr;
     QPushButton* cancelLoad_ = nullptr;
     QPushButton* stop_ = nullptr;
     QPushButton* copy_ = nullptr;

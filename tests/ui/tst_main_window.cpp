@@ -1,5 +1,6 @@
 // The main window opens offscreen with empty panes, both language pickers and a status bar.
 #include "about_dialog.h"
+#include "dragoman.h"
 #include "engine_worker.h"
 #include "main_window.h"
 #include "store/model_store.h"
@@ -20,6 +21,7 @@
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSettings>
+#include <QSignalSpy>
 #include <QStatusBar>
 #include <QTemporaryDir>
 #include <QTest>
@@ -42,6 +44,7 @@ private Q_SLOTS:
     void stopCopyAndClear();
     void settingsSurviveARestart();
     void modelPickerListsTheStore();
+    void adapterPickerSwitchesWithoutReload();
     void guiThreadNeverStalls();
     void followsTheSystemPalette_data();
     void followsTheSystemPalette();
@@ -231,6 +234,44 @@ void TestMainWindow::modelPickerListsTheStore() {
 }
 
 // The GUI thread keeps turning while a model loads and a translation streams: a 5 ms heartbeat never waits long.
+// Choosing an adapter re-translates the text shown with it (the merged twin's answer), without reloading the
+// model; "No adapter" brings the base's answer back; an adapter that does not fit is refused with a message.
+void TestMainWindow::adapterPickerSwitchesWithoutReload() {
+    const QString adapter = QStringLiteral(DRAGOMAN_TEST_FIXTURES "/lora/marian-tiny.attn-ffn");
+    const QString text = QStringLiteral("The man sees a small house today.");
+    dragoman::TranslationRequest request;
+    request.text = text.toStdString();
+    request.from = "en";
+    request.to = "de";
+    const auto expected = QString::fromStdString(dragoman::Model::load((adapter + ".merged").toStdString())->translate(request));
+
+    dragoman::EngineWorker engine;
+    MainWindow window(&engine);
+    window.show();
+    QSignalSpy loads(&engine, &dragoman::EngineWorker::loaded);
+    QCOMPARE(window.adapterPicker()->itemData(0).toString(), QString());  // "No adapter" comes first
+    window.loadModel(QStringLiteral(DRAGOMAN_TEST_FIXTURES "/marian-tiny"));
+    QTRY_VERIFY_WITH_TIMEOUT(window.translateButton()->isEnabled(), 30000);
+    window.sourcePane()->setPlainText(text);
+    QTest::mouseClick(window.translateButton(), Qt::LeftButton);
+    QTRY_VERIFY_WITH_TIMEOUT(window.translationStatus()->text().contains("tokens/s"), 30000);
+    const auto base = window.outputPane()->toPlainText();
+    QVERIFY(base != expected);
+
+    window.useAdapter(adapter);
+    QTRY_VERIFY_WITH_TIMEOUT(window.adapterStatus()->text().contains("marian-tiny.attn-ffn"), 30000);
+    QCOMPARE(window.adapterPicker()->currentData().toString(), adapter);
+    QTRY_COMPARE_WITH_TIMEOUT(window.outputPane()->toPlainText(), expected, 30000);
+    window.useAdapter(QString());
+    QTRY_COMPARE_WITH_TIMEOUT(window.outputPane()->toPlainText(), base, 30000);
+    QVERIFY(!window.adapterStatus()->isVisible());
+    QCOMPARE(loads.count(), 1);  // one load: adapters came and went without a reload
+
+    window.useAdapter(QStringLiteral(DRAGOMAN_TEST_FIXTURES "/lora/hunyuan-tiny-f32.all7"));  // another architecture's
+    QTRY_VERIFY_WITH_TIMEOUT(window.statusBar()->currentMessage().contains("Could not apply the adapter"), 30000);
+    QCOMPARE(window.adapterPicker()->currentData().toString(), QString());
+}
+
 void TestMainWindow::guiThreadNeverStalls() {
     dragoman::EngineWorker engine;
     MainWindow window(&engine);
