@@ -15,7 +15,9 @@ struct ModelChoice {
 QString defaultModelId();
 // Every model the store knows (bundled first, then our cache, then the Hugging Face hub cache).
 QList<ModelChoice> availableModels();
-// The LoRA adapters the store knows (imported, or in our cache), labelled with the base they were made for.
-QList<ModelChoice> availableAdapters();
+// The LoRA adapters the store knows (imported, or in our cache) made for `baseId` (compared by the last part of
+// the name, so "tencent/HY-MT1.5-1.8B" matches a folder HY-MT1.5-1.8B), and those that do not name a base.
+// An empty baseId lists them all.
+QList<ModelChoice> availableAdapters(const QString& baseId = {});
 
 }  // namespace dragoman

@@ -293,10 +293,10 @@ void MainWindow::connectEngine() {
     });
 }
 
-void MainWindow::fillAdapterPicker() {
+void MainWindow::fillAdapterPicker(const QString& baseId) {
     adapterPicker_->clear();
     adapterPicker_->addItem(tr("No adapter"), QString());
-    for (const auto& adapter : availableAdapters())
+    for (const auto& adapter : availableAdapters(baseId))
         adapterPicker_->addItem(adapter.label, adapter.id);
     adapterPicker_->setEnabled(engine_ != nullptr);
 }
@@ -325,7 +325,8 @@ void MainWindow::onLoaded(const ModelInfo& info, const LoadInfo& stats) {
     loadBar_->setVisible(false);
     cancelLoad_->setVisible(false);
     loadedModel_ = info.id;
-    // A new model starts without an adapter (adapters are bound to the model they were made for).
+    // A new model starts without an adapter, and the picker offers the adapters made for it.
+    fillAdapterPicker(info.id);
     adapterPicker_->setCurrentIndex(0);
     adapterStatus_->setProperty("adapter", QString());
     adapterStatus_->setVisible(false);

@@ -86,7 +86,7 @@ private:
     void onLoaded(const ModelInfo& info, const LoadInfo& stats);
     void onFinished(quint64 id, const TranslationInfo& stats);
     void fillModelPicker();
-    void fillAdapterPicker();
+    void fillAdapterPicker(const QString& baseId = {});
     void restoreSettings();
     void saveSettings() const;
     void buildSettingsMenu();

@@ -245,6 +245,8 @@ void TestMainWindow::adapterPickerSwitchesWithoutReload() {
     request.to = "de";
     const auto expected = QString::fromStdString(dragoman::Model::load((adapter + ".merged").toStdString())->translate(request));
 
+    dragoman::ModelStore().importModel(adapter.toStdString(), "picker-marian-adapter");
+    dragoman::ModelStore().importModel(DRAGOMAN_TEST_FIXTURES "/lora/hunyuan-tiny-f32.all7", "picker-hunyuan-adapter");
     dragoman::EngineWorker engine;
     MainWindow window(&engine);
     window.show();
@@ -258,9 +260,14 @@ void TestMainWindow::adapterPickerSwitchesWithoutReload() {
     const auto base = window.outputPane()->toPlainText();
     QVERIFY(base != expected);
 
-    window.useAdapter(adapter);
-    QTRY_VERIFY_WITH_TIMEOUT(window.adapterStatus()->text().contains("marian-tiny.attn-ffn"), 30000);
-    QCOMPARE(window.adapterPicker()->currentData().toString(), adapter);
+    // The picker offers the adapters made for this base (imported above), not the HunYuan one.
+    const int index = window.adapterPicker()->findData(QStringLiteral("picker-marian-adapter"));
+    QVERIFY(index > 0);
+    QCOMPARE(window.adapterPicker()->findData(QStringLiteral("picker-hunyuan-adapter")), -1);
+    window.adapterPicker()->setCurrentIndex(index);
+    Q_EMIT window.adapterPicker()->activated(index);  // as a user's choice does
+    QTRY_VERIFY_WITH_TIMEOUT(window.adapterStatus()->text().contains("picker-marian-adapter"), 30000);
+    QCOMPARE(window.adapterPicker()->currentData().toString(), QStringLiteral("picker-marian-adapter"));
     QTRY_COMPARE_WITH_TIMEOUT(window.outputPane()->toPlainText(), expected, 30000);
     window.useAdapter(QString());
     QTRY_COMPARE_WITH_TIMEOUT(window.outputPane()->toPlainText(), base, 30000);
