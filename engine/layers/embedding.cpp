@@ -8,7 +8,9 @@ Embedding::Embedding(WeightBinder& weights, const std::string& name, std::int64_
     : weight_(weights.take(name, {vocab, dim})), placement_(placement) {}
 
 torch::Tensor Embedding::operator()(const torch::Tensor& ids, double scale) const {
-    auto x = torch::embedding(weight_, ids.to(placement_.device)).to(torch::kFloat32);
+    // Decoding steps call this per token: the device copy (and its dispatch) only where the ids are elsewhere.
+    const auto onDevice = ids.device() == weight_.device() ? ids : ids.to(weight_.device());
+    auto x = torch::embedding(weight_, onDevice).to(torch::kFloat32);
     return scale == 1.0 ? x : x * scale;
 }
 
