@@ -256,7 +256,7 @@ void MainWindow::connectEngine() {
     connect(adapterPicker_, &QComboBox::activated, this, [this](int index) { useAdapter(adapterPicker_->itemData(index).toString()); });
     connect(engine_, &EngineWorker::adapterChanged, this, [this](const QString& adapter) {
         adapterPicker_->setCurrentIndex(std::max(0, adapterPicker_->findData(adapter)));
-        adapterStatus_->setProperty("adapter", adapter);
+        adapterInUse_ = adapter;
         adapterStatus_->setText(adapter.isEmpty() ? QString() : tr("Adapter: %1").arg(QFileInfo(adapter).fileName()));
         adapterStatus_->setVisible(!adapter.isEmpty());
         if (!source_->toPlainText().trimmed().isEmpty()) translateNow();  // the text shown, with the new adapter
@@ -264,7 +264,7 @@ void MainWindow::connectEngine() {
     connect(engine_, &EngineWorker::adapterFailed, this, [this](const QString& adapter, const QString& message) {
         if (const int failed = adapterPicker_->findData(adapter); failed > 0) adapterPicker_->removeItem(failed);
         // The adapter in use (or none) stays, and the picker says so.
-        adapterPicker_->setCurrentIndex(std::max(0, adapterPicker_->findData(adapterStatus_->property("adapter").toString())));
+        adapterPicker_->setCurrentIndex(std::max(0, adapterPicker_->findData(adapterInUse_)));
         statusBar()->showMessage(tr("Could not apply the adapter: %1").arg(message), 10000);
     });
     connect(engine_, &EngineWorker::loadProgress, this, [this](const QString& phase, double fraction) {
@@ -328,7 +328,7 @@ void MainWindow::onLoaded(const ModelInfo& info, const LoadInfo& stats) {
     // A new model starts without an adapter, and the picker offers the adapters made for it.
     fillAdapterPicker(info.id);
     adapterPicker_->setCurrentIndex(0);
-    adapterStatus_->setProperty("adapter", QString());
+    adapterInUse_.clear();
     adapterStatus_->setVisible(false);
     if (modelPicker_->findData(info.id) < 0)
         modelPicker_->addItem(QStringLiteral("%1 (%2, path)").arg(info.id, info.architecture), info.id);

@@ -107,6 +107,7 @@ private:
     QComboBox* modelPicker_ = nullptr;
     QComboBox* adapterPicker_ = nullptr;
     QLabel* adapterStatus_ = nullptr;
+    QString adapterInUse_;  // the adapter translations use: empty for none
     QPushButton* cancelLoad_ = nullptr;
     QPushButton* stop_ = nullptr;
     QPushButton* copy_ = nullptr;

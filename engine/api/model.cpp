@@ -56,7 +56,7 @@ std::string Model::translate(const TranslationRequest& request, TranslationStats
 std::shared_ptr<const LoraSet> Model::loadAdapter(const std::string& idOrPath, AdapterLoadReport* report) const {
     const std::filesystem::path dir = findAdapter(idOrPath);
     AdapterLoadStats stats;
-    auto adapter = loadLoraAdapter(dir, dir.filename().string(), impl_->model->linears(), impl_->model->placement, &stats);
+    auto adapter = impl_->model->loadAdapter(dir, dir.filename().string(), &stats);
     if (report) *report = {stats.seconds, stats.bytes, stats.copies, stats.modules};
     return adapter;
 }

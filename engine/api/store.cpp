@@ -56,9 +56,7 @@ std::filesystem::path findAdapter(const std::string& idOrPath) {
         throw Error("adapter", idOrPath + " is not a LoRA adapter (no adapter_config.json): it is a " +
                                    (entry.modelType.empty() ? std::string("model") : entry.modelType + " model"));
     // Hashed once at import or first sight, like a model; afterwards sizes and times only.
-    const auto manifest = store.ensureManifest(entry);
-    if (auto problems = statMismatches(manifest); !problems.empty())
-        throw Error("integrity", entry.id + ": " + problems.front() + ". Run 'dragoman-cli models verify " + entry.id + " --full'");
+    store.ensureUnchanged(entry);
     return entry.dir;
 }
 

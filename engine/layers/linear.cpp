@@ -158,6 +158,12 @@ std::vector<torch::Tensor> Linear::many(const torch::Tensor& x, const std::vecto
     return out;
 }
 
+void numberSlots(const std::vector<const Linear*>& linears) {
+    int slot = 0;
+    for (const auto* linear : linears)
+        const_cast<Linear*>(linear)->setSlot(slot++);
+}
+
 std::int64_t Linear::bytes() const {
     return static_cast<std::int64_t>(weight_.nbytes() + (bias_.defined() ? bias_.nbytes() : 0));
 }

@@ -51,6 +51,10 @@ private:
     int slot_ = -1;
 };
 
+// Numbers a model's Linears 0, 1, ... in the order given (the model's linears()): the slots adapters bind by.
+// For the model's own constructor, which owns the layers the pointers name.
+void numberSlots(const std::vector<const Linear*>& linears);
+
 namespace ops {
 
 // x W^T for float32 x [..., in] and W as mapped, on the CPU kernels: float32 through linear(), bfloat16

@@ -6,7 +6,6 @@
 #include "util/json_file.h"
 #include "util/log.h"
 #include "util/stopwatch.h"
-#include "util/text.h"
 
 #include <chrono>
 #include <fstream>
@@ -78,12 +77,8 @@ LoadedModel loadModel(const ModelStore& store, const std::string& idOrPath, cons
     // Integrity: hashed once (first sight), afterwards only stat.
     report(LoadPhase::Verify, 0, 1);
     phaseStart = Clock::now();
-    const auto manifest = store.ensureManifest(
-        entry, [&](std::uint64_t done, std::uint64_t total) { return meter.keepGoing(index(LoadPhase::Verify), done, total); });
-    if (auto problems = statMismatches(manifest); !problems.empty()) {
-        throw Error("integrity", entry.id + ": " + joinProblems(problems) + ". Run 'dragoman-cli models verify " + entry.id +
-                                     " --full' to re-check, or re-import the model");
-    }
+    store.ensureUnchanged(entry,
+                          [&](std::uint64_t done, std::uint64_t total) { return meter.keepGoing(index(LoadPhase::Verify), done, total); });
     stats.hashedOnLoad = firstSight;
     stats.verifySeconds = secondsSince(phaseStart);
     report(LoadPhase::Verify, 1, 1);

@@ -120,10 +120,7 @@ HunyuanModel::HunyuanModel(const HunyuanConfig& config, const WeightTable& weigh
         weightBytesPerToken_ += l.inputNorm.bytes() + l.qNorm.bytes() + l.kNorm.bytes() + l.postNorm.bytes() + l.q.bytes() + l.k.bytes() +
                                 l.v.bytes() + l.o.bytes() + l.gate.bytes() + l.up.bytes() + l.down.bytes();
     weightBytesPerToken_ += lmHead_.bytes() + finalNorm_.bytes();
-    int slot = 0;
-    for (auto& l : layers_)
-        for (auto* linear : {&l.q, &l.k, &l.v, &l.o, &l.gate, &l.up, &l.down})
-            linear->setSlot(slot++);
+    numberSlots(linears());
     if (placement_.onCpuKernels()) return;
     // Off the engine's CPU kernels: one copy to device memory (none on the CPU), in the checkpoint's dtype;
     // the tied output layer stays the same tensor as the embeddings.

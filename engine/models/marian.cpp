@@ -194,12 +194,10 @@ MarianModel::MarianModel(const MarianConfig& config, const WeightTable& weights,
         decoder_.push_back(std::move(layer));
     }
     w.finish(modelId);
-    int slot = 0;
-    for (auto* linear : linearsInOrder())
-        const_cast<Linear*>(linear)->setSlot(slot++);
+    numberSlots(linears());
 }
 
-std::vector<const Linear*> MarianModel::linearsInOrder() const {
+std::vector<const Linear*> MarianModel::linears() const {
     std::vector<const Linear*> all;
     auto attentionOf = [&](const MarianAttention& a) {
         for (const auto* l : {&a.q, &a.k, &a.v, &a.o})

@@ -67,7 +67,7 @@ public:
     torch::Tensor encodeAllLayers(const std::vector<TokenId>& sourceIds) const;
     std::unique_ptr<DecoderState> startDecoding(const torch::Tensor& encoded, std::int64_t batch, std::int64_t maxSteps,
                                                 std::shared_ptr<const LoraSet> adapter = nullptr) const override;
-    std::vector<const Linear*> linears() const override { return linearsInOrder(); }
+    std::vector<const Linear*> linears() const override;
     torch::Tensor step(DecoderState& state, const torch::Tensor& tokens) const override;
     void reorder(DecoderState& state, const torch::Tensor& beams) const override;
 
@@ -86,7 +86,6 @@ public:
 
 private:
     torch::Tensor embed(const torch::Tensor& ids, std::int64_t firstPosition) const;
-    std::vector<const Linear*> linearsInOrder() const;
     torch::Tensor encodeLayers(const std::vector<TokenId>& sourceIds, std::vector<torch::Tensor>* all, const LoraSet* lora = nullptr) const;
     torch::Tensor encoderLayer(const MarianEncoderLayer& layer, const torch::Tensor& x, const torch::Tensor& mask, double dropout,
                                const LoraSet* lora = nullptr) const;

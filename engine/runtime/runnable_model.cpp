@@ -36,8 +36,9 @@ std::vector<const Linear*> RunnableModel::linears() const {
     return encoderDecoder()->linears();
 }
 
-std::shared_ptr<const LoraSet> RunnableModel::loadAdapter(const std::filesystem::path& dir, const std::string& name) const {
-    return loadLoraAdapter(dir, name, linears(), placement);
+std::shared_ptr<const LoraSet> RunnableModel::loadAdapter(const std::filesystem::path& dir, const std::string& name,
+                                                          AdapterLoadStats* stats) const {
+    return loadLoraAdapter(dir, name, linears(), placement, stats);
 }
 
 const TranslationStrategy& RunnableModel::requireStrategy() const {

@@ -18,6 +18,8 @@ namespace dragoman {
 // The built network: an encoder-decoder (Marian) or a decoder-only (HY-MT) model.
 using Network = std::variant<std::shared_ptr<const EncoderDecoderModel>, std::shared_ptr<const CausalLanguageModel>>;
 
+struct AdapterLoadStats;  // adapters/lora_adapter.h
+
 struct RunnableModel {
     LoadedModel loaded;
     std::string architecture;  // model_type
@@ -41,7 +43,8 @@ struct RunnableModel {
     std::vector<const Linear*> linears() const;
     // A PEFT LoRA adapter folder bound to this model (loaded each call; the caller keeps what it wants
     // resident). Throws Error("adapter").
-    std::shared_ptr<const LoraSet> loadAdapter(const std::filesystem::path& dir, const std::string& name) const;
+    std::shared_ptr<const LoraSet> loadAdapter(const std::filesystem::path& dir, const std::string& name,
+                                               AdapterLoadStats* stats = nullptr) const;
 };
 
 struct OpenOptions {

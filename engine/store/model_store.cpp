@@ -5,6 +5,7 @@
 #include "util/log.h"
 #include "util/paths.h"
 #include "util/sha256.h"
+#include "util/text.h"
 
 #include <nlohmann/json.hpp>
 
@@ -246,6 +247,14 @@ Manifest ModelStore::ensureManifest(const ModelEntry& entry, const HashProgress&
         // A read-only cache must not stop the load; the next load hashes again.
         log::warn({entry.id}, "cannot record manifest {}: {}", path.string(), e.what());
     }
+    return manifest;
+}
+
+Manifest ModelStore::ensureUnchanged(const ModelEntry& entry, const HashProgress& progress) const {
+    auto manifest = ensureManifest(entry, progress);
+    if (auto problems = statMismatches(manifest); !problems.empty())
+        throw Error("integrity", entry.id + ": " + joinProblems(problems) + ". Run 'dragoman-cli models verify " + entry.id +
+                                     " --full' to re-check, or re-import the model");
     return manifest;
 }
 

@@ -50,6 +50,9 @@ public:
     std::filesystem::path manifestPath(const ModelEntry& entry) const;
     // The manifest of an entry, creating it (hashing once) on first sight.
     Manifest ensureManifest(const ModelEntry& entry, const HashProgress& progress = {}) const;
+    // ensureManifest(), then the cheap check of a load: every file's size and mtime as recorded. Throws
+    // Error("integrity") naming each changed or missing file and how to re-check.
+    Manifest ensureUnchanged(const ModelEntry& entry, const HashProgress& progress = {}) const;
 
 private:
     std::vector<ModelEntry> scanFolder(const std::filesystem::path& root, ModelSource source) const;

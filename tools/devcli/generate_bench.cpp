@@ -88,28 +88,48 @@ double measureBf16Bandwidth() {
     return best;
 }
 
+namespace {
+
+// The causal workload's prompt, shared with tools/baselines/hunyuan_eager.py: id j is 2 + (j*131) % (vocab - 3).
+std::vector<TokenId> benchmarkPrompt(const CausalLanguageModel& m, std::int64_t tokens) {
+    std::vector<TokenId> prompt;
+    for (std::int64_t j = 0; j < tokens; ++j)
+        prompt.push_back(2 + (j * 131) % (m.vocabSize() - 3));
+    return prompt;
+}
+
+struct TimedRequest {
+    double ttft = 0, decodeTokensPerS = 0;
+    Clock::time_point start, end;
+};
+
+// One greedy request (EOS ignored, so every run decodes the same count): the prompt, then newTokens - 1 steps.
+TimedRequest timedRequest(const CausalLanguageModel& m, const std::vector<TokenId>& prompt, std::int64_t newTokens,
+                          std::shared_ptr<const LoraSet> adapter) {
+    TimedRequest r;
+    r.start = Clock::now();
+    auto state = m.start(static_cast<std::int64_t>(prompt.size()) + newTokens);
+    state->adapter = std::move(adapter);
+    auto next = m.forward(*state, torch::tensor(prompt, torch::kInt64)).argmax().item<TokenId>();
+    const auto firstToken = Clock::now();
+    for (std::int64_t i = 1; i < newTokens; ++i)
+        next = m.forward(*state, torch::tensor({next}, torch::kInt64)).argmax().item<TokenId>();
+    r.end = Clock::now();
+    r.ttft = std::chrono::duration<double>(firstToken - r.start).count();
+    r.decodeTokensPerS =
+        newTokens > 1 ? static_cast<double>(newTokens - 1) / std::chrono::duration<double>(r.end - firstToken).count() : 0.0;
+    return r;
+}
+
+}  // namespace
+
 nlohmann::ordered_json benchCausal(const RunnableModel& model, const GenerateBenchOptions& options) {
     c10::InferenceMode guard;
     const auto& m = *model.causal();
-    std::vector<TokenId> prompt;
-    for (std::int64_t j = 0; j < options.promptTokens; ++j)
-        prompt.push_back(2 + (j * 131) % (m.vocabSize() - 3));
-    auto run = [&](std::int64_t newTokens, double* ttft, double* decodeSeconds) {
-        const auto start = Clock::now();
-        auto state = m.start(options.promptTokens + newTokens);
-        state->adapter = options.adapter;
-        auto logits = m.forward(*state, torch::tensor(prompt, torch::kInt64));
-        auto next = logits.argmax().item<TokenId>();
-        const auto firstToken = Clock::now();
-        if (ttft) *ttft = std::chrono::duration<double>(firstToken - start).count();
-        for (std::int64_t i = 1; i < newTokens; ++i)
-            next = m.forward(*state, torch::tensor({next}, torch::kInt64)).argmax().item<TokenId>();
-        if (decodeSeconds) *decodeSeconds = secondsSince(firstToken);
-    };
-    run(2, nullptr, nullptr);  // warm-up: first touch of every weight page, allocator pools
-    double ttft = 0, decodeSeconds = 0;
-    run(options.newTokens, &ttft, &decodeSeconds);
-    const double decodeRate = options.newTokens > 1 ? static_cast<double>(options.newTokens - 1) / decodeSeconds : 0.0;
+    const auto prompt = benchmarkPrompt(m, options.promptTokens);
+    timedRequest(m, prompt, 2, options.adapter);  // warm-up: first touch of every weight page, allocator pools
+    const auto timed = timedRequest(m, prompt, options.newTokens, options.adapter);
+    const double ttft = timed.ttft, decodeRate = timed.decodeTokensPerS;
     const auto bytesPerToken = m.weightBytesPerToken();
     nlohmann::ordered_json out{{"model", model.id()},
                                {"architecture", model.architecture},
@@ -210,9 +230,7 @@ nlohmann::ordered_json benchAdapters(const RunnableModel& model, const std::vect
     if (!model.causal())
         throw Error("unsupported", "bench adapters measures decoder-only models; " + model.id() + " is " + model.architecture);
     const auto& m = *model.causal();
-    std::vector<TokenId> prompt;
-    for (std::int64_t j = 0; j < options.promptTokens; ++j)
-        prompt.push_back(2 + (j * 131) % (m.vocabSize() - 3));
+    const auto prompt = benchmarkPrompt(m, options.promptTokens);
     std::vector<std::shared_ptr<const LoraSet>> order;  // base, A, base, B, ... twice
     for (int round = 0; round < 2; ++round)
         for (const auto& a : adapters) {
@@ -225,20 +243,11 @@ nlohmann::ordered_json benchAdapters(const RunnableModel& model, const std::vect
     const LoraSet* previous = nullptr;
     bool first = true;
     for (const auto& adapter : order) {
-        const auto start = Clock::now();
-        if (!first && adapter.get() != previous) swap = std::max(swap, std::chrono::duration<double>(start - previousEnd).count());
-        auto state = m.start(options.promptTokens + options.newTokens);
-        state->adapter = adapter;
-        auto next = m.forward(*state, torch::tensor(prompt, torch::kInt64)).argmax().item<TokenId>();
-        const auto firstToken = Clock::now();
-        for (std::int64_t i = 1; i < options.newTokens; ++i)
-            next = m.forward(*state, torch::tensor({next}, torch::kInt64)).argmax().item<TokenId>();
-        previousEnd = Clock::now();
-        const double ttft = std::chrono::duration<double>(firstToken - start).count();
-        const double rate =
-            options.newTokens > 1 ? (options.newTokens - 1) / std::chrono::duration<double>(previousEnd - firstToken).count() : 0;
-        (adapter ? ttftAdapter : ttftBase).push_back(ttft);
-        (adapter ? rateAdapter : rateBase).push_back(rate);
+        const auto timed = timedRequest(m, prompt, options.newTokens, adapter);
+        if (!first && adapter.get() != previous) swap = std::max(swap, std::chrono::duration<double>(timed.start - previousEnd).count());
+        previousEnd = timed.end;
+        (adapter ? ttftAdapter : ttftBase).push_back(timed.ttft);
+        (adapter ? rateAdapter : rateBase).push_back(timed.decodeTokensPerS);
         previous = adapter.get();
         first = false;
     }
