@@ -143,6 +143,8 @@ void EngineWorker::runLoad(quint64 loadId, const QString& modelIdOrPath) {
         };
         LoadReport report;
         const auto model = backend_->load(modelIdOrPath.toStdString(), progress, cancel, &report);
+        // Superseded after its last report: the newer load, queued behind, replaces it and is the one reported.
+        if (loadId != latestLoad_.load()) return;
         // Adapters are bound to the model they were loaded for.
         adapters_.clear();
         adapter_.reset();

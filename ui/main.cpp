@@ -1,11 +1,9 @@
 #include "dragoman.h"
 #include "engine_worker.h"
 #include "main_window.h"
-#include "model_library.h"
+#include "translation_controller.h"
 
 #include <QApplication>
-#include <QComboBox>
-#include <QSettings>
 
 int main(int argc, char** argv) {
     QApplication app(argc, argv);
@@ -17,18 +15,14 @@ int main(int argc, char** argv) {
     dragoman::initLogging();
     dragoman::logMessage(dragoman::LogLevel::Info, "Dragoman " DRAGOMAN_VERSION " starting");
 
-    // dragoman [MODEL]: a model folder or id; otherwise the default model, if one is installed.
     // The compute threads chosen in Settings (0: one per core); libtorch's pools are sized once per process.
-    dragoman::EngineWorker engine(QSettings().value(QStringLiteral("engine/threads"), 0).toInt());
-    dragoman::MainWindow window(&engine);
+    dragoman::EngineWorker engine(dragoman::TranslationController::configuredThreads());
+    dragoman::TranslationController controller(&engine);
+    dragoman::MainWindow window(&controller);
     window.show();
+    // dragoman [MODEL]: a model folder or id; otherwise the last session's model or the bundled default. With
+    // no model installed, the window says so and how to add one.
     const auto args = QApplication::arguments();
-    if (args.size() > 1) {
-        window.loadModel(args.at(1));
-    } else if (const auto last = window.modelPicker()->currentData().toString(); !last.isEmpty()) {
-        window.loadModel(last);  // the model of the last session (restored by the window), else the first listed
-    } else if (const auto id = dragoman::defaultModelId(); !id.isEmpty()) {
-        window.loadModel(id);  // with no model installed, the window says so and how to add one
-    }
+    controller.loadStartupModel(args.size() > 1 ? args.at(1) : QString());
     return QApplication::exec();
 }

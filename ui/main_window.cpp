@@ -3,9 +3,9 @@
 #include "about_dialog.h"
 
 #include "documents/document_translation.h"
-#include "engine_worker.h"
 #include "language_list.h"
 #include "model_library.h"
+#include "translation_controller.h"
 
 #include <QActionGroup>
 #include <QApplication>
@@ -19,7 +19,6 @@
 #include <QFontDialog>
 #include <QMimeData>
 #include <QSettings>
-#include <QTimer>
 #include <QUrl>
 
 #include <QComboBox>
@@ -31,6 +30,7 @@
 #include <QProgressBar>
 #include <QPushButton>
 #include <QShortcut>
+#include <QSignalBlocker>
 #include <QSplitter>
 #include <QStatusBar>
 #include <QTextCursor>
@@ -53,12 +53,14 @@ QComboBox* makeLanguagePicker(const QString& accessibleName, const QString& init
 
 }  // namespace
 
-MainWindow::MainWindow(EngineWorker* engine, QWidget* parent) : QMainWindow(parent), engine_(engine) {
+MainWindow::MainWindow(TranslationController* controller, QWidget* parent)
+    : QMainWindow(parent), controller_(controller ? controller : new TranslationController(nullptr, this)) {
     setWindowTitle(QStringLiteral("Dragoman"));
     setWindowIcon(QIcon(QStringLiteral(":/dragoman/icons/dragoman.svg")));
     buildUi();
     showNoModel();
-    connectEngine();
+    connectInput();
+    connectController();
     connectDocuments();
     resize(1000, 640);
     restoreSettings();
@@ -69,7 +71,8 @@ void MainWindow::closeEvent(QCloseEvent* event) {
     QMainWindow::closeEvent(event);
 }
 
-// Languages, model, geometry, font, threads and translate-as-you-type survive a restart (QSettings: ~/.config/Dragoman).
+// The view's own settings: geometry and font (QSettings: ~/.config/dragoman). Languages, the model, threads and
+// translate-as-you-type are the controller's.
 void MainWindow::restoreSettings() {
     QSettings settings;
     if (auto geometry = settings.value("window/geometry").toByteArray(); !geometry.isEmpty()) restoreGeometry(geometry);
@@ -77,25 +80,12 @@ void MainWindow::restoreSettings() {
         QFont f;
         if (f.fromString(font)) setPaneFont(f);
     }
-    const int threads = settings.value("engine/threads", 0).toInt();
-    for (auto* action : threads_->actions())
-        action->setChecked(action->data().toInt() == threads);
-    for (auto [picker, key] : {std::pair{from_, "languages/from"}, std::pair{to_, "languages/to"}})
-        if (auto code = settings.value(key).toString(); !code.isEmpty() && picker->findData(code) >= 0)
-            picker->setCurrentIndex(picker->findData(code));
-    asYouType_->setChecked(settings.value("translate/asYouType", true).toBool());
-    if (auto model = settings.value("model/id").toString(); !model.isEmpty() && modelPicker_->findData(model) >= 0)
-        modelPicker_->setCurrentIndex(modelPicker_->findData(model));
 }
 
 void MainWindow::saveSettings() const {
     QSettings settings;
     settings.setValue("window/geometry", saveGeometry());
     settings.setValue("window/font", source_->font().toString());
-    settings.setValue("languages/from", from_->currentData().toString());
-    settings.setValue("languages/to", to_->currentData().toString());
-    settings.setValue("translate/asYouType", asYouType_->isChecked());
-    if (!loadedModel_.isEmpty()) settings.setValue("model/id", loadedModel_);
 }
 
 void MainWindow::setPaneFont(const QFont& font) {
@@ -119,16 +109,17 @@ void MainWindow::buildSettingsMenu() {
     auto* threadsMenu = settingsMenu->addMenu(tr("Compute &threads"));
     threads_ = new QActionGroup(this);
     const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    const int configured = TranslationController::configuredThreads();
     for (int n = 0; n <= cores; ++n) {
         auto* action = threadsMenu->addAction(n == 0 ? tr("&Automatic (%1, one per core)").arg(cores) : QString::number(n));
         action->setCheckable(true);
         action->setData(n);
-        action->setChecked(n == 0);
+        action->setChecked(n == configured || (n == 0 && configured > cores));
         threads_->addAction(action);
     }
     // The engine sizes its thread pools once, before its first inference: a new choice applies at the next start.
     connect(threads_, &QActionGroup::triggered, this, [this](QAction* action) {
-        QSettings().setValue("engine/threads", action->data().toInt());
+        controller_->setConfiguredThreads(action->data().toInt());
         statusBar()->showMessage(
             tr("Compute threads: %1. This takes effect the next time Dragoman starts.").arg(action->text().remove('&')), 8000);
     });
@@ -138,13 +129,35 @@ void MainWindow::fillModelPicker() {
     modelPicker_->clear();
     for (const auto& model : availableModels())
         modelPicker_->addItem(model.label, model.id);
-    modelPicker_->setEnabled(modelPicker_->count() > 0 && engine_);
+    modelPicker_->setEnabled(modelPicker_->count() > 0 && controller_->engine());
+    if (const int last = modelPicker_->findData(controller_->lastSessionModel()); last >= 0) modelPicker_->setCurrentIndex(last);
+}
+
+void MainWindow::loadModel(const QString& modelIdOrPath) {
+    controller_->loadModel(modelIdOrPath);
+}
+
+void MainWindow::translateNow() {
+    controller_->translate();
 }
 
 void MainWindow::stopTranslation() {
-    if (engine_ && currentRequest_) engine_->cancel(currentRequest_);
-    if (engine_ && currentDocument_) engine_->cancelDocument();
-    typingPause_->stop();
+    controller_->stop();
+}
+
+void MainWindow::translateDocument(const QString& path) {
+    controller_->translateDocument(path);
+}
+
+void MainWindow::useAdapter(const QString& adapterIdOrPath) {
+    if (!controller_->engine()) return;
+    if (!adapterIdOrPath.isEmpty() && adapterPicker_->findData(adapterIdOrPath) < 0)
+        adapterPicker_->addItem(QFileInfo(adapterIdOrPath).fileName(), adapterIdOrPath);
+    controller_->useAdapter(adapterIdOrPath);
+}
+
+void MainWindow::swapLanguages() {
+    controller_->swapLanguages();
 }
 
 QStringList MainWindow::documentsIn(const QList<QUrl>& urls) {
@@ -186,44 +199,9 @@ void MainWindow::chooseDocument() {
     if (!path.isEmpty()) translateDocument(path);
 }
 
-void MainWindow::translateDocument(const QString& path) {
-    if (!engine_ || !translate_->isEnabled()) {
-        documentStatus_->setText(tr("Load a model first, then drop the document again."));
-        return;
-    }
-    documentBar_->setValue(0);
-    documentBar_->setFormat(tr("%1: %p%").arg(QFileInfo(path).fileName()));
-    documentBar_->setVisible(true);
-    documentStatus_->setText(tr("Translating %1 into %2…").arg(QFileInfo(path).fileName(), to_->currentText()));
-    currentDocument_ = engine_->requestDocument(path, from_->currentData().toString(), to_->currentData().toString());
-}
-
-void MainWindow::connectDocuments() {
-    setAcceptDrops(true);
-    for (auto* pane : {source_, output_})
-        pane->viewport()->installEventFilter(this);
-    if (!engine_) return;
-    connect(engine_, &EngineWorker::documentProgress, this, [this](quint64 id, int done, int total) {
-        if (id != currentDocument_ || total <= 0) return;
-        documentBar_->setValue(done * 100 / total);
-    });
-    connect(engine_, &EngineWorker::documentFinished, this, [this](quint64 id, const QString& output, int keptSource) {
-        if (id == currentDocument_) {
-            documentBar_->setVisible(false);
-            currentDocument_ = 0;
-        }
-        auto status = tr("Saved the translation as %1").arg(output);
-        if (keptSource > 0)
-            status += tr(" (the model returned nothing for %n passage(s); their original text was kept)", nullptr, keptSource);
-        documentStatus_->setText(status);
-    });
-    connect(engine_, &EngineWorker::documentFailed, this, [this](quint64 id, const QString& message) {
-        if (id == currentDocument_) {
-            documentBar_->setVisible(false);
-            currentDocument_ = 0;
-        }
-        documentStatus_->setText(tr("Document not translated: %1").arg(message));
-    });
+void MainWindow::chooseAdapter() {
+    const auto dir = QFileDialog::getExistingDirectory(this, tr("Add a LoRA adapter (a folder with adapter_config.json)"));
+    if (!dir.isEmpty()) useAdapter(dir);
 }
 
 void MainWindow::copyOutput() {
@@ -236,7 +214,14 @@ void MainWindow::clearPanes() {
     output_->clear();
 }
 
-void MainWindow::connectEngine() {
+void MainWindow::showLanguages(const QString& from, const QString& to) {
+    const QSignalBlocker blockFrom(from_), blockTo(to_);  // the controller already knows
+    from_->setCurrentIndex(std::max(0, from_->findData(from)));
+    to_->setCurrentIndex(std::max(0, to_->findData(to)));
+}
+
+// What a person does goes to the controller.
+void MainWindow::connectInput() {
     connect(translate_, &QPushButton::clicked, this, &MainWindow::translateNow);
     auto* shortcut = new QShortcut(QKeySequence(Qt::CTRL | Qt::Key_Return), this);
     connect(shortcut, &QShortcut::activated, this, &MainWindow::translateNow);
@@ -244,52 +229,87 @@ void MainWindow::connectEngine() {
     connect(stop_, &QPushButton::clicked, this, &MainWindow::stopTranslation);
     connect(copy_, &QPushButton::clicked, this, &MainWindow::copyOutput);
     connect(clear_, &QPushButton::clicked, this, &MainWindow::clearPanes);
-    connect(source_, &QPlainTextEdit::textChanged, this, [this] {
-        if (asYouType_->isChecked()) typingPause_->start();
-    });
-    connect(typingPause_, &QTimer::timeout, this, [this] {
-        if (!source_->toPlainText().trimmed().isEmpty()) translateNow();
-    });
-    if (!engine_) return;
+    connect(source_, &QPlainTextEdit::textChanged, this, [this] { controller_->setSourceText(source_->toPlainText()); });
+    connect(asYouType_, &QCheckBox::toggled, controller_, &TranslationController::setTranslateAsYouType);
+    for (auto* picker : {from_, to_})
+        connect(picker, &QComboBox::currentIndexChanged, this,
+                [this] { controller_->setLanguages(from_->currentData().toString(), to_->currentData().toString()); });
     connect(modelPicker_, &QComboBox::activated, this, [this](int index) { loadModel(modelPicker_->itemData(index).toString()); });
-    connect(cancelLoad_, &QPushButton::clicked, engine_, &EngineWorker::cancelLoad);
+    connect(cancelLoad_, &QPushButton::clicked, controller_, &TranslationController::cancelLoad);
     connect(adapterPicker_, &QComboBox::activated, this, [this](int index) { useAdapter(adapterPicker_->itemData(index).toString()); });
-    connect(engine_, &EngineWorker::adapterChanged, this, [this](const QString& adapter) {
-        adapterPicker_->setCurrentIndex(std::max(0, adapterPicker_->findData(adapter)));
-        adapterInUse_ = adapter;
-        adapterStatus_->setText(adapter.isEmpty() ? QString() : tr("Adapter: %1").arg(QFileInfo(adapter).fileName()));
-        adapterStatus_->setVisible(!adapter.isEmpty());
-        if (!source_->toPlainText().trimmed().isEmpty()) translateNow();  // the text shown, with the new adapter
+}
+
+// What the controller says is shown.
+void MainWindow::connectController() {
+    showLanguages(controller_->sourceLanguage(), controller_->targetLanguage());
+    asYouType_->setChecked(controller_->translatesAsYouType());
+    connect(controller_, &TranslationController::languagesChanged, this, &MainWindow::showLanguages);
+    connect(controller_, &TranslationController::loadStarted, this, [this] {
+        loadBar_->setValue(0);
+        loadBar_->setVisible(true);
+        cancelLoad_->setVisible(true);
     });
-    connect(engine_, &EngineWorker::adapterFailed, this, [this](const QString& adapter, const QString& message) {
-        if (const int failed = adapterPicker_->findData(adapter); failed > 0) adapterPicker_->removeItem(failed);
-        // The adapter in use (or none) stays, and the picker says so.
-        adapterPicker_->setCurrentIndex(std::max(0, adapterPicker_->findData(adapterInUse_)));
-        statusBar()->showMessage(tr("Could not apply the adapter: %1").arg(message), 10000);
-    });
-    connect(engine_, &EngineWorker::loadProgress, this, [this](const QString& phase, double fraction) {
+    connect(controller_, &TranslationController::loadProgress, this, [this](const QString& phase, double fraction) {
         loadBar_->setVisible(true);
         loadBar_->setValue(static_cast<int>(fraction * 100));
         loadBar_->setFormat(tr("Loading: %1 %p%").arg(phase));
     });
-    connect(engine_, &EngineWorker::loaded, this, &MainWindow::onLoaded);
-    connect(engine_, &EngineWorker::loadFailed, this, [this](const QString& message) {
+    connect(controller_, &TranslationController::modelLoaded, this, &MainWindow::onLoaded);
+    connect(controller_, &TranslationController::loadFailed, this, [this](const QString& message) {
         loadBar_->setVisible(false);
         cancelLoad_->setVisible(false);
         // The previous model, if any, stays loaded and usable; the picker goes back to it.
-        if (!loadedModel_.isEmpty()) modelPicker_->setCurrentIndex(std::max(0, modelPicker_->findData(loadedModel_)));
+        if (const auto loaded = controller_->loadedModel(); !loaded.isEmpty())
+            modelPicker_->setCurrentIndex(std::max(0, modelPicker_->findData(loaded)));
         modelStatus_->setText(tr("Could not load the model: %1").arg(message));
     });
-    connect(engine_, &EngineWorker::tokenReady, this, [this](quint64 id, const QString& delta) {
-        if (id != currentRequest_) return;  // a superseded request
+    connect(controller_, &TranslationController::adapterChanged, this, [this](const QString& adapter) {
+        adapterPicker_->setCurrentIndex(std::max(0, adapterPicker_->findData(adapter)));
+        adapterStatus_->setText(adapter.isEmpty() ? QString() : tr("Adapter: %1").arg(QFileInfo(adapter).fileName()));
+        adapterStatus_->setVisible(!adapter.isEmpty());
+    });
+    connect(controller_, &TranslationController::adapterFailed, this, [this](const QString& adapter, const QString& message) {
+        if (const int failed = adapterPicker_->findData(adapter); failed > 0) adapterPicker_->removeItem(failed);
+        // The adapter in use (or none) stays, and the picker says so.
+        adapterPicker_->setCurrentIndex(std::max(0, adapterPicker_->findData(controller_->adapterInUse())));
+        statusBar()->showMessage(tr("Could not apply the adapter: %1").arg(message), 10000);
+    });
+    connect(controller_, &TranslationController::translationStarted, output_, &QPlainTextEdit::clear);
+    connect(controller_, &TranslationController::outputAppended, this, [this](const QString& delta) {
         // Append at the end without re-rendering the whole pane.
         QTextCursor cursor(output_->document());
         cursor.movePosition(QTextCursor::End);
         cursor.insertText(delta);
     });
-    connect(engine_, &EngineWorker::finished, this, &MainWindow::onFinished);
-    connect(engine_, &EngineWorker::failed, this, [this](quint64 id, const QString& message) {
-        if (id == currentRequest_) translationStatus_->setText(tr("Translation failed: %1").arg(message));
+    connect(controller_, &TranslationController::translationFinished, this, [this](const TranslationInfo& stats) {
+        const double rate = stats.totalSeconds > 0 ? stats.generatedTokens / stats.totalSeconds : 0;
+        translationStatus_->setText(tr("First token %1 s, %2 tokens/s").arg(stats.firstTokenSeconds, 0, 'f', 3).arg(rate, 0, 'f', 1));
+    });
+    connect(controller_, &TranslationController::translationFailed, this,
+            [this](const QString& message) { translationStatus_->setText(tr("Translation failed: %1").arg(message)); });
+}
+
+void MainWindow::connectDocuments() {
+    setAcceptDrops(true);
+    for (auto* pane : {source_, output_})
+        pane->viewport()->installEventFilter(this);
+    connect(controller_, &TranslationController::documentStarted, this, [this](const QString& path) {
+        documentBar_->setValue(0);
+        documentBar_->setFormat(tr("%1: %p%").arg(QFileInfo(path).fileName()));
+        documentBar_->setVisible(true);
+        documentStatus_->setText(tr("Translating %1 into %2…").arg(QFileInfo(path).fileName(), to_->currentText()));
+    });
+    connect(controller_, &TranslationController::documentProgress, documentBar_, &QProgressBar::setValue);
+    connect(controller_, &TranslationController::documentFinished, this, [this](const QString& output, int keptSource) {
+        documentBar_->setVisible(controller_->documentRunning());
+        auto status = tr("Saved the translation as %1").arg(output);
+        if (keptSource > 0)
+            status += tr(" (the model returned nothing for %n passage(s); their original text was kept)", nullptr, keptSource);
+        documentStatus_->setText(status);
+    });
+    connect(controller_, &TranslationController::documentFailed, this, [this](const QString& message) {
+        documentBar_->setVisible(controller_->documentRunning());
+        documentStatus_->setText(tr("Document not translated: %1").arg(message));
     });
 }
 
@@ -298,62 +318,23 @@ void MainWindow::fillAdapterPicker(const QString& baseId) {
     adapterPicker_->addItem(tr("No adapter"), QString());
     for (const auto& adapter : availableAdapters(baseId))
         adapterPicker_->addItem(adapter.label, adapter.id);
-    adapterPicker_->setEnabled(engine_ != nullptr);
-}
-
-void MainWindow::useAdapter(const QString& adapterIdOrPath) {
-    if (!engine_) return;
-    if (!adapterIdOrPath.isEmpty() && adapterPicker_->findData(adapterIdOrPath) < 0)
-        adapterPicker_->addItem(QFileInfo(adapterIdOrPath).fileName(), adapterIdOrPath);
-    engine_->requestAdapter(adapterIdOrPath);
-}
-
-void MainWindow::chooseAdapter() {
-    const auto dir = QFileDialog::getExistingDirectory(this, tr("Add a LoRA adapter (a folder with adapter_config.json)"));
-    if (!dir.isEmpty()) useAdapter(dir);
-}
-
-void MainWindow::loadModel(const QString& modelIdOrPath) {
-    if (!engine_) return;
-    loadBar_->setValue(0);
-    loadBar_->setVisible(true);
-    cancelLoad_->setVisible(true);
-    engine_->requestLoad(modelIdOrPath);
+    adapterPicker_->setEnabled(controller_->engine() != nullptr);
 }
 
 void MainWindow::onLoaded(const ModelInfo& info, const LoadInfo& stats) {
     loadBar_->setVisible(false);
     cancelLoad_->setVisible(false);
-    loadedModel_ = info.id;
     // A new model starts without an adapter, and the picker offers the adapters made for it.
     fillAdapterPicker(info.id);
     adapterPicker_->setCurrentIndex(0);
-    adapterInUse_.clear();
     adapterStatus_->setVisible(false);
     if (modelPicker_->findData(info.id) < 0)
         modelPicker_->addItem(QStringLiteral("%1 (%2, path)").arg(info.id, info.architecture), info.id);
     modelPicker_->setCurrentIndex(modelPicker_->findData(info.id));
     modelPicker_->setEnabled(true);
     translate_->setEnabled(true);
-    if (!info.fixedFrom.isEmpty()) {
-        from_->setCurrentIndex(std::max(0, from_->findData(info.fixedFrom)));
-        to_->setCurrentIndex(std::max(0, to_->findData(info.fixedTo)));
-    }
     modelStatus_->setText(
         tr("Model %1 (%2) on %3, loaded in %4 s").arg(info.id, info.architecture, info.device).arg(stats.readySeconds, 0, 'f', 2));
-}
-
-void MainWindow::translateNow() {
-    typingPause_->stop();  // an explicit request replaces the pending as-you-type one
-    if (!engine_ || !translate_->isEnabled()) return;
-    output_->clear();
-    currentRequest_ = engine_->requestTranslation(source_->toPlainText(), from_->currentData().toString(), to_->currentData().toString());
-}
-
-void MainWindow::onFinished(quint64 id, const TranslationInfo& stats) {
-    if (id != currentRequest_) return;
-    const double rate = stats.totalSeconds > 0 ? stats.generatedTokens / stats.totalSeconds : 0;
-    translationStatus_->setText(tr("First token %1 s, %2 tokens/s").arg(stats.firstTokenSeconds, 0, 'f', 3).arg(rate, 0, 'f', 1));
 }
 
 void MainWindow::buildUi() {
@@ -377,9 +358,6 @@ void MainWindow::buildUi() {
     asYouType_ = new QCheckBox(tr("Translate as you type"));
     asYouType_->setAccessibleName(tr("Translate as you type"));
     asYouType_->setChecked(true);
-    typingPause_ = new QTimer(this);
-    typingPause_->setSingleShot(true);
-    typingPause_->setInterval(400);
     modelPicker_ = new QComboBox;
     modelPicker_->setAccessibleName(tr("Model"));
     modelPicker_->setMinimumContentsLength(24);
@@ -474,12 +452,6 @@ void MainWindow::buildUi() {
 void MainWindow::showNoModel() {
     translate_->setEnabled(false);
     modelStatus_->setText(tr("No model is installed. Add one with: dragoman-cli models import /path/to/model-folder"));
-}
-
-void MainWindow::swapLanguages() {
-    const int from = from_->currentIndex();
-    from_->setCurrentIndex(to_->currentIndex());
-    to_->setCurrentIndex(from);
 }
 
 }  // namespace dragoman

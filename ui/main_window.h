@@ -1,6 +1,7 @@
 #pragma once
-// The main window: source pane, output pane, language pickers and a status bar. It only collects input
-// and shows results; translation logic lives in app/.
+// The main window: source pane, output pane, language, model and adapter pickers, and a status bar. It is a
+// view: what a person does goes to a TranslationController (app/translation_controller.h), and what the
+// controller says is shown. The window keeps only its own geometry and font.
 #include <QMainWindow>
 
 class QAction;
@@ -11,7 +12,6 @@ class QActionGroup;
 class QCheckBox;
 class QFont;
 class QComboBox;
-class QTimer;
 class QProgressBar;
 class QLabel;
 class QPlainTextEdit;
@@ -20,7 +20,7 @@ class QToolButton;
 
 namespace dragoman {
 
-class EngineWorker;
+class TranslationController;
 struct ModelInfo;
 struct LoadInfo;
 struct TranslationInfo;
@@ -28,8 +28,10 @@ struct TranslationInfo;
 class MainWindow : public QMainWindow {
     Q_OBJECT
 public:
-    // `engine` may be null (no translation possible); it must outlive the window.
-    explicit MainWindow(EngineWorker* engine = nullptr, QWidget* parent = nullptr);
+    // `controller` must outlive the window; none: the window makes one without an engine (nothing can be
+    // translated, as when no model is installed).
+    explicit MainWindow(TranslationController* controller = nullptr, QWidget* parent = nullptr);
+    TranslationController* controller() const { return controller_; }
 
     // Loads a model in the background, with the progress bar in the status bar.
     void loadModel(const QString& modelIdOrPath);
@@ -82,9 +84,10 @@ protected:
 private:
     void buildUi();
     void showNoModel();
-    void connectEngine();
+    void connectInput();
+    void connectController();
+    void showLanguages(const QString& from, const QString& to);
     void onLoaded(const ModelInfo& info, const LoadInfo& stats);
-    void onFinished(quint64 id, const TranslationInfo& stats);
     void fillModelPicker();
     void fillAdapterPicker(const QString& baseId = {});
     void restoreSettings();
@@ -92,8 +95,7 @@ private:
     void buildSettingsMenu();
     void connectDocuments();
 
-    EngineWorker* engine_ = nullptr;
-    quint64 currentRequest_ = 0;
+    TranslationController* controller_ = nullptr;
     QProgressBar* loadBar_ = nullptr;
 
     QPlainTextEdit* source_ = nullptr;
@@ -107,18 +109,14 @@ private:
     QComboBox* modelPicker_ = nullptr;
     QComboBox* adapterPicker_ = nullptr;
     QLabel* adapterStatus_ = nullptr;
-    QString adapterInUse_;  // the adapter translations use: empty for none
     QPushButton* cancelLoad_ = nullptr;
     QPushButton* stop_ = nullptr;
     QPushButton* copy_ = nullptr;
     QPushButton* clear_ = nullptr;
     QCheckBox* asYouType_ = nullptr;
-    QTimer* typingPause_ = nullptr;  // translate-as-you-type fires when typing pauses this long
-    QString loadedModel_;
     QActionGroup* threads_ = nullptr;
     QProgressBar* documentBar_ = nullptr;
     QLabel* documentStatus_ = nullptr;
-    quint64 currentDocument_ = 0;  // the document job whose progress is shown; 0: none running
 };
 
 }  // namespace dragoman

@@ -1,39 +1,14 @@
 #include "documents/document_translation.h"
 
-#include "documents/docx_document.h"
-#include "documents/pdf_document.h"
-#include "documents/text_formats.h"
 #include "dragoman.h"
 
 #include <QDir>
-#include <QFile>
 #include <QFileInfo>
-#include <QSaveFile>
 
 #include <map>
 
 namespace dragoman::documents {
 namespace {
-
-const std::map<QString, Format>& suffixes() {
-    static const std::map<QString, Format> table{{"txt", Format::PlainText},     {"text", Format::PlainText}, {"md", Format::Markdown},
-                                                 {"markdown", Format::Markdown}, {"html", Format::Html},      {"htm", Format::Html},
-                                                 {"xhtml", Format::Html},        {"srt", Format::Subtitles},  {"vtt", Format::Subtitles},
-                                                 {"docx", Format::Docx},         {"pdf", Format::Pdf}};
-    return table;
-}
-
-std::string readText(const QString& path) {
-    QFile file(path);
-    if (!file.open(QIODevice::ReadOnly))
-        throw Error("input", "cannot read " + path.toStdString() + ": " + file.errorString().toStdString());
-    const auto bytes = file.readAll();
-    std::string text(bytes.constData(), static_cast<std::size_t>(bytes.size()));
-    if (text.find('\0') != std::string::npos || !isValidUtf8(text))
-        throw Error("input",
-                    path.toStdString() + " is not UTF-8 text (save it as UTF-8, or check that it is the kind of file its name says)");
-    return text;
-}
 
 // Translates each distinct segment once (headers, repeated cells), in order, reporting progress.
 class SegmentTranslator {
@@ -79,31 +54,12 @@ private:
     std::size_t keptSource_ = 0;
 };
 
-void writeAtomically(const QString& path, const std::string& bytes) {
-    QSaveFile file(path);
-    if (!file.open(QIODevice::WriteOnly) ||
-        file.write(bytes.data(), static_cast<qint64>(bytes.size())) != static_cast<qint64>(bytes.size()) || !file.commit())
-        throw Error("io", "cannot write " + path.toStdString() + ": " + file.errorString().toStdString());
-}
-
 }  // namespace
-
-std::optional<Format> formatOf(const QString& path) {
-    const auto it = suffixes().find(QFileInfo(path).suffix().toLower());
-    if (it == suffixes().end()) return std::nullopt;
-    return it->second;
-}
-
-QString supportedPatterns() {
-    QStringList patterns;
-    for (const auto& [suffix, format] : suffixes())
-        patterns << "*." + suffix;
-    return patterns.join(' ');
-}
 
 QString defaultOutputPath(const QString& input, const QString& targetLanguage) {
     const QFileInfo info(input);
-    const auto suffix = formatOf(input) == Format::Pdf ? QStringLiteral("txt") : info.suffix();
+    const auto* format = formatOf(input);
+    const auto suffix = format ? format->outputSuffix(info.suffix()) : info.suffix();
     const auto stem = info.dir().filePath(info.completeBaseName() + "." + targetLanguage);
     auto candidate = stem + "." + suffix;
     for (int n = 2; QFileInfo::exists(candidate); ++n)
@@ -123,70 +79,19 @@ DocumentResult translateDocument(const DocumentRequest& request) {
         throw Error("input", request.input.toStdString() + " is " + std::to_string(in.size() >> 20) + " MiB; documents up to " +
                                  std::to_string(kMaxDocumentBytes >> 20) + " MiB are translated");
     DocumentResult result;
-    result.format = *format;
+    result.format = format->name();
     result.output = request.output.isEmpty() ? defaultOutputPath(request.input, QString::fromStdString(request.to)) : request.output;
     const QFileInfo out(result.output);
     if (out.exists() || out.absoluteFilePath() == in.absoluteFilePath())
         throw Error("io", result.output.toStdString() + " exists; Dragoman never overwrites a file (choose another --out)");
     if (!out.absoluteDir().exists()) throw Error("io", "no such folder: " + out.absolutePath().toStdString());
 
+    const auto document = format->read(request.input, request.to);
+    const auto segments = document->segments();
     SegmentTranslator translator(request);
-    if (*format == Format::Docx) {
-        auto docx = readDocx(request.input);
-        for (const auto& [name, part] : docx.parts)
-            translator.add(part.segments);
-        translator.run();
-        std::map<std::string, std::string> replaced;
-        for (const auto& [name, part] : docx.parts)
-            if (!part.segments.empty()) replaced.emplace(name, part.rebuild(translator.of(part.segments)));
-        // Written beside the output under a temporary name, then renamed: no half-written document is ever seen.
-        // The temporary name is one no file has, so nothing of the user's is replaced.
-        auto partial = result.output + ".partial";
-        for (int n = 2; QFileInfo::exists(partial); ++n)
-            partial = result.output + ".partial" + QString::number(n);
-        try {
-            writeDocx(request.input, partial, replaced);
-        } catch (...) {
-            QFile::remove(partial);  // ours: the name was free
-            throw;
-        }
-        if (!QFile::rename(partial, result.output)) {
-            QFile::remove(partial);
-            throw Error("io", "cannot write " + result.output.toStdString());
-        }
-        result.segments = translator.count();
-        result.keptSource = translator.keptSource();
-        return result;
-    }
-
-    SegmentedDocument doc;
-    std::string bom;
-    if (*format == Format::Pdf) {
-        doc = segmentPdf(request.input);
-    } else {
-        auto text = readText(request.input);
-        if (text.starts_with("\xEF\xBB\xBF")) {
-            bom = text.substr(0, 3);
-            text.erase(0, 3);
-        }
-        switch (*format) {
-            case Format::Markdown:
-                doc = segmentMarkdown(text);
-                break;
-            case Format::Html:
-                doc = segmentHtml(text, request.to);
-                break;
-            case Format::Subtitles:
-                doc = segmentSubtitles(text);
-                break;
-            default:
-                doc = segmentPlainText(text);
-                break;
-        }
-    }
-    translator.add(doc.segments);
+    translator.add(segments);
     translator.run();
-    writeAtomically(result.output, bom + doc.rebuild(translator.of(doc.segments)));
+    document->write(result.output, translator.of(segments));
     result.segments = translator.count();
     result.keptSource = translator.keptSource();
     return result;

@@ -1,21 +1,16 @@
 #pragma once
-// translate-file: a document in, a translated copy with the same structure out. Plain text, Markdown, HTML,
-// subtitles (SRT, WebVTT) and Word (.docx) keep their format; a PDF's text becomes a .txt. The input is never
-// written to, an existing file is never overwritten, and a failed or cancelled job leaves no output behind.
+// translate-file: a document in, a translated copy with the same structure out, for every format in
+// document_format.h (plain text, Markdown, HTML, subtitles and Word keep their format; a PDF's text becomes a
+// .txt). The input is never written to, an existing file is never overwritten, and a failed or cancelled job
+// leaves no output behind.
+#include "documents/document_format.h"
+
 #include <QString>
 
 #include <functional>
-#include <optional>
 #include <string>
 
 namespace dragoman::documents {
-
-enum class Format { PlainText, Markdown, Html, Subtitles, Docx, Pdf };
-
-// By the file's suffix (case-insensitive); nullopt for anything else.
-std::optional<Format> formatOf(const QString& path);
-// "*.txt *.md ..." for file dialogs and error messages.
-QString supportedPatterns();
 // Documents larger than this are refused before anything is read.
 constexpr qint64 kMaxDocumentBytes = 64ll * 1024 * 1024;
 
@@ -35,7 +30,7 @@ struct DocumentRequest {
 
 struct DocumentResult {
     QString output;
-    Format format = Format::PlainText;
+    QString format;              // its name ("Markdown")
     std::size_t segments = 0;    // distinct segments translated
     std::size_t keptSource = 0;  // of them, those the model answered with nothing: their source text was kept
 };

@@ -1,5 +1,7 @@
 #include "documents/docx_document.h"
 
+#include "documents/document_files.h"
+#include "documents/segmented_document.h"
 #include "dragoman.h"
 
 #include <QFile>
@@ -7,6 +9,7 @@
 #include <zip.h>
 #include <pugixml.hpp>
 
+#include <map>
 #include <memory>
 #include <sstream>
 #include <vector>
@@ -162,7 +165,8 @@ SegmentedDocument segmentPart(const std::string& xml, const std::string& name) {
     return out;
 }
 
-}  // namespace
+// Package entry name (word/document.xml, ...) -> its paragraphs as segments.
+using DocxParts = std::map<std::string, SegmentedDocument>;
 
 DocxParts readDocx(const QString& path) {
     auto zip = openZip(path, ZIP_RDONLY);
@@ -174,12 +178,13 @@ DocxParts readDocx(const QString& path) {
         if (!entry) continue;
         const std::string name = entry;
         hasBody = hasBody || name == "word/document.xml";
-        if (translatablePart(name)) result.parts.emplace(name, segmentPart(readEntry(zip.get(), i, name), name));
+        if (translatablePart(name)) result.emplace(name, segmentPart(readEntry(zip.get(), i, name), name));
     }
     if (!hasBody) throw Error("input", path.toStdString() + " is not a Word document (no word/document.xml in the package)");
     return result;
 }
 
+// Writes `path`'s package to `out` (which must not exist) with the given parts replaced.
 void writeDocx(const QString& path, const QString& out, const std::map<std::string, std::string>& replacedParts) {
     // libzip rewrites an archive in place: copy the package, replace the parts in the copy, close it. The copy
     // fails rather than replace an existing file.
@@ -201,6 +206,47 @@ void writeDocx(const QString& path, const QString& out, const std::map<std::stri
         zip_discard(z);
         throw Error("io", "cannot write " + out.toStdString() + ": " + why);
     }
+}
+
+class DocxDocument : public ReadDocument {
+public:
+    DocxDocument(QString path, DocxParts parts) : path_(std::move(path)), parts_(std::move(parts)) {}
+    std::vector<std::string> segments() const override {
+        std::vector<std::string> all;
+        for (const auto& [name, part] : parts_)
+            all.insert(all.end(), part.segments.begin(), part.segments.end());
+        return all;
+    }
+    void write(const QString& output, const std::vector<std::string>& translations) const override {
+        std::map<std::string, std::string> replaced;
+        auto next = translations.begin();
+        for (const auto& [name, part] : parts_) {
+            if (part.segments.empty()) continue;
+            const std::vector<std::string> own(next, next + static_cast<std::ptrdiff_t>(part.segments.size()));
+            next += static_cast<std::ptrdiff_t>(part.segments.size());
+            replaced.emplace(name, part.rebuild(own));
+        }
+        writeBesideThenRename(output, [&](const QString& temporary) { writeDocx(path_, temporary, replaced); });
+    }
+
+private:
+    QString path_;
+    DocxParts parts_;
+};
+
+class DocxFormat : public DocumentFormat {
+public:
+    QString name() const override { return QStringLiteral("Word document"); }
+    QStringList suffixes() const override { return {QStringLiteral("docx")}; }
+    std::unique_ptr<ReadDocument> read(const QString& path, const std::string&) const override {
+        return std::make_unique<DocxDocument>(path, readDocx(path));
+    }
+};
+
+}  // namespace
+
+std::unique_ptr<DocumentFormat> docxFormat() {
+    return std::make_unique<DocxFormat>();
 }
 
 }  // namespace dragoman::documents

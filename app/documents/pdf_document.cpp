@@ -1,5 +1,6 @@
 #include "documents/pdf_document.h"
 
+#include "documents/document_files.h"
 #include "dragoman.h"
 
 #include <QFile>
@@ -13,6 +14,7 @@
 #include <memory>
 
 namespace dragoman::documents {
+namespace {
 
 SegmentedDocument segmentPdf(const QString& path) {
     // Poppler reports parse problems on stderr; they belong in the log (the user gets one clear error).
@@ -66,6 +68,20 @@ SegmentedDocument segmentPdf(const QString& path) {
     }
     if (!anyText) throw Error("input", path.toStdString() + " has no text layer (a scanned PDF needs OCR first)");
     return out.finish();
+}
+
+class PdfFormat : public DocumentFormat {
+public:
+    QString name() const override { return QStringLiteral("PDF text"); }
+    QStringList suffixes() const override { return {QStringLiteral("pdf")}; }
+    QString outputSuffix(const QString&) const override { return QStringLiteral("txt"); }
+    std::unique_ptr<ReadDocument> read(const QString& path, const std::string&) const override { return rebuiltAsText(segmentPdf(path)); }
+};
+
+}  // namespace
+
+std::unique_ptr<DocumentFormat> pdfFormat() {
+    return std::make_unique<PdfFormat>();
 }
 
 }  // namespace dragoman::documents

@@ -1,19 +1,36 @@
-// dragoman.h's Model: a RunnableModel and its Translator behind the public API.
+// dragoman.h's Model: a RunnableModel behind the public API. Text in, translation out: paragraphs stay
+// paragraphs (one output line per input line, empty lines stay empty), each translated by the model's strategy
+// (runtime/translation_strategy.h), and the text streams out as final deltas while it is generated.
+#include "api/model_of.h"
 #include "dragoman.h"
 
 #include "adapters/lora_adapter.h"
 #include "runtime/device.h"
 #include "runtime/runnable_model.h"
-#include "runtime/translator.h"
 #include "store/model_store.h"
+#include "util/log.h"
 
+#include <simdjson.h>
 #include <torch/torch.h>
 
 namespace dragoman {
+namespace {
+
+std::vector<std::string> splitLines(const std::string& text) {
+    std::vector<std::string> lines;
+    std::size_t start = 0;
+    for (std::size_t at; (at = text.find('\n', start)) != std::string::npos; start = at + 1)
+        lines.push_back(text.substr(start, at - start));
+    lines.push_back(text.substr(start));
+    for (auto& line : lines)
+        if (!line.empty() && line.back() == '\r') line.pop_back();
+    return lines;
+}
+
+}  // namespace
 
 struct Model::Impl {
     std::shared_ptr<const RunnableModel> model;
-    std::unique_ptr<Translator> translator;  // null for a checkpoint without tokenizer files
 };
 
 Model::Model(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {
@@ -21,12 +38,12 @@ Model::Model(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {
     description_.id = m.id();
     description_.architecture = m.architecture;
     description_.device = m.device();
-    description_.translates = impl_->translator != nullptr;
-    if (impl_->translator) {
-        description_.targetLanguages = impl_->translator->targetLanguages();
-        std::tie(description_.fixedFrom, description_.fixedTo) = impl_->translator->fixedPair();
-        description_.prompts = impl_->translator->strategy().takesPrompts();
-        description_.beamSearch = impl_->translator->strategy().supportsBeamSearch();
+    description_.translates = m.strategy != nullptr;
+    if (m.strategy) {
+        description_.targetLanguages = m.strategy->targetLanguages();
+        std::tie(description_.fixedFrom, description_.fixedTo) = m.strategy->fixedPair();
+        description_.prompts = m.strategy->takesPrompts();
+        description_.beamSearch = m.strategy->supportsBeamSearch();
     }
     const auto& s = m.loaded.stats;
     report_ = {s.readySeconds, s.bytes, s.copies, s.hashedOnLoad};
@@ -44,13 +61,38 @@ std::shared_ptr<const Model> Model::load(const std::string& idOrPath, const Mode
     const ModelStore store;
     auto impl = std::make_unique<Impl>();
     impl->model = openModel(store, idOrPath, options);
-    if (impl->model->strategy) impl->translator = std::make_unique<Translator>(impl->model);
     return std::make_shared<const Model>(std::move(impl));
 }
 
-std::string Model::translate(const TranslationRequest& request, TranslationStats* stats) const {
-    if (!impl_->translator) impl_->model->requireStrategy();  // throws the reason
-    return impl_->translator->translate(request, stats);
+std::shared_ptr<const Model> modelOf(std::shared_ptr<const RunnableModel> model) {
+    auto impl = std::make_unique<Model::Impl>();
+    impl->model = std::move(model);
+    return std::make_shared<const Model>(std::move(impl));
+}
+
+std::string Model::translate(const TranslationRequest& request, TranslationStats* statsOut) const {
+    const auto& strategy = impl_->model->requireStrategy();  // throws for a model without tokenizer files
+    TranslationStats stats;
+    if (!simdjson::validate_utf8(request.text.data(), request.text.size())) throw Error("input", "the text is not valid UTF-8");
+    strategy.check(request);
+
+    c10::InferenceMode guard;
+    TranslationJob job{request, stats};
+    std::string output;
+    const auto lines = splitLines(request.text);
+    for (std::size_t l = 0; l < lines.size() && job.keepGoing(); ++l) {
+        if (l > 0) {
+            output += "\n";
+            job.emit("\n");
+        }
+        output += strategy.translateParagraph(lines[l], job);
+    }
+    stats.stopped = job.stopped;
+    stats.totalSeconds = std::chrono::duration<double>(Clock::now() - job.start).count();
+    log::info({description_.id, request.requestId}, "translated {} source tokens into {} tokens in {:.3f} s (first token {:.3f} s){}",
+              stats.sourceTokens, stats.generatedTokens, stats.totalSeconds, stats.firstTokenSeconds, stats.stopped ? ", stopped" : "");
+    if (statsOut) *statsOut = stats;
+    return output;
 }
 
 std::shared_ptr<const LoraSet> Model::loadAdapter(const std::string& idOrPath, AdapterLoadReport* report) const {

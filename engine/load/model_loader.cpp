@@ -113,8 +113,7 @@ LoadedModel loadModel(const ModelStore& store, const std::string& idOrPath, cons
         std::vector<std::shared_ptr<const MappedFile>> files;
         for (const auto& file : model.checkpoint.files())
             files.push_back(file->mapping());
-        const bool completed =
-            pageIn(files, [&](std::uint64_t done, std::uint64_t total) { return meter.keepGoing(index(LoadPhase::PageIn), done, total); });
+        const bool completed = pageIn(files, meter, index(LoadPhase::PageIn));
         if (!completed) throw Cancelled("load stopped while " + meter.phaseName(index(LoadPhase::PageIn)));
         stats.pageInSeconds = secondsSince(phaseStart);
     } else

@@ -53,7 +53,7 @@ bool readRange(int fd, std::uint64_t offset, std::uint64_t length, std::vector<s
 
 }  // namespace
 
-bool pageIn(const std::vector<std::shared_ptr<const MappedFile>>& files, const PageInProgress& progress) {
+bool pageIn(const std::vector<std::shared_ptr<const MappedFile>>& files, ProgressMeter& meter, std::size_t phase) {
     // Each pass over a file reports bytes. Where faults read huge folios, one pass populates the mapping,
     // reading what is not cached. Elsewhere a file not (almost) all cached is first read with sequential
     // read(), which on a cold disk streams at full speed where 4 KiB faults read in small synchronous steps;
@@ -67,7 +67,7 @@ bool pageIn(const std::vector<std::shared_ptr<const MappedFile>>& files, const P
     }
     std::vector<std::byte> buffer(std::find(needsRead.begin(), needsRead.end(), true) != needsRead.end() ? 8ull << 20 : 0);
     std::uint64_t done = 0;
-    if (progress && !progress(0, total)) return false;
+    if (!meter.keepGoing(phase, 0, total)) return false;
     for (std::size_t i = 0; i < files.size(); ++i) {
         const auto& file = *files[i];
         if (needsRead[i]) {
@@ -77,7 +77,7 @@ bool pageIn(const std::vector<std::shared_ptr<const MappedFile>>& files, const P
                 const std::uint64_t length = std::min(kChunk, file.size() - offset);
                 if (fd >= 0) readRange(fd, offset, length, buffer);  // on failure the populate faults pages in itself
                 done += length;
-                if (progress && !progress(done, total)) {
+                if (!meter.keepGoing(phase, done, total)) {
                     if (fd >= 0) ::close(fd);
                     return false;
                 }
@@ -88,7 +88,7 @@ bool pageIn(const std::vector<std::shared_ptr<const MappedFile>>& files, const P
             const std::uint64_t length = std::min(kChunk, file.size() - offset);
             populate(file.data() + offset, length);
             done += length;
-            if (progress && !progress(done, total)) return false;
+            if (!meter.keepGoing(phase, done, total)) return false;
         }
     }
     return true;

@@ -2,8 +2,8 @@
 // arbitrary text): every format keeps its structure byte for byte around the translated text, the input is
 // never modified, an existing file is never overwritten, and bad or cancelled jobs leave no output behind.
 #include "../engine/test_files.h"
+#include "api/model_of.h"
 #include "documents/document_translation.h"
-#include "runtime/translator.h"
 #include "util/error.h"
 
 #include <QCryptographicHash>
@@ -90,14 +90,14 @@ private:
     QTemporaryDir cache_;
     QTemporaryDir work_;
     std::shared_ptr<RunnableModel> model_;
-    std::unique_ptr<Translator> translator_;
+    std::shared_ptr<const Model> translator_;
     int calls_ = 0;
 };
 
 void TestDocuments::initTestCase() {
     const ModelStore store(StoreRoots{cache_.path().toStdString(), "/nonexistent", {}});
     model_ = openModel(store, test::fixture("marian-tiny").string());
-    translator_ = std::make_unique<Translator>(model_);
+    translator_ = modelOf(model_);
 }
 
 documents::DocumentRequest TestDocuments::request(const QString& input, const QString& output) {
@@ -385,12 +385,12 @@ void TestDocuments::repeatedTextIsTranslatedOnce() {
 void TestDocuments::modelLineBreaksNeverAddLines() {
     const ModelStore store(StoreRoots{cache_.path().toStdString(), "/nonexistent", {}});
     const auto hunyuan = openModel(store, test::fixture("hunyuan-tiny").string());
-    const Translator translator(hunyuan);
+    const auto translator = modelOf(hunyuan);
     auto r = request(documentFixture("sample.srt"), work_.filePath("hy.srt"));
     QFile::remove(r.output);
     r.translate = [&](const std::string& text) {
         // As a model that ends its output with a line break would.
-        return translator.translate({text, "en", "zh", 1, 1, {}}) + "\nan extra line";
+        return translator->translate({text, "en", "zh", 1, 1, {}}) + "\nan extra line";
     };
     documents::translateDocument(r);
     const auto in = fileBytes(r.input).split('\n'), out = fileBytes(r.output).split('\n');

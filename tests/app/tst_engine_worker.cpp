@@ -145,9 +145,16 @@ void TestEngineWorker::failedLoadKeepsPreviousModel() {
 void TestEngineWorker::onlyTheLatestLoadIsDelivered() {
     QSignalSpy loaded(worker_.get(), &EngineWorker::loaded);
     QSignalSpy failed(worker_.get(), &EngineWorker::loadFailed);
-    worker_->requestLoad(QStringLiteral(DRAGOMAN_TEST_FIXTURES "/hunyuan-tiny"));
-    worker_->requestLoad(QStringLiteral("/no/such/model"));
-    worker_->requestLoad(kModel);
+    // Requested from the engine thread itself, so none of them can start before the last one is queued (from
+    // the GUI thread a busy machine could finish the first load before the second click).
+    QMetaObject::invokeMethod(
+        worker_.get(),
+        [this] {
+            worker_->requestLoad(QStringLiteral(DRAGOMAN_TEST_FIXTURES "/hunyuan-tiny"));
+            worker_->requestLoad(QStringLiteral("/no/such/model"));
+            worker_->requestLoad(kModel);
+        },
+        Qt::BlockingQueuedConnection);
     QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 30000);
     QTest::qWait(200);
     QCOMPARE(loaded.count(), 1);

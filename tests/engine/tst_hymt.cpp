@@ -2,8 +2,8 @@
 // context, formatted), the prompt names of every language including the minority ones and dialects, the chat
 // format read off the model's tokens, and translation through the tiny HunYuan fixture: greedy output the same
 // ten times, streamed deltas adding up, seeded sampling reproducible, a 500+ token paragraph, bad input.
+#include "api/model_of.h"
 #include "runtime/hymt_prompt.h"
-#include "runtime/translator.h"
 #include "test_files.h"
 #include "text/bpe_tokenizer.h"
 #include "text/languages.h"
@@ -34,13 +34,13 @@ private Q_SLOTS:
 private:
     QTemporaryDir cache_;
     std::shared_ptr<RunnableModel> model_;
-    std::unique_ptr<Translator> translator_;
+    std::shared_ptr<const Model> translator_;
 };
 
 void TestHymt::initTestCase() {
     const ModelStore store(StoreRoots{cache_.path().toStdString(), "/nonexistent", {}});
     model_ = openModel(store, test::fixture("hunyuan-tiny").string());
-    translator_ = std::make_unique<Translator>(model_);
+    translator_ = modelOf(model_);
 }
 
 void TestHymt::templates_data() {

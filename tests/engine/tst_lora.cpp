@@ -2,9 +2,9 @@
 // made here by ../shared/fixtures/gen/make_lora.py): logits within 1e-4, greedy and beam ids exactly; the base
 // stays untouched; requests pick their adapter; broken or foreign adapters are refused by name.
 #include "adapters/lora_adapter.h"
+#include "api/model_of.h"
 #include "runtime/reference_calls.h"
 #include "runtime/runnable_model.h"
-#include "runtime/translator.h"
 #include "test_files.h"
 #include "util/error.h"
 
@@ -152,18 +152,18 @@ void TestLora::requestsPickTheirAdapter() {
     const auto model = open(test::fixture("hunyuan-tiny-f32"));
     const auto twin = open(kLora / "hunyuan-tiny-f32.all7.merged");
     const auto adapter = model->loadAdapter(kLora / "hunyuan-tiny-f32.all7", "all7");
-    const Translator translator(model), merged(twin);
+    const auto translator = modelOf(model), merged = modelOf(twin);
     TranslationRequest plain;
     plain.text = "It is raining.";
     plain.from = "en";
     plain.to = "de";
     TranslationRequest adapted = plain;
     adapted.adapter = adapter;
-    const auto baseText = translator.translate(plain);
-    const auto adaptedText = translator.translate(adapted);
-    QCOMPARE(adaptedText, merged.translate(plain));
-    QCOMPARE(translator.translate(plain), baseText);
-    QCOMPARE(translator.translate(adapted), adaptedText);
+    const auto baseText = translator->translate(plain);
+    const auto adaptedText = translator->translate(adapted);
+    QCOMPARE(adaptedText, merged->translate(plain));
+    QCOMPARE(translator->translate(plain), baseText);
+    QCOMPARE(translator->translate(adapted), adaptedText);
 }
 
 void TestLora::badAdaptersAreRefused_data() {

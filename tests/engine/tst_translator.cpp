@@ -1,6 +1,6 @@
 // Translation of whole texts on the Marian fixture: paragraph structure, long inputs past the model's
 // positions, streaming deltas that add up to the result, stopping, determinism and bad input.
-#include "runtime/translator.h"
+#include "api/model_of.h"
 #include "test_files.h"
 #include "text/streaming_detokenizer.h"
 #include "util/error.h"
@@ -29,13 +29,13 @@ private Q_SLOTS:
 private:
     QTemporaryDir cache_;
     std::shared_ptr<RunnableModel> model_;
-    std::unique_ptr<Translator> translator_;
+    std::shared_ptr<const Model> translator_;
 };
 
 void TestTranslator::initTestCase() {
     const ModelStore store(StoreRoots{cache_.path().toStdString(), "/nonexistent", {}});
     model_ = openModel(store, test::fixture("marian-tiny").string());
-    translator_ = std::make_unique<Translator>(model_);
+    translator_ = modelOf(model_);
 }
 
 void TestTranslator::paragraphsStayAligned_data() {

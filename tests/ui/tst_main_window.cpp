@@ -4,6 +4,7 @@
 #include "engine_worker.h"
 #include "main_window.h"
 #include "store/model_store.h"
+#include "translation_controller.h"
 
 #include <QApplication>
 #include <QCheckBox>
@@ -85,7 +86,8 @@ void TestMainWindow::statusSaysNoModel() {
 
 void TestMainWindow::translatesWithALoadedModel() {
     dragoman::EngineWorker engine;
-    MainWindow window(&engine);
+    dragoman::TranslationController controller(&engine);
+    MainWindow window(&controller);
     window.show();
     QVERIFY(!window.translateButton()->isEnabled());
     window.loadModel(QStringLiteral(DRAGOMAN_TEST_FIXTURES "/marian-tiny"));
@@ -106,7 +108,8 @@ void TestMainWindow::translatesWithALoadedModel() {
 // the pane does not take the file's URL as text, the status names the translated copy, the input is untouched.
 void TestMainWindow::translatesADroppedDocument() {
     dragoman::EngineWorker engine;
-    MainWindow window(&engine);
+    dragoman::TranslationController controller(&engine);
+    MainWindow window(&controller);
     window.show();
     window.loadModel(QStringLiteral(DRAGOMAN_TEST_FIXTURES "/marian-tiny"));
     QTRY_VERIFY_WITH_TIMEOUT(window.translateButton()->isEnabled(), 30000);
@@ -154,7 +157,8 @@ void TestMainWindow::aboutCreditsTheTrainingData() {
 
 void TestMainWindow::translatesAsYouType() {
     dragoman::EngineWorker engine;
-    MainWindow window(&engine);
+    dragoman::TranslationController controller(&engine);
+    MainWindow window(&controller);
     window.show();
     window.loadModel(QStringLiteral(DRAGOMAN_TEST_FIXTURES "/marian-tiny"));
     QTRY_VERIFY_WITH_TIMEOUT(window.translateButton()->isEnabled(), 30000);
@@ -169,7 +173,8 @@ void TestMainWindow::translatesAsYouType() {
 
 void TestMainWindow::stopCopyAndClear() {
     dragoman::EngineWorker engine;
-    MainWindow window(&engine);
+    dragoman::TranslationController controller(&engine);
+    MainWindow window(&controller);
     window.show();
     window.loadModel(QStringLiteral(DRAGOMAN_TEST_FIXTURES "/marian-tiny"));
     QTRY_VERIFY_WITH_TIMEOUT(window.translateButton()->isEnabled(), 30000);
@@ -223,7 +228,8 @@ void TestMainWindow::settingsSurviveARestart() {
 void TestMainWindow::modelPickerListsTheStore() {
     dragoman::ModelStore().importModel(DRAGOMAN_TEST_FIXTURES "/hunyuan-tiny", "picker-hunyuan");
     dragoman::EngineWorker engine;
-    MainWindow window(&engine);
+    dragoman::TranslationController controller(&engine);
+    MainWindow window(&controller);
     window.show();
     const int index = window.modelPicker()->findData(QStringLiteral("picker-hunyuan"));
     QVERIFY(index >= 0);
@@ -248,7 +254,8 @@ void TestMainWindow::adapterPickerSwitchesWithoutReload() {
     dragoman::ModelStore().importModel(adapter.toStdString(), "picker-marian-adapter");
     dragoman::ModelStore().importModel(DRAGOMAN_TEST_FIXTURES "/lora/hunyuan-tiny-f32.all7", "picker-hunyuan-adapter");
     dragoman::EngineWorker engine;
-    MainWindow window(&engine);
+    dragoman::TranslationController controller(&engine);
+    MainWindow window(&controller);
     window.show();
     QSignalSpy loads(&engine, &dragoman::EngineWorker::loaded);
     QCOMPARE(window.adapterPicker()->itemData(0).toString(), QString());  // "No adapter" comes first
@@ -281,7 +288,8 @@ void TestMainWindow::adapterPickerSwitchesWithoutReload() {
 
 void TestMainWindow::guiThreadNeverStalls() {
     dragoman::EngineWorker engine;
-    MainWindow window(&engine);
+    dragoman::TranslationController controller(&engine);
+    MainWindow window(&controller);
     window.show();
     QElapsedTimer clock;
     qint64 last = 0, longest = 0;

@@ -1,3 +1,4 @@
+#include "api/model_of.h"
 #include "cli/command_line.h"
 #include "devcli/dev_commands.h"
 #include "devcli/dev_model_option.h"
@@ -7,7 +8,6 @@
 #include "kernels/threads.h"
 #include "load/model_loader.h"
 #include "load/page_in.h"
-#include "runtime/translator.h"
 #include "util/error.h"
 #include "util/stopwatch.h"
 
@@ -160,7 +160,7 @@ int benchTranslate(const QStringList& args) {
     store.ensureManifest(entry);
     const auto loadStart = Clock::now();
     const auto model = openModel(store, entry.id);
-    const Translator translator(model);
+    const auto translator = modelOf(model);
     const double ready = secondsSince(loadStart);
 
     TranslationRequest request;
@@ -169,11 +169,11 @@ int benchTranslate(const QStringList& args) {
     request.to = cmd.isSet("to") ? cmd.value("to").toStdString() : "de";
     const auto repeat = static_cast<int>(cmd.intValue("repeat", 20, 1, 100000));
     TranslationStats stats;
-    const auto output = translator.translate(request, &stats);  // warm-up
+    const auto output = translator->translate(request, &stats);  // warm-up
     std::vector<double> seconds;
     for (int i = 0; i < repeat; ++i) {
         const auto start = Clock::now();
-        translator.translate(request);
+        translator->translate(request);
         seconds.push_back(secondsSince(start));
     }
     std::sort(seconds.begin(), seconds.end());

@@ -4,6 +4,7 @@
 //   dragoman-screenshot --model M --from en --to de --text T --out shot.png
 #include "engine_worker.h"
 #include "main_window.h"
+#include "translation_controller.h"
 
 #include <QApplication>
 #include <QCheckBox>
@@ -32,22 +33,23 @@ int main(int argc, char** argv) {
         return 2;
     }
     dragoman::EngineWorker engine;
-    dragoman::MainWindow window(&engine);
+    dragoman::TranslationController controller(&engine);
+    dragoman::MainWindow window(&controller);
     window.resize(1100, 560);
     window.show();
     auto pick = [](QComboBox* box, const QString& code) { box->setCurrentIndex(std::max(0, box->findData(code))); };
-    QObject::connect(&engine, &dragoman::EngineWorker::loaded, &window, [&] {
+    QObject::connect(&controller, &dragoman::TranslationController::modelLoaded, &window, [&] {
         pick(window.fromPicker(), parser.value("from"));
         pick(window.toPicker(), parser.value("to"));
         window.translateAsYouType()->setChecked(false);  // one translation, the one shown
         window.sourcePane()->setPlainText(parser.value("text"));
         window.translateNow();
     });
-    QObject::connect(&engine, &dragoman::EngineWorker::loadFailed, &app, [](const QString& message) {
+    QObject::connect(&controller, &dragoman::TranslationController::loadFailed, &app, [](const QString& message) {
         std::fprintf(stderr, "error: %s\n", qPrintable(message));
         QApplication::exit(1);
     });
-    QObject::connect(&engine, &dragoman::EngineWorker::finished, &window, [&] {
+    QObject::connect(&controller, &dragoman::TranslationController::translationFinished, &window, [&] {
         // One more turn of the event loop so the last delta and the status line are painted.
         QTimer::singleShot(300, &window, [&] {
             const bool ok = window.grab().save(parser.value("out"));

@@ -1,0 +1,180 @@
+#include "translation_controller.h"
+
+#include "language_list.h"
+#include "model_library.h"
+
+#include <QFileInfo>
+#include <QSettings>
+#include <QTimer>
+
+namespace dragoman {
+namespace {
+
+constexpr auto kFrom = "languages/from";
+constexpr auto kTo = "languages/to";
+constexpr auto kAsYouType = "translate/asYouType";
+constexpr auto kModel = "model/id";
+constexpr auto kThreads = "engine/threads";
+
+bool isLanguage(const QString& code) {
+    for (const auto& language : languageList())
+        if (language.code == code) return true;
+    return false;
+}
+
+}  // namespace
+
+TranslationController::TranslationController(EngineWorker* engine, QObject* parent) : QObject(parent), engine_(engine) {
+    QSettings settings;
+    from_ = settings.value(kFrom).toString();
+    to_ = settings.value(kTo).toString();
+    if (!isLanguage(from_)) from_ = QStringLiteral("en");
+    if (!isLanguage(to_)) to_ = QStringLiteral("de");
+    asYouType_ = settings.value(kAsYouType, true).toBool();
+    typingPause_ = new QTimer(this);
+    typingPause_->setSingleShot(true);
+    typingPause_->setInterval(400);
+    connect(typingPause_, &QTimer::timeout, this, [this] {
+        if (!source_.trimmed().isEmpty()) translate();
+    });
+    if (engine_) connectEngine();
+}
+
+int TranslationController::configuredThreads() {
+    return std::max(0, QSettings().value(kThreads, 0).toInt());
+}
+
+void TranslationController::setConfiguredThreads(int threads) {
+    QSettings().setValue(kThreads, std::max(0, threads));
+}
+
+QString TranslationController::lastSessionModel() const {
+    return QSettings().value(kModel).toString();
+}
+
+int TranslationController::typingPauseMs() const {
+    return typingPause_->interval();
+}
+
+void TranslationController::setLanguages(const QString& from, const QString& to) {
+    if (!isLanguage(from) || !isLanguage(to) || (from == from_ && to == to_)) return;
+    from_ = from;
+    to_ = to;
+    QSettings settings;
+    settings.setValue(kFrom, from_);
+    settings.setValue(kTo, to_);
+    Q_EMIT languagesChanged(from_, to_);
+}
+
+void TranslationController::swapLanguages() {
+    const QString from = to_, to = from_;  // copies: setLanguages assigns the members it would read
+    setLanguages(from, to);
+}
+
+void TranslationController::setTranslateAsYouType(bool on) {
+    asYouType_ = on;
+    if (!on) typingPause_->stop();
+    QSettings().setValue(kAsYouType, on);
+}
+
+bool TranslationController::loadStartupModel(const QString& requested) {
+    QString model = requested;
+    if (model.isEmpty()) {
+        // The last session's model, if the store still has it; else the bundled default.
+        const auto last = lastSessionModel();
+        for (const auto& choice : availableModels())
+            if (choice.id == last) model = last;
+    }
+    if (model.isEmpty()) model = defaultModelId();
+    if (model.isEmpty() || !engine_) return false;
+    loadModel(model);
+    return true;
+}
+
+void TranslationController::loadModel(const QString& modelIdOrPath) {
+    if (!engine_) return;
+    Q_EMIT loadStarted(modelIdOrPath);
+    engine_->requestLoad(modelIdOrPath);
+}
+
+void TranslationController::cancelLoad() {
+    if (engine_) engine_->cancelLoad();
+}
+
+void TranslationController::useAdapter(const QString& adapterIdOrPath) {
+    if (engine_) engine_->requestAdapter(adapterIdOrPath);
+}
+
+void TranslationController::setSourceText(const QString& text) {
+    source_ = text;
+    if (asYouType_ && canTranslate()) typingPause_->start();
+}
+
+void TranslationController::translate() {
+    typingPause_->stop();  // an explicit request replaces the pending as-you-type one
+    if (!canTranslate()) return;
+    Q_EMIT translationStarted();
+    request_ = engine_->requestTranslation(source_, from_, to_);
+}
+
+void TranslationController::stop() {
+    typingPause_->stop();
+    if (!engine_) return;
+    if (request_) engine_->cancel(request_);
+    if (document_) engine_->cancelDocument();
+}
+
+void TranslationController::translateDocument(const QString& path) {
+    if (!canTranslate()) {
+        Q_EMIT documentFailed(tr("load a model first, then drop the document again."));
+        return;
+    }
+    Q_EMIT documentStarted(path);
+    document_ = engine_->requestDocument(path, from_, to_);
+}
+
+void TranslationController::onLoaded(const ModelInfo& info, const LoadInfo& stats) {
+    loadedModel_ = info.id;
+    adapter_.clear();  // a new model starts without an adapter (the engine dropped them)
+    QSettings().setValue(kModel, info.id);
+    if (!info.fixedFrom.isEmpty()) setLanguages(info.fixedFrom, info.fixedTo);
+    Q_EMIT modelLoaded(info, stats);
+}
+
+void TranslationController::endDocument(quint64 jobId) {
+    if (jobId == document_) document_ = 0;
+}
+
+void TranslationController::connectEngine() {
+    connect(engine_, &EngineWorker::loadProgress, this, &TranslationController::loadProgress);
+    connect(engine_, &EngineWorker::loaded, this, &TranslationController::onLoaded);
+    connect(engine_, &EngineWorker::loadFailed, this, &TranslationController::loadFailed);
+    connect(engine_, &EngineWorker::adapterChanged, this, [this](const QString& adapter) {
+        adapter_ = adapter;
+        Q_EMIT adapterChanged(adapter);
+        if (!source_.trimmed().isEmpty()) translate();  // the text shown, with the new adapter
+    });
+    connect(engine_, &EngineWorker::adapterFailed, this, &TranslationController::adapterFailed);
+    connect(engine_, &EngineWorker::tokenReady, this, [this](quint64 id, const QString& delta) {
+        if (id == request_) Q_EMIT outputAppended(delta);  // else a superseded request
+    });
+    connect(engine_, &EngineWorker::finished, this, [this](quint64 id, const TranslationInfo& stats) {
+        if (id == request_) Q_EMIT translationFinished(stats);
+    });
+    connect(engine_, &EngineWorker::failed, this, [this](quint64 id, const QString& message) {
+        if (id == request_) Q_EMIT translationFailed(message);
+    });
+    connect(engine_, &EngineWorker::documentProgress, this, [this](quint64 id, int done, int total) {
+        if (id == document_ && total > 0) Q_EMIT documentProgress(done * 100 / total);
+    });
+    connect(engine_, &EngineWorker::documentFinished, this, [this](quint64 id, const QString& output, int keptSource) {
+        endDocument(id);
+        Q_EMIT documentFinished(output, keptSource);
+    });
+    connect(engine_, &EngineWorker::documentFailed, this, [this](quint64 id, const QString& message) {
+        endDocument(id);
+        Q_EMIT documentFailed(message);
+    });
+}
+
+}  // namespace dragoman

@@ -1,0 +1,93 @@
+#pragma once
+// What the window shows, without a widget: the languages, the model and adapter in use, the running text
+// translation and document job, and the settings that survive a restart. The window (ui/main_window) forwards
+// what a person does to the slots and shows what the signals say. The controller talks to the engine thread
+// (EngineWorker), drops whatever a superseded request still reports, and keeps the window's rules in one
+// place: a new model starts without an adapter, a model with a fixed pair sets the languages, a new adapter
+// re-translates the text shown, translate-as-you-type waits for a pause in typing.
+#include "engine_worker.h"
+
+#include <QObject>
+#include <QString>
+
+class QTimer;
+
+namespace dragoman {
+
+class TranslationController : public QObject {
+    Q_OBJECT
+public:
+    // `engine` may be null (nothing can be translated); it must outlive the controller. The languages,
+    // translate-as-you-type and the last model come from QSettings (~/.config/dragoman).
+    explicit TranslationController(EngineWorker* engine = nullptr, QObject* parent = nullptr);
+
+    // Settings › Compute threads: what the engine thread is sized with at start (0: one per core).
+    static int configuredThreads();
+
+    EngineWorker* engine() const { return engine_; }
+    bool canTranslate() const { return engine_ && !loadedModel_.isEmpty(); }
+    QString sourceLanguage() const { return from_; }
+    QString targetLanguage() const { return to_; }
+    QString loadedModel() const { return loadedModel_; }  // empty until a model is loaded
+    QString lastSessionModel() const;                     // the model loaded when Dragoman last ran
+    QString adapterInUse() const { return adapter_; }     // empty: none
+    bool translatesAsYouType() const { return asYouType_; }
+    bool documentRunning() const { return document_ != 0; }
+    int typingPauseMs() const;
+
+public Q_SLOTS:
+    void setLanguages(const QString& from, const QString& to);
+    void swapLanguages();
+    void setTranslateAsYouType(bool on);
+    void setConfiguredThreads(int threads);  // takes effect at the next start
+    // The model a window opens with: `requested` (a command-line argument) if given, else the last session's,
+    // else the bundled default. Returns false when there is none to load.
+    bool loadStartupModel(const QString& requested = {});
+    void loadModel(const QString& modelIdOrPath);
+    void cancelLoad();
+    // An adapter folder or id applied on top of the loaded model, without a reload (empty: none).
+    void useAdapter(const QString& adapterIdOrPath);
+    // The source pane's text: kept as what translate() sends; with translate-as-you-type on, translated once
+    // typing pauses.
+    void setSourceText(const QString& text);
+    void translate();
+    // Stops the running text translation and document job, and a pending as-you-type translation.
+    void stop();
+    // Translates a document beside itself (documents/document_translation.h).
+    void translateDocument(const QString& path);
+
+Q_SIGNALS:
+    void languagesChanged(const QString& from, const QString& to);
+    void loadStarted(const QString& modelIdOrPath);
+    // phase: for people ("Reading weights"); fraction: 0..1 over the whole load.
+    void loadProgress(const QString& phase, double fraction);
+    void modelLoaded(const dragoman::ModelInfo& info, const dragoman::LoadInfo& stats);
+    // The previous model, if any, stays loaded (loadedModel()).
+    void loadFailed(const QString& message);
+    void adapterChanged(const QString& adapterIdOrPath);  // empty: none
+    // The adapter in use before stays (adapterInUse()).
+    void adapterFailed(const QString& adapterIdOrPath, const QString& message);
+    void translationStarted();  // the output starts empty
+    void outputAppended(const QString& delta);
+    void translationFinished(const dragoman::TranslationInfo& stats);
+    void translationFailed(const QString& message);
+    void documentStarted(const QString& path);
+    void documentProgress(int percent);
+    // keptSource: passages the model answered with nothing, whose original text the output keeps.
+    void documentFinished(const QString& outputPath, int keptSource);
+    void documentFailed(const QString& message);  // also for a stopped job, and a document dropped too early
+
+private:
+    void connectEngine();
+    void onLoaded(const ModelInfo& info, const LoadInfo& stats);
+    void endDocument(quint64 jobId);
+
+    EngineWorker* engine_ = nullptr;
+    QTimer* typingPause_ = nullptr;
+    QString from_, to_, source_, loadedModel_, adapter_;
+    bool asYouType_ = true;
+    quint64 request_ = 0;   // the text translation whose output is shown
+    quint64 document_ = 0;  // the document job whose progress is shown; 0: none running
+};
+
+}  // namespace dragoman

@@ -1,0 +1,245 @@
+// The window's logic without a window: languages and settings that survive a restart, a fixed-pair model
+// setting the languages, only the latest request reaching the view, translate-as-you-type waiting for a pause,
+// an adapter re-translating the text shown, and the startup model's choice. Real engine thread, real fixtures.
+#include "dragoman.h"
+#include "engine_worker.h"
+#include "translation_controller.h"
+
+#include <QSettings>
+#include <QSignalSpy>
+#include <QTest>
+
+using dragoman::EngineWorker;
+using dragoman::TranslationController;
+using dragoman::TranslationInfo;
+
+namespace {
+
+const QString kMarian = QStringLiteral(DRAGOMAN_TEST_FIXTURES "/marian-tiny");
+
+void loadMarian(TranslationController& controller) {
+    QSignalSpy loaded(&controller, &TranslationController::modelLoaded);
+    controller.loadModel(kMarian);
+    QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 30000);
+}
+
+QString joined(const QSignalSpy& deltas) {
+    QString text;
+    for (const auto& args : deltas)
+        text += args.at(0).toString();
+    return text;
+}
+
+}  // namespace
+
+class TestTranslationController : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void init();
+    void languagesPersist_data();
+    void languagesPersist();
+    void swapSaysBothLanguages();
+    void fixedPairModelSetsTheLanguages();
+    void onlyTheLatestRequestReachesTheView();
+    void asYouTypeWaitsForAPause();
+    void adapterTranslatesTheTextAgain();
+    void failedAdapterKeepsTheOneInUse();
+    void documentBeforeAModelIsRefused();
+    void startupModelIsTheLastSessions();
+};
+
+void TestTranslationController::init() {
+    QSettings().clear();
+}
+
+void TestTranslationController::languagesPersist_data() {
+    QTest::addColumn<QString>("from");
+    QTest::addColumn<QString>("to");
+    QTest::addColumn<QString>("expectedFrom");
+    QTest::addColumn<QString>("expectedTo");
+    QTest::newRow("known pair") << "fr"
+                                << "ja"
+                                << "fr"
+                                << "ja";
+    QTest::newRow("dialect") << "zh-Hant"
+                             << "yue"
+                             << "zh-Hant"
+                             << "yue";
+    QTest::newRow("unknown code is refused") << "xx"
+                                             << "de"
+                                             << "en"
+                                             << "de";
+    QTest::newRow("empty is refused") << ""
+                                      << ""
+                                      << "en"
+                                      << "de";
+}
+
+void TestTranslationController::languagesPersist() {
+    QFETCH(QString, from);
+    QFETCH(QString, to);
+    QFETCH(QString, expectedFrom);
+    QFETCH(QString, expectedTo);
+    {
+        TranslationController controller;
+        QCOMPARE(controller.sourceLanguage(), QStringLiteral("en"));  // the defaults
+        QCOMPARE(controller.targetLanguage(), QStringLiteral("de"));
+        controller.setLanguages(from, to);
+        controller.setTranslateAsYouType(false);
+        controller.setConfiguredThreads(1);
+    }
+    TranslationController restarted;
+    QCOMPARE(restarted.sourceLanguage(), expectedFrom);
+    QCOMPARE(restarted.targetLanguage(), expectedTo);
+    QVERIFY(!restarted.translatesAsYouType());
+    QCOMPARE(TranslationController::configuredThreads(), 1);
+}
+
+void TestTranslationController::swapSaysBothLanguages() {
+    TranslationController controller;
+    QSignalSpy changed(&controller, &TranslationController::languagesChanged);
+    controller.setLanguages(QStringLiteral("en"), QStringLiteral("zh"));
+    controller.swapLanguages();
+    QCOMPARE(changed.count(), 2);
+    QCOMPARE(changed.last().at(0).toString(), QStringLiteral("zh"));
+    QCOMPARE(changed.last().at(1).toString(), QStringLiteral("en"));
+    controller.setLanguages(QStringLiteral("zh"), QStringLiteral("en"));  // no change, no signal
+    QCOMPARE(changed.count(), 2);
+}
+
+void TestTranslationController::fixedPairModelSetsTheLanguages() {
+    EngineWorker engine;
+    TranslationController controller(&engine);
+    controller.setLanguages(QStringLiteral("fr"), QStringLiteral("ja"));
+    QVERIFY(!controller.canTranslate());
+    QSignalSpy progress(&controller, &TranslationController::loadProgress);
+    loadMarian(controller);
+    QVERIFY(controller.canTranslate());
+    QVERIFY(!progress.isEmpty());
+    QCOMPARE(controller.sourceLanguage(), QStringLiteral("en"));
+    QCOMPARE(controller.targetLanguage(), QStringLiteral("de"));
+    QCOMPARE(controller.lastSessionModel(), controller.loadedModel());
+}
+
+// Three requests in a row: the view hears three starts (each clears the pane) but the deltas and the finish of
+// the last one only, and those deltas add up to its text.
+void TestTranslationController::onlyTheLatestRequestReachesTheView() {
+    EngineWorker engine;
+    TranslationController controller(&engine);
+    controller.setTranslateAsYouType(false);
+    loadMarian(controller);
+    QSignalSpy started(&controller, &TranslationController::translationStarted);
+    QSignalSpy deltas(&controller, &TranslationController::outputAppended);
+    QSignalSpy finished(&controller, &TranslationController::translationFinished);
+    QString text;
+    for (int i = 0; i < 40; ++i)
+        text += QStringLiteral("My brother lives in Berlin and reads a newspaper every morning. ");
+    controller.setSourceText(text);
+    controller.translate();
+    controller.setSourceText(text + text);
+    controller.translate();
+    controller.setSourceText(QStringLiteral("The man sees a small house today."));
+    controller.translate();
+    QCOMPARE(started.count(), 3);
+    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 60000);
+    QTest::qWait(200);  // nothing of the superseded two arrives late
+    QCOMPARE(finished.count(), 1);
+    const auto stats = finished.first().at(0).value<TranslationInfo>();
+    QCOMPARE(joined(deltas), stats.text);
+    QVERIFY(!stats.text.isEmpty());
+}
+
+void TestTranslationController::asYouTypeWaitsForAPause() {
+    EngineWorker engine;
+    TranslationController controller(&engine);
+    loadMarian(controller);
+    QSignalSpy started(&controller, &TranslationController::translationStarted);
+    QSignalSpy finished(&controller, &TranslationController::translationFinished);
+    controller.setTranslateAsYouType(false);
+    controller.setSourceText(QStringLiteral("The cat."));
+    QTest::qWait(controller.typingPauseMs() * 2);
+    QCOMPARE(started.count(), 0);
+    controller.setTranslateAsYouType(true);
+    const QString typed = QStringLiteral("The old car is red.");
+    for (int i = 1; i <= typed.size(); ++i)
+        controller.setSourceText(typed.left(i));  // keystrokes faster than the pause: one request at the end
+    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 30000);
+    QCOMPARE(started.count(), 1);
+    controller.setSourceText(QStringLiteral("   "));  // blank text is not sent
+    QTest::qWait(controller.typingPauseMs() * 2);
+    QCOMPARE(started.count(), 1);
+}
+
+void TestTranslationController::adapterTranslatesTheTextAgain() {
+    const QString adapter = QStringLiteral(DRAGOMAN_TEST_FIXTURES "/lora/marian-tiny.attn-ffn");
+    const QString text = QStringLiteral("The man sees a small house today.");
+    dragoman::TranslationRequest request;
+    request.text = text.toStdString();
+    request.from = "en";
+    request.to = "de";
+    const auto merged = QString::fromStdString(dragoman::Model::load((adapter + ".merged").toStdString())->translate(request));
+
+    EngineWorker engine;
+    TranslationController controller(&engine);
+    controller.setTranslateAsYouType(false);
+    loadMarian(controller);
+    QSignalSpy finished(&controller, &TranslationController::translationFinished);
+    QSignalSpy changed(&controller, &TranslationController::adapterChanged);
+    controller.setSourceText(text);
+    controller.translate();
+    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 30000);
+    controller.useAdapter(adapter);
+    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 2, 30000);  // no new request from the view
+    QCOMPARE(changed.count(), 1);
+    QCOMPARE(controller.adapterInUse(), adapter);
+    QCOMPARE(finished.last().at(0).value<TranslationInfo>().text, merged);
+    QVERIFY(finished.first().at(0).value<TranslationInfo>().text != merged);
+}
+
+void TestTranslationController::failedAdapterKeepsTheOneInUse() {
+    EngineWorker engine;
+    TranslationController controller(&engine);
+    loadMarian(controller);
+    QSignalSpy failed(&controller, &TranslationController::adapterFailed);
+    controller.useAdapter(QStringLiteral(DRAGOMAN_TEST_FIXTURES "/lora/hunyuan-tiny-f32.all7"));  // another architecture's
+    QTRY_COMPARE_WITH_TIMEOUT(failed.count(), 1, 30000);
+    QVERIFY(!failed.first().at(1).toString().isEmpty());
+    QCOMPARE(controller.adapterInUse(), QString());
+}
+
+void TestTranslationController::documentBeforeAModelIsRefused() {
+    EngineWorker engine;
+    TranslationController controller(&engine);
+    QSignalSpy failed(&controller, &TranslationController::documentFailed);
+    QSignalSpy started(&controller, &TranslationController::documentStarted);
+    controller.translateDocument(QStringLiteral(DRAGOMAN_TEST_FIXTURES "/documents/sample.srt"));
+    QCOMPARE(failed.count(), 1);
+    QVERIFY(failed.first().at(0).toString().contains("load a model"));
+    QCOMPARE(started.count(), 0);
+    QVERIFY(!controller.documentRunning());
+}
+
+// The window opens with the model given on the command line, else the last session's (while the store still
+// has it).
+void TestTranslationController::startupModelIsTheLastSessions() {
+    dragoman::importModel(kMarian.toStdString(), "controller-marian");
+    {
+        EngineWorker engine;
+        TranslationController controller(&engine);
+        QSignalSpy loaded(&controller, &TranslationController::modelLoaded);
+        QSignalSpy started(&controller, &TranslationController::loadStarted);
+        QVERIFY(controller.loadStartupModel(QStringLiteral("controller-marian")));
+        QCOMPARE(started.first().at(0).toString(), QStringLiteral("controller-marian"));
+        QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 30000);
+    }
+    EngineWorker engine;
+    TranslationController restarted(&engine);
+    QSignalSpy started(&restarted, &TranslationController::loadStarted);
+    QVERIFY(restarted.loadStartupModel());
+    QCOMPARE(started.first().at(0).toString(), QStringLiteral("controller-marian"));
+    TranslationController withoutEngine;
+    QVERIFY(!withoutEngine.loadStartupModel());
+}
+
+QTEST_MAIN(TestTranslationController)
+#include "tst_translation_controller.moc"
