@@ -82,8 +82,9 @@ struct VerifyReport {
     std::string id;
     std::size_t files = 0;
     std::uint64_t bytes = 0;
-    std::vector<std::string> problems;  // one per changed or missing file; empty: intact
-    bool rerecorded = false;            // full: contents unchanged, the files' new times were recorded
+    std::vector<std::string> problems;     // one per changed or missing file; empty: intact
+    bool rerecorded = false;               // full: contents unchanged, the files' new times were recorded
+    std::string describeProblems() const;  // "id: a; b", for one error message
 };
 // Sizes and times against the manifest, or (full) every file re-hashed.
 VerifyReport verifyModel(const std::string& idOrPath, bool full, const ProgressCallback& progress = {});

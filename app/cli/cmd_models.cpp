@@ -8,13 +8,6 @@
 namespace dragoman::cli {
 namespace {
 
-std::string joined(const std::vector<std::string>& problems) {
-    std::string text;
-    for (const auto& problem : problems)
-        text += (text.empty() ? "" : "; ") + problem;
-    return text;
-}
-
 int listCommand(const QStringList& args) {
     CommandLine cmd(QStringLiteral("dragoman-cli models list"), QStringLiteral("List the models Dragoman can load."));
     cmd.addOption({QStringLiteral("json"), QStringLiteral("Print one JSON object")});
@@ -71,7 +64,7 @@ int verifyCommand(const QStringList& args) {
     const bool full = cmd.isSet("full");
     // With --full the content decides: files rewritten with the same bytes (new times) are recorded again, and load.
     const auto report = verifyModel(cmd.positional().front().toStdString(), full);
-    if (!report.problems.empty()) throw Error("integrity", report.id + ": " + joined(report.problems));
+    if (!report.problems.empty()) throw Error("integrity", report.describeProblems());
     print(fmt::format("ok: {} ({} files, {:.1f} MB{}{})\n", report.id, report.files, report.bytes / 1e6,
                       full ? ", all re-hashed" : ", sizes and times match",
                       report.rerecorded ? "; content unchanged, new file times recorded" : ""));

@@ -4,6 +4,7 @@
 #include "adapters/lora_adapter.h"
 #include "store/manifest.h"
 #include "store/model_store.h"
+#include "util/text.h"
 
 namespace dragoman {
 namespace {
@@ -63,6 +64,10 @@ std::filesystem::path findAdapter(const std::string& idOrPath) {
 ModelListing importModel(const std::filesystem::path& dir, const std::string& id, const ProgressCallback& progress) {
     ProgressMeter meter(progress, {}, {{"Hashing files", 1}});
     return listing(ModelStore().importModel(dir, id, hashProgress(progress, meter)));
+}
+
+std::string VerifyReport::describeProblems() const {
+    return id + ": " + joinProblems(problems);
 }
 
 VerifyReport verifyModel(const std::string& idOrPath, bool full, const ProgressCallback& progress) {

@@ -4,6 +4,7 @@
 #include "kernels/simd.h"
 #include "kernels/threads.h"
 #include "util/log.h"
+#include "util/overrides.h"
 
 #include <dnnl.hpp>
 
@@ -157,9 +158,9 @@ bool hasIsa(dnnl::cpu_isa isa, dnnl::cpu_isa wanted) {
 // HY-MT 1.8B prompt 0.49 s against 0.91 s on the AVX2 kernel, 500 tokens 5.8 against 10.1 s, 2 cores). AVX512-BF16
 // alone does bf16 dot products at about twice the float32 FMA rate, so three terms would likely lose to the AVX2
 // kernel; not measured (no such CPU here): DRAGOMAN_ONEDNN=1 allows it there for a trial.
-bool wanted(dnnl::cpu_isa isa, const char* setting) {
-    if (setting && std::string(setting) == "0") return false;
-    if (setting && std::string(setting) == "1") return hasIsa(isa, dnnl::cpu_isa::avx512_core_bf16);
+bool wanted(dnnl::cpu_isa isa, const std::string& setting) {
+    if (setting == "0") return false;
+    if (setting == "1") return hasIsa(isa, dnnl::cpu_isa::avx512_core_bf16);
     return hasIsa(isa, dnnl::cpu_isa::avx512_core_amx);
 }
 
@@ -227,9 +228,9 @@ const Readiness& readiness() {
             return s;
         }
         const auto isa = dnnl::get_effective_cpu_isa();
-        const char* env = std::getenv("DRAGOMAN_ONEDNN");
-        const bool disabled = env && std::string(env) == "0";
-        if (wanted(isa, env) && selfCheckPasses()) {
+        const auto& setting = environmentOverrides().onednn;
+        const bool disabled = setting == "0";
+        if (wanted(isa, setting) && selfCheckPasses()) {
             s.ready = true;
             std::lock_guard lock(runtime().mutex);
             s.name = "onednn " + runtime().lastImpl + " (" + isaName(isa) + ")";

@@ -1,6 +1,7 @@
 #include "kernels/threads.h"
 
 #include "util/log.h"
+#include "util/overrides.h"
 
 #include <torch/torch.h>
 
@@ -41,11 +42,9 @@ int configureThreads(int threads) {
     static std::once_flag once;
     std::call_once(once, [&] {
         int n = threads;
-        if (n <= 0)
-            if (const char* env = std::getenv("DRAGOMAN_THREADS"); env && *env) n = std::atoi(env);
+        if (n <= 0) n = environmentOverrides().threads;
         if (n <= 0) n = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-        int atenThreads = 1;
-        if (const char* env = std::getenv("DRAGOMAN_ATEN_THREADS"); env && *env) atenThreads = std::max(1, std::atoi(env));
+        const int atenThreads = environmentOverrides().atenThreads;
         torch::set_num_threads(atenThreads);
         if (auto set = blasSetter()) set(1);
         try {

@@ -8,7 +8,16 @@
 
 namespace dragoman {
 
+const WeightTable& WeightBinder::empty() {
+    static const WeightTable none;
+    return none;
+}
+
 torch::Tensor WeightBinder::take(const std::string& name, const std::vector<std::int64_t>& shape) {
+    if (layout_) {
+        layout_->emplace_back(name, shape);
+        return torch::zeros(shape);
+    }
     auto it = table_.find(name);
     if (it == table_.end()) {
         missing_.push_back(name);
@@ -23,6 +32,7 @@ torch::Tensor WeightBinder::take(const std::string& name, const std::vector<std:
 }
 
 void WeightBinder::acceptAlias(const std::string& name, const torch::Tensor& original) {
+    if (layout_) return;  // an alias is optional: not part of the layout
     auto it = table_.find(name);
     if (it == table_.end()) return;
     used_.insert(name);
@@ -31,6 +41,7 @@ void WeightBinder::acceptAlias(const std::string& name, const torch::Tensor& ori
 }
 
 void WeightBinder::finish(const std::string& modelId) const {
+    if (layout_) return;
     std::vector<std::string> unexpected;
     for (const auto& [name, tensor] : table_)
         if (!used_.count(name)) unexpected.push_back(name);

@@ -11,10 +11,15 @@
 namespace dragoman {
 
 using WeightTable = std::map<std::string, torch::Tensor, std::less<>>;
+// A tensor's key and shape, in the order a network takes it.
+using ParameterLayout = std::vector<std::pair<std::string, std::vector<std::int64_t>>>;
 
 class WeightBinder {
 public:
     explicit WeightBinder(const WeightTable& table) : table_(table) {}
+    // A binder that answers every take() with zeros and writes down what was asked for: a network's constructor
+    // run against it yields the network's parameter layout, so the layout is written once, in the constructor.
+    explicit WeightBinder(ParameterLayout& layout) : table_(empty()), layout_(&layout) {}
 
     // The tensor `name` with exactly `shape`; records a problem (reported by finish()) when absent or misshapen.
     torch::Tensor take(const std::string& name, const std::vector<std::int64_t>& shape);
@@ -26,7 +31,10 @@ public:
     void finish(const std::string& modelId) const;
 
 private:
+    static const WeightTable& empty();
+
     const WeightTable& table_;
+    ParameterLayout* layout_ = nullptr;
     std::set<std::string, std::less<>> used_;
     std::vector<std::string> missing_, misshapen_;
 };

@@ -102,40 +102,6 @@ MarianConfig MarianConfig::parse(const nlohmann::json& json, const std::string& 
     return c;
 }
 
-std::vector<std::pair<std::string, std::vector<std::int64_t>>> MarianConfig::parameterShapes() const {
-    std::vector<std::pair<std::string, std::vector<std::int64_t>>> shapes{{"model.shared.weight", {vocabSize, dModel}},
-                                                                          {"final_logits_bias", {1, vocabSize}}};
-    auto add = [&](const std::string& name, std::vector<std::int64_t> shape) { shapes.emplace_back(name, std::move(shape)); };
-    auto attention = [&](const std::string& p) {
-        for (const char* proj : {"q_proj.", "k_proj.", "v_proj.", "out_proj."}) {
-            add(p + proj + "weight", {dModel, dModel});
-            add(p + proj + "bias", {dModel});
-        }
-    };
-    auto norm = [&](const std::string& p) {
-        add(p + "weight", {dModel});
-        add(p + "bias", {dModel});
-    };
-    auto layer = [&](const std::string& p, std::int64_t ffn, bool decoder) {
-        attention(p + "self_attn.");
-        norm(p + "self_attn_layer_norm.");
-        if (decoder) {
-            attention(p + "encoder_attn.");
-            norm(p + "encoder_attn_layer_norm.");
-        }
-        add(p + "fc1.weight", {ffn, dModel});
-        add(p + "fc1.bias", {ffn});
-        add(p + "fc2.weight", {dModel, ffn});
-        add(p + "fc2.bias", {dModel});
-        norm(p + "final_layer_norm.");
-    };
-    for (std::int64_t i = 0; i < encoderLayers; ++i)
-        layer("model.encoder.layers." + std::to_string(i) + ".", encoderFfn, false);
-    for (std::int64_t i = 0; i < decoderLayers; ++i)
-        layer("model.decoder.layers." + std::to_string(i) + ".", decoderFfn, true);
-    return shapes;
-}
-
 torch::Tensor marianSinusoidalPositions(std::int64_t positions, std::int64_t dim) {
     auto table = torch::empty({positions, dim}, torch::kFloat32);
     auto* out = table.data_ptr<float>();
@@ -160,9 +126,17 @@ MarianAttention::MarianAttention(WeightBinder& w, const std::string& p, std::int
 MarianFeedForward::MarianFeedForward(WeightBinder& w, const std::string& p, std::int64_t d, std::int64_t ffn)
     : fc1(w, p + "fc1.", ffn, d, true), fc2(w, p + "fc2.", d, ffn, true) {}
 
-MarianModel::MarianModel(const MarianConfig& config, const WeightTable& weights, const std::string& modelId) : config_(config) {
+ParameterLayout MarianConfig::parameterShapes() const {
+    ParameterLayout layout;
+    const MarianModel network(*this, WeightBinder(layout), "layout");
+    return layout;
+}
+
+MarianModel::MarianModel(const MarianConfig& config, const WeightTable& weights, const std::string& modelId)
+    : MarianModel(config, WeightBinder(weights), modelId) {}
+
+MarianModel::MarianModel(const MarianConfig& config, WeightBinder w, const std::string& modelId) : config_(config) {
     const auto d = config.dModel;
-    WeightBinder w(weights);
     shared_ = Embedding(w, "model.shared.weight", config.vocabSize, d);
     const auto finalLogitsBias = w.take("final_logits_bias", {1, config.vocabSize});
     output_ = Linear(shared_.weight(), finalLogitsBias.defined() ? finalLogitsBias.view({config.vocabSize}) : finalLogitsBias);

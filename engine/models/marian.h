@@ -24,8 +24,9 @@ struct MarianConfig {
     std::string activation;
 
     static MarianConfig parse(const nlohmann::json& json, const std::string& label);
-    // Every tensor a checkpoint of this shape stores, by key: what MarianModel binds (tools/train starts from it).
-    std::vector<std::pair<std::string, std::vector<std::int64_t>>> parameterShapes() const;
+    // Every tensor a checkpoint of this shape stores, in the order MarianModel's constructor binds them (it is
+    // run against a recording WeightBinder); tools/train starts from it.
+    ParameterLayout parameterShapes() const;
 };
 
 // Sinusoids as MarianSinusoidalPositionalEmbedding: angle p / 10000^(2*(j//2)/d) in double, sin of even j in the
@@ -61,6 +62,8 @@ class MarianModel : public EncoderDecoderModel {
 public:
     // Binds the weights (zero-copy views) and checks the keys. Throws Error("config"/"checkpoint").
     MarianModel(const MarianConfig& config, const WeightTable& weights, const std::string& modelId);
+    // The same through a binder: a recording one yields the parameter layout (MarianConfig::parameterShapes).
+    MarianModel(const MarianConfig& config, WeightBinder weights, const std::string& modelId);
 
     torch::Tensor encode(const std::vector<TokenId>& sourceIds, const LoraSet* adapter = nullptr) const override;
     // All encoder hidden states: embeddings, then each layer's output ([layers + 1, S, d]).

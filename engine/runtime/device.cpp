@@ -1,6 +1,7 @@
 #include "runtime/device.h"
 
 #include "util/error.h"
+#include "util/overrides.h"
 
 #include <torch/cuda.h>
 
@@ -26,8 +27,8 @@ Placement choosePlacement(const std::string& wanted) {
 }
 
 std::string deviceOverride(const std::string& requested) {
-    const char* value = std::getenv("DRAGOMAN_DEVICE");
-    return value && *value ? std::string(value) : requested;
+    const auto& device = environmentOverrides().device;
+    return device.empty() ? requested : device;
 }
 
 std::string describePlacement(const Placement& placement) {

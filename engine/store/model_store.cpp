@@ -3,6 +3,7 @@
 #include "io/checkpoint.h"
 #include "util/error.h"
 #include "util/log.h"
+#include "util/overrides.h"
 #include "util/paths.h"
 #include "util/sha256.h"
 #include "util/text.h"
@@ -48,7 +49,7 @@ std::string_view sourceName(ModelSource source) {
 
 StoreRoots StoreRoots::fromEnvironment() {
     StoreRoots roots{paths::modelCacheDir(), paths::huggingFaceHubDir(), {}};
-    if (const char* bundled = std::getenv("DRAGOMAN_BUNDLED_MODELS"); bundled && *bundled) roots.bundled.push_back(bundled);
+    if (const auto& bundled = environmentOverrides().bundledModels; !bundled.empty()) roots.bundled.push_back(bundled);
     roots.bundled.push_back(paths::installedDataDir() / "models");
 #ifdef DRAGOMAN_SOURCE_RESOURCES
     roots.bundled.push_back(std::filesystem::path(DRAGOMAN_SOURCE_RESOURCES) / "models");

@@ -1,6 +1,7 @@
 #include "text/sentencepiece.h"
 
 #include "util/error.h"
+#include "util/overrides.h"
 
 #include <dlfcn.h>
 
@@ -19,7 +20,7 @@ struct ShimApi {
 
 std::vector<std::filesystem::path> shimCandidates() {
     std::vector<std::filesystem::path> candidates;
-    if (const char* env = std::getenv("DRAGOMAN_SPM_SHIM"); env && *env) candidates.emplace_back(env);
+    if (const auto& shim = environmentOverrides().sentencepieceShim; !shim.empty()) candidates.emplace_back(shim);
     std::error_code ec;
     const auto exeDir = std::filesystem::read_symlink("/proc/self/exe", ec).parent_path();
     if (!ec) {

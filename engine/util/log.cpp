@@ -1,5 +1,6 @@
 #include "util/log.h"
 
+#include "util/overrides.h"
 #include "util/paths.h"
 
 #include <spdlog/sinks/rotating_file_sink.h>
@@ -22,9 +23,9 @@ std::once_flag& initFlag() {
 }
 
 void doInit(const InitOptions& options) {
-    const char* env = std::getenv("DRAGOMAN_LOG");
-    const bool explicitLevel = env && *env;
-    const auto level = explicitLevel ? spdlog::level::from_str(env) : spdlog::level::info;
+    const auto& setting = environmentOverrides().logLevel;
+    const bool explicitLevel = !setting.empty();
+    const auto level = explicitLevel ? spdlog::level::from_str(setting) : spdlog::level::info;
 
     std::vector<spdlog::sink_ptr> sinks;
     if (options.toStderr) {

@@ -15,6 +15,7 @@
 
 #include <cstring>
 #include <fstream>
+#include <map>
 
 using namespace dragoman;
 
@@ -46,6 +47,7 @@ private Q_SLOTS:
     void missingKeyIsNamed();
     void unexpectedKeyIsNamed();
     void unsupportedConfigIsNamed();
+    void layoutIsTheCheckpoints();
 
 private:
     torch::Tensor expectedTensor(const std::string& name) const;
@@ -289,6 +291,24 @@ void TestMarian::unsupportedConfigIsNamed() {
     } catch (const Error& e) {
         QVERIFY(e.detail().find("normalize_before") != std::string::npos);
     }
+}
+
+// The parameter layout tools/train starts from is what the constructor binds: every tensor the golden
+// checkpoint stores (but the aliases hub files may carry), with its shape, and nothing else.
+void TestMarian::layoutIsTheCheckpoints() {
+    const auto config = MarianConfig::parse(model_->loaded.config, "config.json");
+    const auto checkpoint = SafetensorsFile::open(kDir / "model.safetensors");
+    std::map<std::string, std::vector<std::int64_t>> stored;
+    for (const auto& tensor : checkpoint->tensors())
+        if (tensor.name.find("embed_") == std::string::npos && tensor.name != "lm_head.weight")
+            stored.emplace(tensor.name, std::vector<std::int64_t>(tensor.shape.begin(), tensor.shape.end()));
+    const auto layout = config.parameterShapes();
+    QCOMPARE(layout.size(), stored.size());
+    for (const auto& [name, shape] : layout) {
+        QVERIFY2(stored.count(name), name.c_str());
+        QVERIFY2(stored.at(name) == shape, name.c_str());
+    }
+    QCOMPARE(layout.front().first, std::string("model.shared.weight"));  // tools/train's seeded order starts here
 }
 
 QTEST_GUILESS_MAIN(TestMarian)
