@@ -110,7 +110,13 @@ torch::Tensor libtorchProject(const torch::Tensor& x, const torch::Tensor& weigh
 
 Linear::Linear(WeightBinder& weights, const std::string& prefix, std::int64_t out, std::int64_t in, bool bias, Placement placement)
     : weight_(weights.take(prefix + "weight", {out, in})), placement_(placement), name_(prefix.substr(0, prefix.size() - 1)) {
+    if (auto scale = weights.takeOptional(prefix + "weight_scale", {{out, 1}, {1}}); scale.defined())
+        scale_ = scale.to(torch::kFloat32).reshape({-1});
     if (bias) bias_ = weights.take(prefix + "bias", {out});
+}
+
+torch::Tensor Linear::scaled(torch::Tensor y) const {
+    return scale_.defined() ? y.mul_(scale_) : y;
 }
 
 Linear::Linear(torch::Tensor weight, torch::Tensor bias, Placement placement)
@@ -126,8 +132,12 @@ torch::Tensor Linear::withDelta(torch::Tensor y, const torch::Tensor& x, const L
 }
 
 torch::Tensor Linear::operator()(const torch::Tensor& x, const LoraSet* lora) const {
-    if (placement_.onCpuKernels()) return withDelta(ops::linear(x, weight_, bias_), x, lora);
-    auto y = ops::libtorchProject(x, weight_);
+    if (placement_.onCpuKernels()) {
+        if (!scale_.defined()) return withDelta(ops::linear(x, weight_, bias_), x, lora);
+        auto y = scaled(ops::project(x, weight_));
+        return withDelta(bias_.defined() ? y + bias_.to(torch::kFloat32) : y, x, lora);
+    }
+    auto y = scaled(ops::libtorchProject(x, weight_));
     return withDelta(bias_.defined() ? y + bias_.to(torch::kFloat32) : y, x, lora);
 }
 
@@ -136,8 +146,8 @@ std::vector<torch::Tensor> Linear::many(const torch::Tensor& x, const std::vecto
     bool fused = x.numel() == k && x.scalar_type() == torch::kFloat32;
     for (const auto* l : layers) {
         const auto& w = l->weight_;
-        fused = fused && l->placement_.onCpuKernels() && !l->bias_.defined() && w.scalar_type() == torch::kBFloat16 && w.is_contiguous() &&
-                w.size(1) == k;
+        fused = fused && l->placement_.onCpuKernels() && !l->bias_.defined() && !l->scale_.defined() &&
+                w.scalar_type() == torch::kBFloat16 && w.is_contiguous() && w.size(1) == k;
     }
     std::vector<torch::Tensor> out;
     if (!fused) {
@@ -165,7 +175,7 @@ void numberSlots(const std::vector<const Linear*>& linears) {
 }
 
 std::int64_t Linear::bytes() const {
-    return static_cast<std::int64_t>(weight_.nbytes() + (bias_.defined() ? bias_.nbytes() : 0));
+    return static_cast<std::int64_t>(weight_.nbytes() + (bias_.defined() ? bias_.nbytes() : 0) + (scale_.defined() ? scale_.nbytes() : 0));
 }
 
 void Linear::place(Placement placement) {
@@ -173,6 +183,7 @@ void Linear::place(Placement placement) {
     if (placement.device.is_cpu()) return;
     weight_ = weight_.to(placement.device);
     if (bias_.defined()) bias_ = bias_.to(placement.device);
+    if (scale_.defined()) scale_ = scale_.to(placement.device);
 }
 
 }  // namespace dragoman

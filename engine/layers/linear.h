@@ -1,7 +1,9 @@
 #pragma once
-// A linear layer y = x W^T + b over a checkpoint's weight as mapped. Where the arithmetic runs is decided
-// here and nowhere else: on the CPU the engine's kernels read float32 or bfloat16 weights in place (bf16
-// widened in registers, float32 accumulation; kernels/), elsewhere (a CUDA device, or the CPU with
+// A linear layer y = (x W^T) * s + b over a checkpoint's weight as mapped, with an optional per-output-channel
+// (or per-tensor) scale s: the weight-only quantized layout of compressed-tensors (`weight` int8,
+// `weight_scale` [out, 1] or [1]). Where the arithmetic runs is decided here and nowhere else: on the CPU the
+// engine's kernels read float32 or bfloat16 weights in place (bf16 widened in registers, float32 accumulation;
+// kernels/), other dtypes are widened per call; elsewhere (a CUDA device, or the CPU with
 // Placement::libtorchOps) libtorch's float32 matmul. Architectures only compose layers.
 #include "layers/lora.h"
 #include "layers/placement.h"
@@ -17,7 +19,8 @@ namespace dragoman {
 class Linear {
 public:
     Linear() = default;
-    // Binds `prefix`weight [out, in] and, with `bias`, `prefix`bias [out] (checked by the binder).
+    // Binds `prefix`weight [out, in], `prefix`weight_scale [out, 1] or [1] where the checkpoint has one, and,
+    // with `bias`, `prefix`bias [out] (checked by the binder).
     Linear(WeightBinder& weights, const std::string& prefix, std::int64_t out, std::int64_t in, bool bias, Placement placement = {});
     // A weight the caller already holds (a tied output layer: the embeddings).
     Linear(torch::Tensor weight, torch::Tensor bias, Placement placement = {});
@@ -38,14 +41,17 @@ public:
 
     const torch::Tensor& weight() const { return weight_; }
     const torch::Tensor& bias() const { return bias_; }
-    std::int64_t bytes() const;  // read per use (decoding-bandwidth reports)
+    const torch::Tensor& scale() const { return scale_; }  // float32 [out] or [1]; undefined: none
+    std::int64_t bytes() const;                            // read per use (decoding-bandwidth reports)
     // Moves the tensors to `placement`'s device once (in the checkpoint's dtype).
     void place(Placement placement);
 
 private:
     torch::Tensor withDelta(torch::Tensor y, const torch::Tensor& x, const LoraSet* lora) const;
 
-    torch::Tensor weight_, bias_;
+    torch::Tensor scaled(torch::Tensor y) const;
+
+    torch::Tensor weight_, bias_, scale_;
     Placement placement_;
     std::string name_;
     int slot_ = -1;

@@ -31,6 +31,17 @@ torch::Tensor WeightBinder::take(const std::string& name, const std::vector<std:
     return it->second;
 }
 
+torch::Tensor WeightBinder::takeOptional(const std::string& name, const std::vector<std::vector<std::int64_t>>& shapes) {
+    auto it = table_.find(name);
+    if (it == table_.end()) return {};
+    used_.insert(name);
+    for (const auto& shape : shapes)
+        if (it->second.sizes().vec() == shape) return it->second;
+    misshapen_.push_back(
+        fmt::format("{} is [{}], expected one of {}", name, fmt::join(it->second.sizes(), ","), fmt::join(shapes, " or ")));
+    return {};
+}
+
 void WeightBinder::acceptAlias(const std::string& name, const torch::Tensor& original) {
     if (layout_) return;  // an alias is optional: not part of the layout
     auto it = table_.find(name);

@@ -23,6 +23,9 @@ public:
 
     // The tensor `name` with exactly `shape`; records a problem (reported by finish()) when absent or misshapen.
     torch::Tensor take(const std::string& name, const std::vector<std::int64_t>& shape);
+    // The tensor `name` if the checkpoint has it, with one of `shapes` (else a problem for finish()); an
+    // undefined tensor when it is absent. Not part of a recorded layout.
+    torch::Tensor takeOptional(const std::string& name, const std::vector<std::vector<std::int64_t>>& shapes);
     // Accepts an optional alias key (e.g. lm_head.weight) only if it equals `original` exactly.
     void acceptAlias(const std::string& name, const torch::Tensor& original);
     // Accepts an optional key the architecture does not use (e.g. a tied lm_head.weight stored anyway).

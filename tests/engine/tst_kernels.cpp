@@ -58,6 +58,9 @@ private Q_SLOTS:
     void projectMatchesReference_data();
     void projectMatchesReference();
     void widenIsExact();
+    void scaledLinearMatchesDequantized_data();
+    void scaledLinearMatchesDequantized();
+    void misshapenScaleIsNamed();
     void attentionMatchesReference_data();
     void attentionMatchesReference();
     void addLayerNormMatchesLibtorch();
@@ -442,6 +445,53 @@ void TestKernels::blasThreadsFollowProductSize() {
         QVERIFY((got.to(torch::kFloat64) - expected).abs().max().item<double>() < 1e-3);
     }
     QCOMPARE(blasThreads(), 1);
+}
+
+// A weight-only quantized Linear (int8 weight, per-channel or per-tensor scale) gives what the dequantized twin
+// (weight * scale in float32) gives, for one decoding row and a prompt, with and without a bias.
+void TestKernels::scaledLinearMatchesDequantized_data() {
+    QTest::addColumn<int>("rows");
+    QTest::addColumn<bool>("perChannel");
+    QTest::addColumn<bool>("bias");
+    QTest::newRow("decoding row, per channel") << 1 << true << false;
+    QTest::newRow("prompt, per channel, bias") << 40 << true << true;
+    QTest::newRow("decoding row, per tensor, bias") << 1 << false << true;
+    QTest::newRow("prompt, per tensor") << 40 << false << false;
+}
+
+void TestKernels::scaledLinearMatchesDequantized() {
+    QFETCH(int, rows);
+    QFETCH(bool, perChannel);
+    QFETCH(bool, bias);
+    torch::manual_seed(7);
+    const std::int64_t out = 24, in = 40;
+    const auto quantized = torch::randint(-127, 128, {out, in}).to(torch::kInt8);
+    const auto scale = perChannel ? torch::rand({out, 1}) * 0.01 + 0.001 : torch::full({1}, 0.004);
+    dragoman::WeightTable table{{"proj.weight", quantized}, {"proj.weight_scale", scale}};
+    if (bias) table.emplace("proj.bias", torch::randn({out}));
+    dragoman::WeightBinder binder(table);
+    const dragoman::Linear layer(binder, "proj.", out, in, bias);
+    binder.finish("scaled");
+    QVERIFY(layer.scale().defined());
+    const auto x = torch::randn({rows, in});
+    const auto twin = quantized.to(torch::kFloat64) * scale.to(torch::kFloat64);
+    auto expected = torch::matmul(x.to(torch::kFloat64), twin.t());
+    if (bias) expected = expected + table.at("proj.bias").to(torch::kFloat64);
+    const auto got = layer(x);
+    QCOMPARE(got.sizes().vec(), expected.sizes().vec());
+    QVERIFY2(torch::allclose(got.to(torch::kFloat64), expected, 1e-4, 1e-5), "scaled product differs from the dequantized twin");
+}
+
+void TestKernels::misshapenScaleIsNamed() {
+    dragoman::WeightTable table{{"proj.weight", torch::zeros({4, 8}, torch::kInt8)}, {"proj.weight_scale", torch::ones({8, 1})}};
+    dragoman::WeightBinder binder(table);
+    const dragoman::Linear layer(binder, "proj.", 4, 8, false);
+    try {
+        binder.finish("scaled");
+        QFAIL("a scale of the wrong shape was accepted");
+    } catch (const std::exception& e) {
+        QVERIFY(std::string(e.what()).find("proj.weight_scale") != std::string::npos);
+    }
 }
 
 QTEST_GUILESS_MAIN(TestKernels)
