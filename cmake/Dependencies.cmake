@@ -1,6 +1,6 @@
 # Every third-party dependency is found here, once, from Debian's packages (installer/packages.txt).
 find_package(Torch REQUIRED)
-find_package(Qt6 6.4 REQUIRED COMPONENTS Core Gui Widgets Svg Test)
+find_package(Qt6 6.4 REQUIRED COMPONENTS Core Gui Widgets Svg Test Network)
 find_package(spdlog REQUIRED)
 find_package(simdjson REQUIRED)
 find_package(nlohmann_json 3.10 REQUIRED)
@@ -19,6 +19,8 @@ pkg_check_modules(PCRE2 REQUIRED IMPORTED_TARGET libpcre2-8)
 pkg_check_modules(POPPLER_CPP REQUIRED IMPORTED_TARGET poppler-cpp)
 pkg_check_modules(LIBZIP REQUIRED IMPORTED_TARGET libzip)
 pkg_check_modules(PUGIXML REQUIRED IMPORTED_TARGET pugixml)
+# dragoman-cli serve (app/server): Debian's cpp-httplib, compiled (its .pc carries the feature defines).
+pkg_check_modules(HTTPLIB REQUIRED IMPORTED_TARGET cpp-httplib)
 
 # TorchConfig exposes variables rather than one target: wrap them so targets can link "torch_deps".
 add_library(torch_deps INTERFACE)

@@ -112,6 +112,7 @@ struct ModelDescription {
     bool translates = false;                   // false for a checkpoint without tokenizer files
     bool prompts = false;                      // glossary, context, formatted text and sampling (chat models)
     bool beamSearch = false;
+    bool chat = false;  // answers conversations (TranslationRequest::messages) in its own chat format
 };
 
 struct AdapterLoadReport {

@@ -3,6 +3,7 @@
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 "$root/installer/install-deps.sh"
+"$root/installer/install-node-client.sh"
 "$root/installer/build.sh"
 cd "${DRAGOMAN_BUILD_DIR:-$root/build}"
 ctest --output-on-failure --parallel "$(nproc)" "$@"

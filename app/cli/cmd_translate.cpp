@@ -4,6 +4,7 @@
 
 #include <QFile>
 
+#include <future>
 #include <iostream>
 #include <limits>
 
@@ -46,6 +47,9 @@ int runTranslate(const QStringList& args) {
     cmd.addOption({QStringLiteral("seed"), QStringLiteral("Seed for --sample"), QStringLiteral("S")});
     cmd.addOption({QStringLiteral("glossary"), QStringLiteral("Terminology TSV (source<TAB>target)"), QStringLiteral("FILE.tsv")});
     cmd.addOption({QStringLiteral("context"), QStringLiteral("Preceding text, for contextual translation"), QStringLiteral("T")});
+    cmd.addOption({QStringLiteral("batch"),
+                   QStringLiteral("Up to N stdin lines in flight at once, printed in order (default 1; the output is the same)"),
+                   QStringLiteral("N")});
     if (!cmd.parse(args)) return kExitOk;
     if (!cmd.isSet("to")) throw UsageError("--to is required");
     checkLanguageOptions(cmd);
@@ -58,12 +62,14 @@ int runTranslate(const QStringList& args) {
     const bool stream = cmd.isSet("stream");
 
     std::uint64_t requestId = 0;
-    auto translateOne = [&](const std::string& text) {
-        TranslationRequest request{text, cmd.value("from").toStdString(), cmd.value("to").toStdString(), beams, ++requestId, {}};
+    const auto from = cmd.value("from").toStdString(), to = cmd.value("to").toStdString(), context = cmd.value("context").toStdString();
+    // The line's output, with its line break (printed as it streams with --stream).
+    auto translateOne = [&](const std::string& text, std::uint64_t id) {
+        TranslationRequest request{text, from, to, beams, id, {}};
         request.sample = cmd.isSet("sample");
         request.seed = seed;
         request.glossary = glossary;
-        request.context = cmd.value("context").toStdString();
+        request.context = context;
         request.adapter = adapter;
         if (stream)
             request.onDelta = [](std::string_view delta) {
@@ -71,14 +77,29 @@ int runTranslate(const QStringList& args) {
                 return true;
             };
         const auto output = model->translate(request);
-        print(stream ? std::string("\n") : output + "\n");
+        return stream ? std::string("\n") : output + "\n";
     };
     if (cmd.isSet("text")) {
-        translateOne(cmd.value("text").toStdString());
+        print(translateOne(cmd.value("text").toStdString(), ++requestId));
         return kExitOk;
     }
-    for (std::string line; std::getline(std::cin, line);)
-        translateOne(line);
+    // Lines in flight together: the model is read-only and shared, each request keeps its own state, so a
+    // line's output is the same whatever runs beside it. Streamed output goes one line at a time.
+    const auto batch = stream ? 1 : cmd.intValue("batch", 1, 1, 256);
+    std::vector<std::string> lines;
+    auto flush = [&] {
+        std::vector<std::future<std::string>> outputs;
+        for (const auto& line : lines)
+            outputs.push_back(std::async(batch > 1 ? std::launch::async : std::launch::deferred, translateOne, line, ++requestId));
+        for (auto& output : outputs)
+            print(output.get());
+        lines.clear();
+    };
+    for (std::string line; std::getline(std::cin, line);) {
+        lines.push_back(std::move(line));
+        if (static_cast<long long>(lines.size()) >= batch) flush();
+    }
+    flush();
     return kExitOk;
 }
 

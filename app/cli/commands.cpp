@@ -14,6 +14,7 @@ const std::vector<Command>& commands() {
         {"translate", "Translate text or each line of stdin", runTranslate},
         {"translate-file", "Translate a document, keeping its structure", runTranslateFile},
         {"models", "List, import and verify models (list | import | verify)", runModels},
+        {"serve", "Serve the model over HTTP (OpenAI and LibreTranslate APIs)", runServe},
         {"bench", "Benchmarks (load | generate)", runBench},
         {"make-synthetic", "Write a random-weight checkpoint with real shapes", runMakeSynthetic},
     };

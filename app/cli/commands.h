@@ -8,5 +8,6 @@ namespace dragoman::cli {
 int runTranslate(const QStringList& args);
 int runTranslateFile(const QStringList& args);
 int runModels(const QStringList& args);
+int runServe(const QStringList& args);
 
 }  // namespace dragoman::cli

@@ -44,6 +44,7 @@ Model::Model(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {
         std::tie(description_.fixedFrom, description_.fixedTo) = m.strategy->fixedPair();
         description_.prompts = m.strategy->takesPrompts();
         description_.beamSearch = m.strategy->supportsBeamSearch();
+        description_.chat = m.strategy->chats();
     }
     const auto& s = m.loaded.stats;
     report_ = {s.readySeconds, s.bytes, s.copies, s.hashedOnLoad};
@@ -74,12 +75,22 @@ std::string Model::translate(const TranslationRequest& request, TranslationStats
     const auto& strategy = impl_->model->requireStrategy();  // throws for a model without tokenizer files
     TranslationStats stats;
     if (!simdjson::validate_utf8(request.text.data(), request.text.size())) throw Error("input", "the text is not valid UTF-8");
-    strategy.check(request);
+    const bool chat = !request.messages.empty();
+    if (chat) {
+        if (!strategy.chats())
+            throw Error("input", description_.id + " has no chat format: it translates text from one language into another (name them)");
+        for (const auto& message : request.messages)
+            if (!simdjson::validate_utf8(message.content.data(), message.content.size()))
+                throw Error("input", "a message is not valid UTF-8");
+    } else {
+        strategy.check(request);
+    }
 
     c10::InferenceMode guard;
     TranslationJob job{request, stats};
     std::string output;
-    const auto lines = splitLines(request.text);
+    const auto lines = chat ? std::vector<std::string>{} : splitLines(request.text);
+    if (chat) output = strategy.complete(job);
     for (std::size_t l = 0; l < lines.size() && job.keepGoing(); ++l) {
         if (l > 0) {
             output += "\n";

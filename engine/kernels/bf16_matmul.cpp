@@ -93,7 +93,8 @@ __attribute__((target("avx2,fma"))) void rowsAgainstBlock(const float* x, const 
 template <int Rows, typename W>
 __attribute__((target("avx2,fma"))) void shortRowsAgainstBlock(const float* x, const W* w, float* y, std::int64_t n, std::int64_t k,
                                                                std::int64_t rowBegin, std::int64_t rowEnd) {
-    constexpr int Chains = Rows == 1 ? 4 : Rows == 2 ? 4 : 2;
+    static_assert(Rows <= 2, "more rows would change the chains, and with them each row's sums");
+    constexpr int Chains = 4;
     for (std::int64_t j = rowBegin; j < rowEnd; ++j) {
         const W* row = w + j * k;
         __m256 acc[Rows][Chains];
@@ -147,17 +148,21 @@ void rowGroup(bool sequential, const float* x, const W* w, float* y, std::int64_
 template <typename W>
 __attribute__((target("avx2,fma"))) void avx2Block(const float* x, const W* w, float* y, std::int64_t m, std::int64_t n, std::int64_t k,
                                                    std::int64_t rowBegin, std::int64_t rowEnd) {
-    // The weight block stays in cache while every group of 4 activation rows passes over it.
+    // The weight block stays in cache while every group of 4 activation rows passes over it. Every output is
+    // summed in the same order whatever the other rows are (one accumulator per output for long weight rows,
+    // four chains for short ones, taken two activation rows at a time): a sequence decoded in a batch gets
+    // exactly the numbers it gets alone.
     const bool sequential = shortRows<W>(k);
-    for (std::int64_t r = 0; r < m; r += 4) {
+    const std::int64_t group = sequential ? 2 : 4;
+    for (std::int64_t r = 0; r < m; r += group) {
         const float* xr = x + r * k;
         float* yr = y + r * n;
-        switch (std::min<std::int64_t>(4, m - r)) {
+        switch (std::min<std::int64_t>(group, m - r)) {
             case 4:
-                rowGroup<4, W>(sequential, xr, w, yr, n, k, rowBegin, rowEnd);
+                rowsAgainstBlock<4, W>(xr, w, yr, n, k, rowBegin, rowEnd);
                 break;
             case 3:
-                rowGroup<3, W>(sequential, xr, w, yr, n, k, rowBegin, rowEnd);
+                rowsAgainstBlock<3, W>(xr, w, yr, n, k, rowBegin, rowEnd);
                 break;
             case 2:
                 rowGroup<2, W>(sequential, xr, w, yr, n, k, rowBegin, rowEnd);

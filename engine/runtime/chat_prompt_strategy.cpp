@@ -66,9 +66,36 @@ std::string ChatPromptStrategy::translateParagraph(const std::string& paragraph,
 }
 
 std::string ChatPromptStrategy::translateSegment(const std::string& segment, TranslationJob& job) const {
+    const auto& r = job.request;
+    auto text = generate(chat_->render(hymtUserMessage({segment, r.from, r.to, r.glossary, r.context, r.formatted})), job);
+    return r.formatted ? stripTargetTags(text) : text;
+}
+
+std::string ChatPromptStrategy::complete(TranslationJob& job) const {
+    if (!chat_) throw Error("tokenizer", model_.id() + ": no tokenizer.json with HY-MT's chat tokens");
+    std::string system, prompt = chat_->begin;
+    bool answered = false;
+    for (const auto& message : job.request.messages) {
+        if (message.role == "system" || message.role == "developer") {
+            system += (system.empty() ? "" : "\n\n") + message.content;
+        } else if (message.role == "user") {
+            prompt += chat_->user + (system.empty() ? "" : system + "\n\n") + message.content;
+            system.clear();
+            answered = false;
+        } else if (message.role == "assistant") {
+            prompt += chat_->assistant + message.content + (chat_->stopTokens.empty() ? "" : chat_->stopTokens.front());
+            answered = true;
+        } else {
+            throw Error("input", "unknown message role '" + message.role + "' (system, user or assistant)");
+        }
+    }
+    if (answered || prompt == chat_->begin) throw Error("input", "the conversation must end with a user message");
+    return generate(prompt + chat_->assistant, job);
+}
+
+std::string ChatPromptStrategy::generate(const std::string& prompt, TranslationJob& job) const {
     const auto& tokenizer = model_.requireTokenizer();
     const auto& r = job.request;
-    const auto prompt = chat_->render(hymtUserMessage({segment, r.from, r.to, r.glossary, r.context, r.formatted}));
     // apply_chat_template tokenizes without adding the post-processor's tokens: the template spells them out.
     const auto ids = tokenizer.encodePlain(prompt);
     job.stats.sourceTokens += static_cast<std::int64_t>(ids.size());
@@ -77,9 +104,18 @@ std::string ChatPromptStrategy::translateSegment(const std::string& segment, Tra
     const auto room = network_.maxPositions() - static_cast<std::int64_t>(ids.size());
     if (room < 1) throw Error("input", "the prompt of " + std::to_string(ids.size()) + " tokens leaves no room to generate");
     // A translation is rarely more than twice as long as its source; the generation config may cap it lower.
-    const std::int64_t maxNew = std::min({room, generation.maxNewTokens.value_or(2048), 2 * static_cast<std::int64_t>(ids.size()) + 64});
+    std::int64_t maxNew = std::min({room, generation.maxNewTokens.value_or(2048), 2 * static_cast<std::int64_t>(ids.size()) + 64});
+    if (!r.messages.empty()) maxNew = std::min(room, generation.maxNewTokens.value_or(room));  // an answer may be long
+    if (r.maxNewTokens) maxNew = std::clamp<std::int64_t>(*r.maxNewTokens, 1, room);
     SamplingOptions sampling;
-    if (r.sample) {
+    // Settings a request names replace the model's: temperature 0 is greedy, as in OpenAI's API.
+    const bool sample = r.temperature ? *r.temperature > 0 : (r.sample || (!r.messages.empty() && generation.doSample));
+    if (sample && (r.temperature || r.topP)) {
+        if (r.temperature) generation.temperature = *r.temperature;
+        if (r.topP) generation.topP = *r.topP;
+        if (!generation.samplingGiven) generation.topK = 0;  // none named anywhere: no top-k cut
+        sampling = {generation.temperature, generation.topP, generation.topK, r.seed};
+    } else if (sample) {
         if (!generation.samplingGiven) {  // the model card's recommended settings
             generation.topK = 20;
             generation.topP = 0.6;
@@ -107,11 +143,10 @@ std::string ChatPromptStrategy::translateSegment(const std::string& segment, Tra
         job.stopped = true;
         return {};
     }
-    auto generated = r.sample ? sampleSearch(*session, ids, options, sampling) : greedySearch(*session, ids, options);
+    auto generated = sample ? sampleSearch(*session, ids, options, sampling) : greedySearch(*session, ids, options);
     if (!generated.empty() && std::find(stopIds_.begin(), stopIds_.end(), generated.back()) != stopIds_.end()) generated.pop_back();
     job.emit(stream.finish());
-    auto text = tokenizer.decode(generated);
-    return r.formatted ? stripTargetTags(text) : text;
+    return tokenizer.decode(generated);
 }
 
 }  // namespace dragoman

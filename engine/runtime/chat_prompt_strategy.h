@@ -16,11 +16,17 @@ public:
     bool takesPrompts() const override { return true; }
     void check(const TranslationRequest& request) const override;
     std::string translateParagraph(const std::string& paragraph, TranslationJob& job) const override;
+    bool chats() const override { return chat_.has_value(); }
+    // The conversation in the model's chat format: system messages' text before the first user turn, earlier
+    // answers closed with the format's stop token, then the assistant's turn is generated.
+    std::string complete(TranslationJob& job) const override;
 
     static constexpr std::size_t kSegmentTokens = 256;
 
 private:
     std::string translateSegment(const std::string& segment, TranslationJob& job) const;
+    // Generates after `prompt` (the chat format spelled out) until a stop token, streaming through the job.
+    std::string generate(const std::string& prompt, TranslationJob& job) const;
 
     const RunnableModel& model_;
     const CausalLanguageModel& network_;

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -13,6 +14,11 @@
 namespace dragoman {
 
 class LoraSet;  // a LoRA adapter bound to a model (layers/lora.h); opaque here
+
+// One turn of a conversation (OpenAI's chat messages): role "system", "user" or "assistant".
+struct ChatMessage {
+    std::string role, content;
+};
 
 struct TranslationRequest {
     std::string text;
@@ -32,6 +38,14 @@ struct TranslationRequest {
     CancelToken cancel{};
     // The LoRA adapter this request runs with (Model::loadAdapter), or none: the base model alone.
     std::shared_ptr<const LoraSet> adapter{};
+    // A chat completion instead of a translation (chat models, ModelDescription::chat): the conversation is
+    // rendered in the model's own chat format, as a chat server would, and the model's answer is generated;
+    // `text`, `from` and `to` are not used.
+    std::vector<ChatMessage> messages{};
+    // Caps on what is generated, and sampling settings that replace the model's recommended ones
+    // (temperature 0: greedy). Unset: the model's own settings.
+    std::optional<std::int64_t> maxNewTokens{};
+    std::optional<double> temperature{}, topP{};
 };
 
 struct TranslationStats {

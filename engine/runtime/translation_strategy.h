@@ -3,6 +3,7 @@
 // with the target's token in front; a chat model (HY-MT) takes its model card's prompt in its chat format.
 // The architecture registry (runtime/architectures.h) names each model_type's strategy.
 #include "runtime/translation_job.h"
+#include "util/error.h"
 
 #include <string>
 #include <utility>
@@ -26,6 +27,10 @@ public:
     virtual void check(const TranslationRequest& request) const = 0;
     // One line of input (no line break): its translation, whose pieces also go out through job.emit().
     virtual std::string translateParagraph(const std::string& paragraph, TranslationJob& job) const = 0;
+    // Whether the model has a chat format, so complete() answers conversations (TranslationRequest::messages).
+    virtual bool chats() const { return false; }
+    // The answer to job.request.messages, streamed through job.emit() like a translation.
+    virtual std::string complete(TranslationJob&) const { throw Error("unsupported", "this model has no chat format"); }
 };
 
 }  // namespace dragoman

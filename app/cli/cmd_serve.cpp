@@ -1,0 +1,94 @@
+#include "cli/command_line.h"
+#include "cli/commands.h"
+#include "cli/model_option.h"
+#include "server/api_server.h"
+
+#include <QFile>
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <csignal>
+#include <cstdio>
+#include <thread>
+
+namespace dragoman::cli {
+namespace {
+
+int stopPipe[2] = {-1, -1};  // written by the signal handler: the one thing it may safely do
+
+std::string readApiKey(const QString& path) {
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly))
+        throw Error("io", "cannot read the API key file " + path.toStdString() + ": " + file.errorString().toStdString());
+    const auto key = QString::fromUtf8(file.read(4096)).trimmed().toStdString();
+    if (key.empty()) throw Error("input", "the API key file " + path.toStdString() + " is empty");
+    return key;
+}
+
+}  // namespace
+
+// serve [--model M] [--adapter NAME=A ...] [--host H] [--port P] [--api-key-file F] [--max-batch N]
+int runServe(const QStringList& args) {
+    CommandLine cmd(QStringLiteral("dragoman-cli serve"),
+                    QStringLiteral("Serve the model over HTTP: OpenAI's /v1/chat/completions and /v1/models, LibreTranslate's "
+                                   "/translate and /languages."));
+    cmd.addOption(modelOption());
+    cmd.addOption(
+        {QStringLiteral("adapter"), QStringLiteral("A LoRA adapter requests name as their model (repeatable)"), QStringLiteral("NAME=A")});
+    cmd.addOption({QStringLiteral("host"), QStringLiteral("Address to listen on (default 127.0.0.1)"), QStringLiteral("H"),
+                   QStringLiteral("127.0.0.1")});
+    cmd.addOption(
+        {QStringLiteral("port"), QStringLiteral("Port (default 8080; 0: a free one)"), QStringLiteral("P"), QStringLiteral("8080")});
+    cmd.addOption({QStringLiteral("api-key-file"), QStringLiteral("Ask clients for the key in this file"), QStringLiteral("F")});
+    cmd.addOption({QStringLiteral("max-batch"), QStringLiteral("Requests computed at once (default 4)"), QStringLiteral("N")});
+    cmd.addOption(
+        {QStringLiteral("max-queue"), QStringLiteral("Requests that may wait beyond those (default 4 x max-batch)"), QStringLiteral("N")});
+    if (!cmd.parse(args)) return kExitOk;
+
+    server::ServerConfig config;
+    config.host = cmd.value("host").toStdString();
+    config.port = static_cast<int>(cmd.intValue("port", 8080, 0, 65535));
+    config.maxRunning = static_cast<int>(cmd.intValue("max-batch", 4, 1, 256));
+    config.maxWaiting = static_cast<int>(cmd.intValue("max-queue", 4 * config.maxRunning, 0, 4096));
+    if (cmd.isSet("api-key-file")) config.apiKey = readApiKey(cmd.value("api-key-file"));
+
+    const auto model = loadModelOption(cmd);
+    std::map<std::string, std::shared_ptr<const LoraSet>> adapters;
+    for (const auto& spec : cmd.values("adapter")) {
+        const auto equals = spec.indexOf('=');
+        if (equals <= 0 || equals == spec.size() - 1) throw UsageError("--adapter takes NAME=ADAPTER, got '" + spec.toStdString() + "'");
+        const auto name = spec.left(equals).toStdString();
+        if (name == model->description().id || adapters.count(name)) throw UsageError("--adapter: the name '" + name + "' is taken");
+        adapters.emplace(name, model->loadAdapter(spec.mid(equals + 1).toStdString()));
+    }
+
+    server::ApiServer server(config, model, std::move(adapters));
+    const int port = server.bind();
+    std::printf("listening on http://%s:%d\n", config.host.c_str(), port);
+    std::fflush(stdout);
+    // SIGTERM and SIGINT (whichever thread takes them) write their number to a pipe; one thread reads it and
+    // stops the server, which first lets the requests in flight finish.
+    if (::pipe2(stopPipe, O_CLOEXEC) != 0) throw Error("io", "cannot create the stop pipe");
+    struct sigaction action {};
+    action.sa_handler = [](int signal) {
+        const auto byte = static_cast<char>(signal);
+        [[maybe_unused]] const auto written = ::write(stopPipe[1], &byte, 1);
+    };
+    sigemptyset(&action.sa_mask);
+    ::sigaction(SIGTERM, &action, nullptr);
+    ::sigaction(SIGINT, &action, nullptr);
+    std::thread stopper([&] {
+        char signal = 0;
+        if (::read(stopPipe[0], &signal, 1) != 1 || signal == 0) return;  // 0: run() ended by itself
+        std::fprintf(stderr, "%s: finishing the requests in flight, then stopping\n", signal == SIGTERM ? "SIGTERM" : "SIGINT");
+        server.stop();
+    });
+    server.run();
+    const char done = 0;
+    [[maybe_unused]] const auto written = ::write(stopPipe[1], &done, 1);
+    stopper.join();
+    return kExitOk;
+}
+
+}  // namespace dragoman::cli

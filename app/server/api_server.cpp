@@ -1,0 +1,316 @@
+#include "server/api_server.h"
+
+#include "documents/text_formats.h"
+#include "language_list.h"
+#include "server/admission_gate.h"
+#include "server/api_error.h"
+#include "server/libretranslate_protocol.h"
+#include "server/openai_protocol.h"
+#include "server/stop_strings.h"
+
+#include <fmt/format.h>
+#include <httplib.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <mutex>
+
+namespace dragoman::server {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double secondsSince(Clock::time_point start) {
+    return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+void answerError(httplib::Response& res, int status, const std::string& code, const std::string& message) {
+    res.status = status;
+    res.set_content(errorBody(status, code, message), "application/json");
+}
+
+std::string bearerToken(const httplib::Request& req) {
+    const auto header = req.get_header_value("Authorization");
+    return header.rfind("Bearer ", 0) == 0 ? header.substr(7) : std::string();
+}
+
+// One line per request on stderr and in the log: what a server operator greps for.
+void logRequest(const std::string& line) {
+    static std::mutex mutex;
+    logMessage(LogLevel::Info, line);
+    std::lock_guard lock(mutex);
+    std::fprintf(stderr, "%s\n", line.c_str());
+}
+
+}  // namespace
+
+struct ApiServer::Impl {
+    Impl(ServerConfig c, std::shared_ptr<const Model> m, std::map<std::string, std::shared_ptr<const LoraSet>> a)
+        : config(std::move(c)), model(std::move(m)), adapters(std::move(a)), gate(config.maxRunning, config.maxWaiting) {}
+
+    ServerConfig config;
+    std::shared_ptr<const Model> model;
+    std::map<std::string, std::shared_ptr<const LoraSet>> adapters;
+    AdmissionGate gate;
+    httplib::Server http;
+    std::atomic<std::uint64_t> requests{0};
+    std::atomic<bool> draining{false};  // stopping: new requests are turned away, those in flight finish
+
+    void routes();
+    void chat(const httplib::Request& req, httplib::Response& res);
+    void libreTranslate(const httplib::Request& req, httplib::Response& res);
+    void libreLanguages(httplib::Response& res) const;
+
+    // The adapter a request's `model` names: null for the base; ApiError(404) for anything else.
+    std::shared_ptr<const LoraSet> adapterFor(const std::string& name) const {
+        if (name == model->description().id) return nullptr;
+        if (auto it = adapters.find(name); it != adapters.end()) return it->second;
+        throw ApiError(404, "model_not_found", "the model '" + name + "' does not exist (GET /v1/models lists them)");
+    }
+    // A translation's languages, checked against the model before any work (so a stream never starts in error).
+    void checkLanguages(TranslationRequest& r) const {
+        const auto& d = model->description();
+        if (!d.fixedTo.empty()) {
+            if (r.from.empty()) r.from = d.fixedFrom;
+            if (r.to.empty()) r.to = d.fixedTo;
+            if (r.from != d.fixedFrom || r.to != d.fixedTo)
+                throw ApiError(400, "unsupported_language", d.id + " translates " + d.fixedFrom + " into " + d.fixedTo + " only");
+            return;
+        }
+        if (r.to.empty()) throw ApiError(400, "invalid_request_error", "name the target language ('target_lang' or 'target')");
+        if (std::find(d.targetLanguages.begin(), d.targetLanguages.end(), r.to) == d.targetLanguages.end())
+            throw ApiError(400, "unsupported_language", d.id + " cannot translate into '" + r.to + "'");
+    }
+    std::shared_ptr<void> admit() {
+        auto ticket = gate.enter();
+        if (!ticket) throw ApiError(503, "queue_full", "the server is busy: every place in its queue is taken; try again shortly");
+        return ticket;
+    }
+};
+
+void ApiServer::Impl::routes() {
+    // Judged from Content-Length before anything is stored: a longer body is skipped unread and answered 413
+    // (the error handler below writes the JSON).
+    http.set_payload_max_length(config.maxBodyBytes);
+    http.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
+        if (draining) {
+            answerError(res, 503, "shutting_down", "the server is stopping");
+            res.set_header("Connection", "close");
+            return httplib::Server::HandlerResponse::Handled;
+        }
+        if (!config.apiKey.empty() && req.path.rfind("/v1/", 0) == 0 && bearerToken(req) != config.apiKey) {
+            answerError(res, 401, "invalid_api_key", "a valid API key is required (Authorization: Bearer KEY)");
+            return httplib::Server::HandlerResponse::Handled;
+        }
+        return httplib::Server::HandlerResponse::Unhandled;
+    });
+    http.set_error_handler(
+        httplib::Server::HandlerWithResponse([maxBodyBytes = config.maxBodyBytes](const httplib::Request& req, httplib::Response& res) {
+            if (!res.body.empty()) return httplib::Server::HandlerResponse::Unhandled;
+            if (res.status == 404)
+                answerError(res, 404, "not_found", "no route " + req.method + " " + req.path);
+            else if (res.status == 413)
+                answerError(res, 413, "request_too_large", fmt::format("the body is over the limit of {} bytes", maxBodyBytes));
+            else
+                answerError(res, res.status, "http_error", "the request could not be served (HTTP " + std::to_string(res.status) + ")");
+            return httplib::Server::HandlerResponse::Handled;
+        }));
+    http.set_exception_handler([](const httplib::Request&, httplib::Response& res, std::exception_ptr error) {
+        try {
+            std::rethrow_exception(error);
+        } catch (const ApiError& e) {
+            answerError(res, e.status, e.code, e.what());
+        } catch (const Error& e) {
+            answerError(res, e.category() == "input" || e.category() == "unsupported" ? 400 : 500, e.category(), e.detail());
+        } catch (const std::exception& e) {
+            answerError(res, 500, "internal_error", e.what());
+        }
+    });
+    http.Get("/v1/models", [this](const httplib::Request&, httplib::Response& res) {
+        std::vector<std::string> names;
+        for (const auto& [name, adapter] : adapters)
+            names.push_back(name);
+        res.set_content(modelList(model->description().id, names), "application/json");
+    });
+    http.Post("/v1/chat/completions", [this](const httplib::Request& req, httplib::Response& res) { chat(req, res); });
+    http.Post("/translate", [this](const httplib::Request& req, httplib::Response& res) { libreTranslate(req, res); });
+    http.Get("/languages", [this](const httplib::Request&, httplib::Response& res) { libreLanguages(res); });
+}
+
+void ApiServer::Impl::chat(const httplib::Request& req, httplib::Response& res) {
+    const auto start = Clock::now();
+    const auto call = parseChatCall(req.body);
+    const auto id = ++requests;
+    TranslationRequest r;
+    r.requestId = id;
+    r.adapter = adapterFor(call.model);
+    if (model->description().chat) {
+        for (const auto& m : call.messages)
+            if (m.role != "system" && m.role != "developer" && m.role != "user" && m.role != "assistant")
+                throw ApiError(400, "invalid_request_error", "unknown message role '" + m.role + "' (system, user or assistant)");
+        if (call.messages.back().role != "user") throw ApiError(400, "invalid_request_error", "the last message must be the user's");
+        r.messages = call.messages;
+        r.maxNewTokens = call.maxTokens;
+        r.temperature = call.temperature;
+        r.topP = call.topP;
+        r.seed = call.seed.value_or(0);
+    } else {
+        // A translation model: the last user message, between the languages the request names.
+        for (auto it = call.messages.rbegin(); it != call.messages.rend() && r.text.empty(); ++it)
+            if (it->role == "user") r.text = it->content;
+        r.from = call.sourceLang;
+        r.to = call.targetLang;
+        checkLanguages(r);
+    }
+    auto ticket = admit();
+    const ChatAnswer answer(fmt::format("chatcmpl-dragoman-{}", id), call.model);
+    const std::string adapterName = r.adapter ? call.model : "-";
+    auto logLine = [this, id, adapterName, start](const TranslationStats& stats, const char* outcome) {
+        logRequest(fmt::format("request {} chat model={} adapter={} tokens_in={} tokens_out={} ttft_s={:.3f} total_s={:.3f} {}", id,
+                               model->description().id, adapterName, stats.sourceTokens, stats.generatedTokens, stats.firstTokenSeconds,
+                               secondsSince(start), outcome));
+    };
+    auto finishReason = [&call](const TranslationStats& stats, bool stopped) {
+        return !stopped && call.maxTokens && stats.generatedTokens >= *call.maxTokens ? "length" : "stop";
+    };
+    if (!call.stream) {
+        auto stops = std::make_shared<StopStrings>(call.stop);
+        r.onDelta = [stops](std::string_view delta) {
+            stops->push(delta);
+            return !stops->stopped();
+        };
+        TranslationStats stats;
+        auto text = model->translate(r, &stats);
+        if (!call.stop.empty()) {  // the answer ends before the first stop string
+            StopStrings cut(call.stop);
+            text = cut.push(text) + cut.finish();
+        }
+        res.set_content(answer.whole(text, finishReason(stats, stops->stopped()), {stats.sourceTokens, stats.generatedTokens}),
+                        "application/json");
+        logLine(stats, "ok");
+        return;
+    }
+    res.set_header("Cache-Control", "no-cache");
+    res.set_chunked_content_provider(
+        "text/event-stream", [this, r, call, answer, ticket, logLine, finishReason](std::size_t, httplib::DataSink& sink) mutable {
+            StopStrings stops(call.stop);
+            bool connected = sink.write(answer.roleEvent().data(), answer.roleEvent().size());
+            auto send = [&](const std::string& event) { connected = connected && sink.write(event.data(), event.size()); };
+            r.onDelta = [&](std::string_view delta) {
+                if (const auto shown = stops.push(delta); !shown.empty()) send(answer.deltaEvent(shown));
+                return connected && !stops.stopped();  // a client gone: its sequence stops at once
+            };
+            TranslationStats stats;
+            const char* outcome = "ok";
+            try {
+                model->translate(r, &stats);
+                if (const auto rest = stops.finish(); !rest.empty()) send(answer.deltaEvent(rest));
+                send(answer.finishEvent(finishReason(stats, stops.stopped())));
+                if (call.includeUsage) send(answer.usageEvent({stats.sourceTokens, stats.generatedTokens}));
+            } catch (const std::exception& e) {
+                send(ChatAnswer::errorEvent(e.what()));
+                outcome = "failed";
+            }
+            send(ChatAnswer::doneEvent());
+            logLine(stats, connected ? outcome : "client gone");
+            sink.done();
+            return connected;
+        });
+}
+
+void ApiServer::Impl::libreTranslate(const httplib::Request& req, httplib::Response& res) {
+    const auto start = Clock::now();
+    const auto call = parseLibreCall(req.body, req.get_header_value("Content-Type"));
+    if (!config.apiKey.empty() && call.apiKey != config.apiKey && bearerToken(req) != config.apiKey)
+        throw ApiError(401, "invalid_api_key", "a valid API key is required ('api_key' or Authorization: Bearer KEY)");
+    const auto id = ++requests;
+    TranslationRequest r;
+    r.requestId = id;
+    r.from = call.source;
+    r.to = call.target;
+    checkLanguages(r);
+    auto ticket = admit();
+    std::vector<std::string> translations;
+    TranslationStats total;
+    auto translate = [&](const std::string& text) {
+        auto one = r;
+        one.text = text;
+        TranslationStats stats;
+        auto out = model->translate(one, &stats);
+        total.sourceTokens += stats.sourceTokens;
+        total.generatedTokens += stats.generatedTokens;
+        if (total.firstTokenSeconds < 0) total.firstTokenSeconds = stats.firstTokenSeconds;
+        return out;
+    };
+    for (const auto& text : call.texts) {
+        if (!call.html) {
+            translations.push_back(translate(text));
+            continue;
+        }
+        // HTML: the text between tags is translated, the markup kept (as translate-file does).
+        const auto doc = documents::segmentHtml(text, r.to);
+        std::vector<std::string> parts;
+        for (const auto& segment : doc.segments)
+            parts.push_back(translate(segment));
+        translations.push_back(doc.rebuild(parts));
+    }
+    const auto detected = call.source.empty() && !model->description().fixedFrom.empty() ? model->description().fixedFrom : std::string();
+    res.set_content(libreAnswer(translations, call.list, detected), "application/json");
+    logRequest(fmt::format("request {} translate model={} adapter=- tokens_in={} tokens_out={} ttft_s={:.3f} total_s={:.3f} ok", id,
+                           model->description().id, total.sourceTokens, total.generatedTokens, total.firstTokenSeconds,
+                           secondsSince(start)));
+}
+
+void ApiServer::Impl::libreLanguages(httplib::Response& res) const {
+    const auto& d = model->description();
+    std::vector<LibreLanguage> list;
+    for (const auto& language : languageList()) {
+        const auto code = language.code.toStdString();
+        LibreLanguage entry{code, language.name.toStdString(), {}};
+        if (!d.fixedFrom.empty()) {
+            if (code != d.fixedFrom) continue;
+            entry.targets = {d.fixedTo};
+        } else {
+            for (const auto& target : d.targetLanguages)
+                if (target != code) entry.targets.push_back(target);
+        }
+        list.push_back(std::move(entry));
+    }
+    res.set_content(server::libreLanguages(list), "application/json");
+}
+
+ApiServer::ApiServer(ServerConfig config, std::shared_ptr<const Model> model,
+                     std::map<std::string, std::shared_ptr<const LoraSet>> adapters)
+    : impl_(std::make_unique<Impl>(std::move(config), std::move(model), std::move(adapters))) {
+    // Enough connection threads for every request that may run or wait, and a few for quick routes; more
+    // connections queue in the kernel's backlog.
+    const auto threads = static_cast<std::size_t>(impl_->config.maxRunning + impl_->config.maxWaiting + 4);
+    impl_->http.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
+    impl_->routes();
+}
+
+ApiServer::~ApiServer() = default;
+
+int ApiServer::bind() {
+    const int port = impl_->config.port == 0 ? impl_->http.bind_to_any_port(impl_->config.host)
+                                             : (impl_->http.bind_to_port(impl_->config.host, impl_->config.port) ? impl_->config.port : -1);
+    if (port < 0)
+        throw Error("io", fmt::format("cannot listen on {}:{} (in use, or not an address of this machine)", impl_->config.host,
+                                      impl_->config.port));
+    return port;
+}
+
+void ApiServer::run() {
+    impl_->http.listen_after_bind();
+}
+
+void ApiServer::stop() {
+    // httplib's stop() would cut the streams in flight: first turn new requests away and let those finish.
+    impl_->draining = true;
+    impl_->gate.waitIdle();
+    impl_->http.stop();
+}
+
+}  // namespace dragoman::server

@@ -1,0 +1,88 @@
+#include "server/libretranslate_protocol.h"
+
+#include "server/api_error.h"
+
+#include <QByteArray>
+#include <QUrlQuery>
+
+#include <nlohmann/json.hpp>
+
+namespace dragoman::server {
+namespace {
+
+using nlohmann::json;
+
+std::string dumped(const json& j) {
+    return j.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+}  // namespace
+
+LibreCall parseLibreCall(const std::string& body, const std::string& contentType) {
+    LibreCall call;
+    json j;
+    if (contentType.find("application/x-www-form-urlencoded") != std::string::npos) {
+        const QUrlQuery form(QString::fromUtf8(QByteArray::fromStdString(body)).replace('+', ' '));
+        j = json::object();
+        for (const auto& [key, value] : form.queryItems(QUrl::FullyDecoded))
+            j[key.toStdString()] = value.toStdString();
+    } else {
+        try {
+            j = json::parse(body);
+        } catch (const json::parse_error& e) {
+            throw ApiError(400, "invalid_json", std::string("the body is not valid JSON: ") + e.what());
+        }
+    }
+    if (!j.is_object()) throw ApiError(400, "invalid_json", "the body must be a JSON object");
+    if (!j.contains("q")) throw ApiError(400, "invalid_request_error", "'q' is required (a text or a list of texts)");
+    if (j["q"].is_string()) {
+        call.texts.push_back(j["q"].get<std::string>());
+    } else if (j["q"].is_array()) {
+        call.list = true;
+        for (const auto& q : j["q"]) {
+            if (!q.is_string()) throw ApiError(400, "invalid_request_error", "'q' must hold texts only");
+            call.texts.push_back(q.get<std::string>());
+        }
+    } else {
+        throw ApiError(400, "invalid_request_error", "'q' must be a text or a list of texts");
+    }
+    auto text = [&](const char* field, bool required) {
+        if (!j.contains(field) || j[field].is_null()) {
+            if (required) throw ApiError(400, "invalid_request_error", std::string("'") + field + "' is required");
+            return std::string();
+        }
+        if (!j[field].is_string()) throw ApiError(400, "invalid_request_error", std::string("'") + field + "' must be a string");
+        return j[field].get<std::string>();
+    };
+    call.source = text("source", false);
+    if (call.source == "auto") call.source.clear();
+    call.target = text("target", true);
+    const auto format = text("format", false);
+    if (!format.empty() && format != "text" && format != "html")
+        throw ApiError(400, "invalid_request_error", "'format' must be text or html");
+    call.html = format == "html";
+    call.apiKey = text("api_key", false);
+    return call;
+}
+
+std::string libreAnswer(const std::vector<std::string>& translations, bool list, const std::string& detectedSource) {
+    json answer;
+    if (list)
+        answer["translatedText"] = translations;
+    else
+        answer["translatedText"] = translations.empty() ? std::string() : translations.front();
+    if (!detectedSource.empty()) {
+        json detected{{"language", detectedSource}, {"confidence", 100}};
+        answer["detectedLanguage"] = list ? json(std::vector<json>(translations.size(), detected)) : detected;
+    }
+    return dumped(answer);
+}
+
+std::string libreLanguages(const std::vector<LibreLanguage>& languages) {
+    json list = json::array();
+    for (const auto& l : languages)
+        list.push_back({{"code", l.code}, {"name", l.name}, {"targets", l.targets}});
+    return dumped(list);
+}
+
+}  // namespace dragoman::server

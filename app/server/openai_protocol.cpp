@@ -1,0 +1,167 @@
+#include "server/openai_protocol.h"
+
+#include "server/api_error.h"
+
+#include <chrono>
+
+namespace dragoman::server {
+namespace {
+
+using nlohmann::json;
+
+ApiError badField(const std::string& field, const std::string& why) {
+    return ApiError(400, "invalid_request_error", "'" + field + "' " + why);
+}
+
+// A message's content: a string, or OpenAI's list of parts of which the text parts count.
+std::string contentOf(const json& content, std::size_t index) {
+    if (content.is_string()) return content.get<std::string>();
+    const std::string field = "messages[" + std::to_string(index) + "].content";
+    if (!content.is_array()) throw badField(field, "must be a string or a list of text parts");
+    std::string text;
+    for (const auto& part : content) {
+        if (!part.is_object() || part.value("type", "") != "text" || !part.contains("text") || !part["text"].is_string())
+            throw badField(field, "may hold only parts {\"type\": \"text\", \"text\": ...}");
+        text += part["text"].get<std::string>();
+    }
+    return text;
+}
+
+template <typename T>
+std::optional<T> optionalNumber(const json& body, const char* field) {
+    if (!body.contains(field) || body[field].is_null()) return std::nullopt;
+    if (!body[field].is_number()) throw badField(field, "must be a number");
+    return body[field].get<T>();
+}
+
+std::string optionalText(const json& body, const char* field) {
+    if (!body.contains(field) || body[field].is_null()) return {};
+    if (!body[field].is_string()) throw badField(field, "must be a string");
+    return body[field].get<std::string>();
+}
+
+}  // namespace
+
+std::string errorBody(int status, const std::string& code, const std::string& message) {
+    const char* type = status == 401   ? "authentication_error"
+                       : status == 404 ? "not_found_error"
+                       : status == 413 ? "request_too_large"
+                       : status == 503 ? "server_overloaded"
+                       : status >= 500 ? "server_error"
+                                       : "invalid_request_error";
+    return json{{"error", {{"message", message}, {"type", type}, {"code", code}}}}.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+ChatCall parseChatCall(const std::string& body) {
+    json j;
+    try {
+        j = json::parse(body);
+    } catch (const json::parse_error& e) {
+        throw ApiError(400, "invalid_json", std::string("the body is not valid JSON: ") + e.what());
+    }
+    if (!j.is_object()) throw ApiError(400, "invalid_json", "the body must be a JSON object");
+    ChatCall call;
+    if (!j.contains("model") || !j["model"].is_string()) throw badField("model", "is required (a string)");
+    call.model = j["model"].get<std::string>();
+    if (!j.contains("messages") || !j["messages"].is_array() || j["messages"].empty())
+        throw badField("messages", "is required (a non-empty list)");
+    for (std::size_t i = 0; i < j["messages"].size(); ++i) {
+        const auto& m = j["messages"][i];
+        if (!m.is_object() || !m.contains("role") || !m["role"].is_string() || !m.contains("content"))
+            throw badField("messages[" + std::to_string(i) + "]", "must have a role and a content");
+        call.messages.push_back({m["role"].get<std::string>(), contentOf(m["content"], i)});
+    }
+    if (j.contains("stream") && !j["stream"].is_null()) {
+        if (!j["stream"].is_boolean()) throw badField("stream", "must be true or false");
+        call.stream = j["stream"].get<bool>();
+    }
+    if (j.contains("stream_options") && j["stream_options"].is_object())
+        call.includeUsage = j["stream_options"].value("include_usage", false);
+    call.maxTokens = optionalNumber<std::int64_t>(j, "max_completion_tokens");
+    if (!call.maxTokens) call.maxTokens = optionalNumber<std::int64_t>(j, "max_tokens");
+    if (call.maxTokens && *call.maxTokens < 1) throw badField("max_tokens", "must be at least 1");
+    call.temperature = optionalNumber<double>(j, "temperature");
+    if (call.temperature && (*call.temperature < 0 || *call.temperature > 2)) throw badField("temperature", "must lie in [0, 2]");
+    call.topP = optionalNumber<double>(j, "top_p");
+    if (call.topP && (*call.topP <= 0 || *call.topP > 1)) throw badField("top_p", "must lie in (0, 1]");
+    if (auto seed = optionalNumber<std::int64_t>(j, "seed")) call.seed = static_cast<std::uint64_t>(*seed);
+    if (j.contains("stop") && !j["stop"].is_null()) {
+        if (j["stop"].is_string()) {
+            call.stop.push_back(j["stop"].get<std::string>());
+        } else if (j["stop"].is_array()) {
+            for (const auto& s : j["stop"]) {
+                if (!s.is_string()) throw badField("stop", "must be a string or a list of strings");
+                call.stop.push_back(s.get<std::string>());
+            }
+        } else {
+            throw badField("stop", "must be a string or a list of strings");
+        }
+    }
+    call.sourceLang = optionalText(j, "source_lang");
+    call.targetLang = optionalText(j, "target_lang");
+    return call;
+}
+
+ChatAnswer::ChatAnswer(std::string id, std::string model)
+    : id_(std::move(id)),
+      model_(std::move(model)),
+      created_(std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count()) {}
+
+json ChatAnswer::chunk(json choices) const {
+    return {{"id", id_}, {"object", "chat.completion.chunk"}, {"created", created_}, {"model", model_}, {"choices", std::move(choices)}};
+}
+
+std::string ChatAnswer::whole(const std::string& text, const std::string& finishReason, const Usage& usage) const {
+    const json answer{
+        {"id", id_},
+        {"object", "chat.completion"},
+        {"created", created_},
+        {"model", model_},
+        {"choices", {{{"index", 0}, {"message", {{"role", "assistant"}, {"content", text}}}, {"finish_reason", finishReason}}}},
+        {"usage",
+         {{"prompt_tokens", usage.prompt}, {"completion_tokens", usage.completion}, {"total_tokens", usage.prompt + usage.completion}}}};
+    return answer.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+std::string ChatAnswer::roleEvent() const {
+    return "data: " +
+           chunk({{{"index", 0}, {"delta", {{"role", "assistant"}, {"content", ""}}}, {"finish_reason", nullptr}}})
+               .dump(-1, ' ', false, json::error_handler_t::replace) +
+           "\n\n";
+}
+
+std::string ChatAnswer::deltaEvent(const std::string& text) const {
+    return "data: " +
+           chunk({{{"index", 0}, {"delta", {{"content", text}}}, {"finish_reason", nullptr}}})
+               .dump(-1, ' ', false, json::error_handler_t::replace) +
+           "\n\n";
+}
+
+std::string ChatAnswer::finishEvent(const std::string& finishReason) const {
+    return "data: " +
+           chunk({{{"index", 0}, {"delta", json::object()}, {"finish_reason", finishReason}}})
+               .dump(-1, ' ', false, json::error_handler_t::replace) +
+           "\n\n";
+}
+
+std::string ChatAnswer::usageEvent(const Usage& usage) const {
+    auto event = chunk(json::array());
+    event["usage"] = {
+        {"prompt_tokens", usage.prompt}, {"completion_tokens", usage.completion}, {"total_tokens", usage.prompt + usage.completion}};
+    return "data: " + event.dump(-1, ' ', false, json::error_handler_t::replace) + "\n\n";
+}
+
+std::string ChatAnswer::errorEvent(const std::string& message) {
+    return "data: " + json::parse(errorBody(500, "generation_failed", message)).dump(-1, ' ', false, json::error_handler_t::replace) +
+           "\n\n";
+}
+
+std::string modelList(const std::string& base, const std::vector<std::string>& adapters) {
+    json data = json::array();
+    data.push_back({{"id", base}, {"object", "model"}, {"created", 0}, {"owned_by", "dragoman"}});
+    for (const auto& name : adapters)
+        data.push_back({{"id", name}, {"object", "model"}, {"created", 0}, {"owned_by", "dragoman"}, {"parent", base}});
+    return json{{"object", "list"}, {"data", data}}.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+}  // namespace dragoman::server

@@ -1,0 +1,405 @@
+// dragoman-cli serve as a real process on loopback, driven over HTTP with Qt Network: OpenAI's chat
+// completions (whole and streamed) and models list, LibreTranslate's /translate and /languages, answers equal
+// to the CLI's, concurrent streams that keep their own tokens, every error status, a client that leaves
+// mid-stream, a full queue, and SIGTERM ending the requests in flight before exit 0.
+#include <QEventLoop>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QNetworkAccessManager>
+#include <QNetworkReply>
+#include <QProcess>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QTimer>
+
+#include <csignal>
+#include <memory>
+
+namespace {
+
+const QString kMarian = QStringLiteral(DRAGOMAN_TEST_FIXTURES "/marian-tiny");
+const QString kHunyuan = QStringLiteral(DRAGOMAN_TEST_FIXTURES "/hunyuan-tiny");
+const QString kAdapter = QStringLiteral(DRAGOMAN_TEST_FIXTURES "/lora/marian-tiny.attn-ffn");
+
+QString longText() {
+    QString text;
+    for (int i = 0; i < 60; ++i)
+        text += QStringLiteral("My brother lives in Berlin and reads a newspaper every morning. ");
+    return text;
+}
+
+// A running `serve`, stopped (SIGTERM) when it goes out of scope.
+class Server {
+public:
+    explicit Server(QStringList args) {
+        process_.setProcessChannelMode(QProcess::SeparateChannels);
+        process_.start(qEnvironmentVariable("DRAGOMAN_CLI"), QStringList{"serve", "--port", "0"} + args);
+        if (!process_.waitForStarted(10000)) return;
+        while (process_.state() == QProcess::Running && !process_.canReadLine())
+            process_.waitForReadyRead(100);
+        const auto line = QString::fromUtf8(process_.readLine()).trimmed();
+        if (line.startsWith("listening on ")) url_ = line.mid(13);
+    }
+    ~Server() {
+        if (process_.state() == QProcess::Running) {
+            ::kill(static_cast<pid_t>(process_.processId()), SIGTERM);
+            process_.waitForFinished(30000);
+        }
+    }
+    QString url() const { return url_; }
+    QProcess& process() { return process_; }
+
+private:
+    QProcess process_;
+    QString url_;
+};
+
+struct Reply {
+    int status = 0;
+    QByteArray body;
+    QJsonObject json() const { return QJsonDocument::fromJson(body).object(); }
+};
+
+Reply send(QNetworkAccessManager& net, const QString& method, const QString& url, const QByteArray& body = {},
+           const QByteArray& contentType = "application/json", const QByteArray& key = {}) {
+    QNetworkRequest request{QUrl(url)};
+    if (!body.isNull()) request.setHeader(QNetworkRequest::ContentTypeHeader, contentType);
+    if (!key.isEmpty()) request.setRawHeader("Authorization", "Bearer " + key);
+    auto* reply = net.sendCustomRequest(request, method.toUtf8(), body);
+    QEventLoop loop;
+    QObject::connect(reply, &QNetworkReply::finished, &loop, &QEventLoop::quit);
+    QTimer::singleShot(120000, &loop, &QEventLoop::quit);
+    loop.exec();
+    Reply r{reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt(), reply->readAll()};
+    reply->deleteLater();
+    return r;
+}
+
+QByteArray chatBody(const QString& model, const QString& text, bool stream, const QJsonObject& extra = {}) {
+    QJsonObject body = extra;
+    body["model"] = model;
+    body["messages"] = QJsonArray{QJsonObject{{"role", "user"}, {"content", text}}};
+    body["stream"] = stream;
+    return QJsonDocument(body).toJson(QJsonDocument::Compact);
+}
+
+QString contentOf(const Reply& reply) {
+    return reply.json()["choices"].toArray().at(0).toObject()["message"].toObject()["content"].toString();
+}
+
+// The deltas of an SSE answer joined, and whether it ended with [DONE]; usage, when a chunk carried it.
+struct Streamed {
+    QString text;
+    bool done = false;
+    QJsonObject usage;
+    QString finishReason;
+};
+Streamed parseEvents(const QByteArray& body) {
+    Streamed s;
+    for (const auto& event : body.split('\n')) {
+        if (!event.startsWith("data: ")) continue;
+        const auto data = event.mid(6);
+        if (data == "[DONE]") {
+            s.done = true;
+            continue;
+        }
+        const auto chunk = QJsonDocument::fromJson(data).object();
+        if (chunk.contains("usage")) s.usage = chunk["usage"].toObject();
+        for (const auto& choice : chunk["choices"].toArray()) {
+            s.text += choice.toObject()["delta"].toObject()["content"].toString();
+            if (!choice.toObject()["finish_reason"].isNull()) s.finishReason = choice.toObject()["finish_reason"].toString();
+        }
+    }
+    return s;
+}
+
+QString cliTranslate(const QString& model, const QString& from, const QString& to, const QString& text) {
+    QProcess process;
+    process.start(qEnvironmentVariable("DRAGOMAN_CLI"), {"translate", "--model", model, "--from", from, "--to", to, "--text", text});
+    process.waitForFinished(60000);
+    return QString::fromUtf8(process.readAllStandardOutput()).chopped(1);  // its line break
+}
+
+}  // namespace
+
+class TestServe : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase();
+    void modelsListsBaseAndAdapters();
+    void chatAnswersEqualTheCli_data();
+    void chatAnswersEqualTheCli();
+    void streamedDeltasAddUp();
+    void adapterIsChosenByModelName();
+    void concurrentStreamsKeepTheirTokens();
+    void stopStringsEndTheAnswer();
+    void libreTranslate();
+    void errors_data();
+    void errors();
+    void apiKeyIsRequired();
+    void fullQueueAnswers503();
+    void clientLeavingMidStreamDisturbsNothing();
+    void sigtermFinishesRequestsInFlight();
+
+private:
+    std::unique_ptr<Server> marian_, hunyuan_;
+    QNetworkAccessManager net_;
+};
+
+void TestServe::initTestCase() {
+    marian_ = std::make_unique<Server>(QStringList{"--model", kMarian, "--adapter", "tuned=" + kAdapter});
+    QVERIFY2(!marian_->url().isEmpty(), marian_->process().readAllStandardError().constData());
+    QVERIFY(marian_->url().startsWith("http://127.0.0.1:"));
+    hunyuan_ = std::make_unique<Server>(QStringList{"--model", kHunyuan});
+    QVERIFY2(!hunyuan_->url().isEmpty(), hunyuan_->process().readAllStandardError().constData());
+}
+
+void TestServe::modelsListsBaseAndAdapters() {
+    const auto reply = send(net_, "GET", marian_->url() + "/v1/models");
+    QCOMPARE(reply.status, 200);
+    QStringList ids;
+    for (const auto& model : reply.json()["data"].toArray())
+        ids << model.toObject()["id"].toString();
+    QCOMPARE(ids.size(), 2);
+    QVERIFY(ids.contains("tuned"));
+    QVERIFY(ids.at(0).contains("marian-tiny"));
+}
+
+void TestServe::chatAnswersEqualTheCli_data() {
+    QTest::addColumn<bool>("hunyuan");
+    QTest::addColumn<QString>("text");
+    QTest::newRow("marian") << false << "The man sees a small house today.";
+    QTest::newRow("marian, two lines") << false << "My brother lives in Berlin.\nThe cat sleeps.";
+    QTest::newRow("hunyuan chat") << true << "It is raining.";
+}
+
+// Marian translates the last user message between source_lang and target_lang; HY-MT answers the model card's
+// prompt sent as a chat message exactly as `translate` does when it writes that prompt itself.
+void TestServe::chatAnswersEqualTheCli() {
+    QFETCH(bool, hunyuan);
+    QFETCH(QString, text);
+    auto* server = hunyuan ? hunyuan_.get() : marian_.get();
+    const auto models = send(net_, "GET", server->url() + "/v1/models").json()["data"].toArray();
+    const auto id = models.at(0).toObject()["id"].toString();
+    const auto message = hunyuan ? "Translate the following segment into German, without additional explanation.\n\n" + text : text;
+    const QJsonObject extra = hunyuan ? QJsonObject{{"temperature", 0}} : QJsonObject{{"source_lang", "en"}, {"target_lang", "de"}};
+    const auto reply = send(net_, "POST", server->url() + "/v1/chat/completions", chatBody(id, message, false, extra));
+    QCOMPARE(reply.status, 200);
+    const auto cli = cliTranslate(hunyuan ? kHunyuan : kMarian, "en", "de", text);
+    if (hunyuan)  // `translate` caps a translation at twice its prompt's length; a chat answer may go on
+        QVERIFY2(contentOf(reply).startsWith(cli), qPrintable(contentOf(reply) + " / " + cli));
+    else
+        QCOMPARE(contentOf(reply), cli);
+    const auto usage = reply.json()["usage"].toObject();
+    QVERIFY(usage["prompt_tokens"].toInt() > 0);
+    QCOMPARE(usage["total_tokens"].toInt(), usage["prompt_tokens"].toInt() + usage["completion_tokens"].toInt());
+    QCOMPARE(reply.json()["object"].toString(), QStringLiteral("chat.completion"));
+}
+
+void TestServe::streamedDeltasAddUp() {
+    const QJsonObject extra{{"source_lang", "en"}, {"target_lang", "de"}, {"stream_options", QJsonObject{{"include_usage", true}}}};
+    const auto whole = send(net_, "POST", marian_->url() + "/v1/chat/completions", chatBody("tuned", longText(), false, extra));
+    const auto streamed = send(net_, "POST", marian_->url() + "/v1/chat/completions", chatBody("tuned", longText(), true, extra));
+    QCOMPARE(streamed.status, 200);
+    const auto events = parseEvents(streamed.body);
+    QVERIFY(events.done);
+    QCOMPARE(events.text, contentOf(whole));
+    QCOMPARE(events.finishReason, QStringLiteral("stop"));
+    QCOMPARE(events.usage["completion_tokens"].toInt(), whole.json()["usage"].toObject()["completion_tokens"].toInt());
+}
+
+void TestServe::adapterIsChosenByModelName() {
+    const QJsonObject extra{{"source_lang", "en"}, {"target_lang", "de"}};
+    const QString text = QStringLiteral("The man sees a small house today.");
+    const auto base =
+        send(net_, "POST", marian_->url() + "/v1/chat/completions",
+             chatBody(send(net_, "GET", marian_->url() + "/v1/models").json()["data"].toArray().at(0).toObject()["id"].toString(), text,
+                      false, extra));
+    const auto tuned = send(net_, "POST", marian_->url() + "/v1/chat/completions", chatBody("tuned", text, false, extra));
+    QCOMPARE(contentOf(tuned), cliTranslate(kAdapter + ".merged", "en", "de", text));  // PEFT's merged twin
+    QVERIFY(contentOf(tuned) != contentOf(base));
+}
+
+// Several streams at once: each gets its own answer, whole, as when it ran alone.
+void TestServe::concurrentStreamsKeepTheirTokens() {
+    const QStringList texts{longText(), QStringLiteral("The cat sleeps."), QStringLiteral("My brother lives in Berlin. ") + longText()};
+    const QJsonObject extra{{"source_lang", "en"}, {"target_lang", "de"}};
+    QStringList alone;
+    for (const auto& text : texts)
+        alone << contentOf(send(net_, "POST", marian_->url() + "/v1/chat/completions", chatBody("tuned", text, false, extra)));
+    std::vector<QNetworkReply*> replies;
+    for (const auto& text : texts) {
+        QNetworkRequest request{QUrl(marian_->url() + "/v1/chat/completions")};
+        request.setHeader(QNetworkRequest::ContentTypeHeader, "application/json");
+        replies.push_back(net_.post(request, chatBody("tuned", text, true, extra)));
+    }
+    for (std::size_t i = 0; i < replies.size(); ++i) {
+        QTRY_VERIFY_WITH_TIMEOUT(replies[i]->isFinished(), 120000);
+        const auto events = parseEvents(replies[i]->readAll());
+        QVERIFY(events.done);
+        QCOMPARE(events.text, alone[static_cast<int>(i)]);
+        replies[i]->deleteLater();
+    }
+}
+
+void TestServe::stopStringsEndTheAnswer() {
+    const QJsonObject plain{{"source_lang", "en"}, {"target_lang", "de"}};
+    const QString text = QStringLiteral("My brother lives in Berlin and reads a newspaper every morning.");
+    const auto full = contentOf(send(net_, "POST", marian_->url() + "/v1/chat/completions", chatBody("tuned", text, false, plain)));
+    QVERIFY(full.size() > 6);
+    const auto stop = full.mid(full.size() / 2, 3);
+    auto extra = plain;
+    extra["stop"] = QJsonArray{stop};
+    const auto expected = full.left(full.indexOf(stop));
+    QCOMPARE(contentOf(send(net_, "POST", marian_->url() + "/v1/chat/completions", chatBody("tuned", text, false, extra))), expected);
+    QCOMPARE(parseEvents(send(net_, "POST", marian_->url() + "/v1/chat/completions", chatBody("tuned", text, true, extra)).body).text,
+             expected);
+}
+
+void TestServe::libreTranslate() {
+    const QString text = QStringLiteral("The man sees a small house today.");
+    const auto expected = cliTranslate(kMarian, "en", "de", text);
+    auto reply = send(net_, "POST", marian_->url() + "/translate",
+                      QJsonDocument(QJsonObject{{"q", text}, {"source", "en"}, {"target", "de"}}).toJson());
+    QCOMPARE(reply.status, 200);
+    QCOMPARE(reply.json()["translatedText"].toString(), expected);
+    reply = send(net_, "POST", marian_->url() + "/translate",
+                 QJsonDocument(QJsonObject{{"q", QJsonArray{text, text}}, {"source", "auto"}, {"target", "de"}}).toJson());
+    QCOMPARE(reply.json()["translatedText"].toArray(), (QJsonArray{expected, expected}));
+    QCOMPARE(reply.json()["detectedLanguage"].toArray().at(0).toObject()["language"].toString(), QStringLiteral("en"));
+    reply = send(net_, "POST", marian_->url() + "/translate", "q=The+cat+sleeps.&source=en&target=de", "application/x-www-form-urlencoded");
+    QCOMPARE(reply.json()["translatedText"].toString(), cliTranslate(kMarian, "en", "de", "The cat sleeps."));
+    reply = send(net_, "POST", marian_->url() + "/translate",
+                 QJsonDocument(QJsonObject{{"q", "<p>" + text + "</p>"}, {"source", "en"}, {"target", "de"}, {"format", "html"}}).toJson());
+    QVERIFY(reply.json()["translatedText"].toString().startsWith("<p>"));
+    QVERIFY(reply.json()["translatedText"].toString().endsWith("</p>"));
+    const auto languages = QJsonDocument::fromJson(send(net_, "GET", marian_->url() + "/languages").body).array();
+    QCOMPARE(languages.size(), 1);
+    QCOMPARE(languages.at(0).toObject()["code"].toString(), QStringLiteral("en"));
+    QCOMPARE(languages.at(0).toObject()["targets"].toArray(), QJsonArray{"de"});
+    QVERIFY(QJsonDocument::fromJson(send(net_, "GET", hunyuan_->url() + "/languages").body).array().size() > 30);
+}
+
+void TestServe::errors_data() {
+    QTest::addColumn<QString>("method");
+    QTest::addColumn<QString>("path");
+    QTest::addColumn<QByteArray>("body");
+    QTest::addColumn<int>("status");
+    QTest::newRow("bad JSON") << "POST"
+                              << "/v1/chat/completions" << QByteArray("{\"model\": ") << 400;
+    QTest::newRow("not an object") << "POST"
+                                   << "/v1/chat/completions" << QByteArray("[1, 2]") << 400;
+    QTest::newRow("no messages") << "POST"
+                                 << "/v1/chat/completions" << QByteArray(R"({"model": "tuned"})") << 400;
+    QTest::newRow("content of the wrong type") << "POST"
+                                               << "/v1/chat/completions"
+                                               << QByteArray(R"({"model": "tuned", "messages": [{"role": "user", "content": 5}]})") << 400;
+    QTest::newRow("invalid UTF-8") << "POST"
+                                   << "/v1/chat/completions"
+                                   << QByteArray("{\"model\": \"tuned\", \"messages\": [{\"role\": \"user\", \"content\": \"\xff\xfe\"}]}")
+                                   << 400;
+    QTest::newRow("temperature out of range") << "POST"
+                                              << "/v1/chat/completions"
+                                              << chatBody("tuned", "Hi.", false, {{"temperature", 7}, {"target_lang", "de"}}) << 400;
+    QTest::newRow("unknown model") << "POST"
+                                   << "/v1/chat/completions" << chatBody("gpt-4", "Hi.", false) << 404;
+    QTest::newRow("language the model lacks") << "POST"
+                                              << "/v1/chat/completions" << chatBody("tuned", "Hi.", false, {{"target_lang", "fr"}}) << 400;
+    QTest::newRow("unknown route") << "GET"
+                                   << "/v1/embeddings" << QByteArray() << 404;
+    QTest::newRow("libretranslate without target") << "POST"
+                                                   << "/translate" << QByteArray(R"({"q": "Hi."})") << 400;
+    QTest::newRow("body over the limit") << "POST"
+                                         << "/v1/chat/completions" << QByteArray(5 << 20, 'x') << 413;
+}
+
+void TestServe::errors() {
+    QFETCH(QString, method);
+    QFETCH(QString, path);
+    QFETCH(QByteArray, body);
+    QFETCH(int, status);
+    const auto reply = send(net_, method, marian_->url() + path, body.isEmpty() ? QByteArray() : body);
+    QCOMPARE(reply.status, status);
+    const auto error = reply.json()["error"].toObject();
+    QVERIFY2(!error["message"].toString().isEmpty(), reply.body.constData());
+    QVERIFY(!error["type"].toString().isEmpty());
+    QVERIFY(error.contains("code"));
+    QCOMPARE(send(net_, "GET", marian_->url() + "/v1/models").status, 200);  // and the server lives on
+}
+
+void TestServe::apiKeyIsRequired() {
+    QTemporaryDir dir;
+    QFile keyFile(dir.filePath("key"));
+    QVERIFY(keyFile.open(QIODevice::WriteOnly));
+    keyFile.write("s3cret\n");
+    keyFile.close();
+    Server server({"--model", kMarian, "--api-key-file", keyFile.fileName()});
+    QVERIFY(!server.url().isEmpty());
+    QCOMPARE(send(net_, "GET", server.url() + "/v1/models").status, 401);
+    QCOMPARE(send(net_, "GET", server.url() + "/v1/models", {}, {}, "wrong").status, 401);
+    QCOMPARE(send(net_, "GET", server.url() + "/v1/models", {}, {}, "s3cret").status, 200);
+    const auto body = QJsonDocument(QJsonObject{{"q", "The cat."}, {"source", "en"}, {"target", "de"}}).toJson();
+    QCOMPARE(send(net_, "POST", server.url() + "/translate", body).status, 401);
+    const auto keyed = QJsonDocument(QJsonObject{{"q", "The cat."}, {"source", "en"}, {"target", "de"}, {"api_key", "s3cret"}}).toJson();
+    QCOMPARE(send(net_, "POST", server.url() + "/translate", keyed).status, 200);
+}
+
+// One request computing, none allowed to wait: a second is turned away at once with 503, and served later.
+void TestServe::fullQueueAnswers503() {
+    Server server({"--model", kMarian, "--max-batch", "1", "--max-queue", "0"});
+    QVERIFY(!server.url().isEmpty());
+    const QJsonObject extra{{"source_lang", "en"}, {"target_lang", "de"}};
+    QNetworkRequest request{QUrl(server.url() + "/v1/chat/completions")};
+    request.setHeader(QNetworkRequest::ContentTypeHeader, "application/json");
+    const auto id = send(net_, "GET", server.url() + "/v1/models").json()["data"].toArray().at(0).toObject()["id"].toString();
+    auto* first = net_.post(request, chatBody(id, longText() + longText() + longText(), true, extra));
+    QTRY_VERIFY_WITH_TIMEOUT(first->bytesAvailable() > 0, 30000);  // it computes
+    const auto turnedAway = send(net_, "POST", server.url() + "/v1/chat/completions", chatBody(id, "The cat.", false, extra));
+    QCOMPARE(turnedAway.status, 503);
+    QCOMPARE(turnedAway.json()["error"].toObject()["code"].toString(), QStringLiteral("queue_full"));
+    QTRY_VERIFY_WITH_TIMEOUT(first->isFinished(), 120000);
+    first->deleteLater();
+    QCOMPARE(send(net_, "POST", server.url() + "/v1/chat/completions", chatBody(id, "The cat.", false, extra)).status, 200);
+}
+
+void TestServe::clientLeavingMidStreamDisturbsNothing() {
+    const QJsonObject extra{{"source_lang", "en"}, {"target_lang", "de"}};
+    const auto expected =
+        contentOf(send(net_, "POST", marian_->url() + "/v1/chat/completions", chatBody("tuned", "The cat sleeps.", false, extra)));
+    QNetworkRequest request{QUrl(marian_->url() + "/v1/chat/completions")};
+    request.setHeader(QNetworkRequest::ContentTypeHeader, "application/json");
+    QString veryLong;  // seconds of generation, so the server is still writing when the client leaves
+    for (int i = 0; i < 12; ++i)
+        veryLong += longText();
+    auto* leaving = net_.post(request, chatBody("tuned", veryLong, true, extra));
+    QTRY_VERIFY_WITH_TIMEOUT(leaving->bytesAvailable() > 0, 30000);
+    leaving->abort();
+    leaving->deleteLater();
+    const auto after = send(net_, "POST", marian_->url() + "/v1/chat/completions", chatBody("tuned", "The cat sleeps.", true, extra));
+    QCOMPARE(parseEvents(after.body).text, expected);
+    QByteArray log;
+    QTRY_VERIFY2_WITH_TIMEOUT((log += marian_->process().readAllStandardError()).contains("client gone"), log.constData(), 30000);
+}
+
+void TestServe::sigtermFinishesRequestsInFlight() {
+    Server server({"--model", kMarian});
+    QVERIFY(!server.url().isEmpty());
+    const QJsonObject extra{{"source_lang", "en"}, {"target_lang", "de"}};
+    QNetworkRequest request{QUrl(server.url() + "/v1/chat/completions")};
+    request.setHeader(QNetworkRequest::ContentTypeHeader, "application/json");
+    const auto id = send(net_, "GET", server.url() + "/v1/models").json()["data"].toArray().at(0).toObject()["id"].toString();
+    auto* inFlight = net_.post(request, chatBody(id, longText(), true, extra));
+    QTRY_VERIFY_WITH_TIMEOUT(inFlight->bytesAvailable() > 0, 30000);
+    ::kill(static_cast<pid_t>(server.process().processId()), SIGTERM);
+    QTRY_VERIFY_WITH_TIMEOUT(inFlight->isFinished(), 120000);
+    QVERIFY(parseEvents(inFlight->readAll()).done);  // answered to the end
+    inFlight->deleteLater();
+    QVERIFY(server.process().waitForFinished(30000));
+    QCOMPARE(server.process().exitStatus(), QProcess::NormalExit);
+    QCOMPARE(server.process().exitCode(), 0);
+}
+
+QTEST_MAIN(TestServe)
+#include "tst_serve.moc"
