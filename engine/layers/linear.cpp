@@ -8,6 +8,8 @@
 
 #include <torch/torch.h>
 
+#include <algorithm>
+
 namespace dragoman {
 namespace ops {
 namespace {
@@ -139,6 +141,23 @@ torch::Tensor Linear::operator()(const torch::Tensor& x, const LoraSet* lora) co
     }
     auto y = scaled(ops::libtorchProject(x, weight_));
     return withDelta(bias_.defined() ? y + bias_.to(torch::kFloat32) : y, x, lora);
+}
+
+torch::Tensor Linear::operator()(const torch::Tensor& x, const std::vector<const LoraSet*>& adapters) const {
+    const LoraSet* first = adapters.empty() ? nullptr : adapters.front();
+    if (std::all_of(adapters.begin(), adapters.end(), [first](const LoraSet* a) { return a == first; })) return (*this)(x, first);
+    auto y = (*this)(x, nullptr);
+    std::vector<const LoraSet*> done;
+    for (const auto* adapter : adapters) {
+        if (!adapter || std::find(done.begin(), done.end(), adapter) != done.end()) continue;
+        done.push_back(adapter);
+        std::vector<std::int64_t> rows;
+        for (std::size_t i = 0; i < adapters.size(); ++i)
+            if (adapters[i] == adapter) rows.push_back(static_cast<std::int64_t>(i));
+        const auto index = torch::tensor(rows, torch::kInt64).to(y.device());
+        y.index_copy_(0, index, withDelta(y.index_select(0, index), x.index_select(0, index), adapter));
+    }
+    return y;
 }
 
 std::vector<torch::Tensor> Linear::many(const torch::Tensor& x, const std::vector<const Linear*>& layers, const LoraSet* lora) {

@@ -28,6 +28,9 @@ public:
     // x [..., in] float32 -> [..., out] float32, plus the delta `lora` (the request's adapter, may be null)
     // holds for this layer's slot.
     torch::Tensor operator()(const torch::Tensor& x, const LoraSet* lora = nullptr) const;
+    // Rows of a batch of requests, row i with adapters[i] (null: none): the base product once for all rows,
+    // then each adapter's delta on its rows. Row i equals (*this)(x[i], adapters[i]) exactly.
+    torch::Tensor operator()(const torch::Tensor& x, const std::vector<const LoraSet*>& adapters) const;
     // The same x through several layers sharing `in`: one decoding row by bf16 weights is one kernel pass.
     static std::vector<torch::Tensor> many(const torch::Tensor& x, const std::vector<const Linear*>& layers, const LoraSet* lora = nullptr);
 
@@ -67,10 +70,11 @@ namespace ops {
 // through kernels that widen the weights on the fly, so bf16 checkpoints are never converted.
 torch::Tensor project(const torch::Tensor& x, const torch::Tensor& weight);
 
-// Up to this many rows (a decoding step, a few beams) a float32 product runs on the engine's own kernel: it
-// streams W once at memory speed for all rows, where libtorch sent one row to a GEMM 2-4x slower than mv()
-// and OpenBLAS ran 4 rows at ~8 GFLOP/s.
-constexpr std::int64_t kSmallRows = 4;
+// Up to this many rows (a decoding step, a few beams, a batch of sequences) a float32 product runs on the
+// engine's own kernel: it streams W once at memory speed for all rows, where libtorch sent one row to a GEMM
+// 2-4x slower than mv() and OpenBLAS ran 4 rows at ~8 GFLOP/s. The kernel sums each output in the same order
+// whatever the row count, so a batched step gives each sequence the numbers of its step alone.
+constexpr std::int64_t kSmallRows = 16;
 torch::Tensor smallRowsLinear(const torch::Tensor& x, const torch::Tensor& weight, const torch::Tensor& bias = {});
 
 // y = x W^T + b on the CPU kernels. Weights other than float32 go through project(); the bias is widened

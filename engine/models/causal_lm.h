@@ -38,6 +38,15 @@ public:
     // else [V] for the last position only. Throws Error("input") past the cache's capacity, Cancelled when
     // the state's `interrupted` says so.
     virtual torch::Tensor forward(CausalState& state, const torch::Tensor& ids, bool allPositions = false) const = 0;
+    // One decoding step for several sequences at once: states[i] is fed ids[i]. Returns float32 logits [B, V]
+    // whose row i equals what forward(*states[i], {ids[i]}) returns alone, bit for bit (decode/batch_search.h
+    // relies on it). The default runs them one by one; a model overrides it to read its weights once for all.
+    virtual torch::Tensor stepMany(const std::vector<CausalState*>& states, const std::vector<TokenId>& ids) const {
+        std::vector<torch::Tensor> rows;
+        for (std::size_t i = 0; i < states.size(); ++i)
+            rows.push_back(forward(*states[i], torch::tensor({ids[i]}, torch::kInt64)));
+        return torch::stack(rows);
+    }
 
     virtual std::int64_t vocabSize() const = 0;
     virtual std::int64_t maxPositions() const = 0;

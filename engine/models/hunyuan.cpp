@@ -159,16 +159,14 @@ std::unique_ptr<CausalState> HunyuanModel::start(std::int64_t maxTokens) const {
     return state;
 }
 
-torch::Tensor HunyuanModel::attention(const HunyuanLayer& l, std::size_t index, CausalState& base, const torch::Tensor& x,
-                                      const Rotary::Angles& angles) const {
+torch::Tensor HunyuanModel::attendProjected(std::size_t index, CausalState& base, const HunyuanLayer& l, const torch::Tensor& qp,
+                                            const torch::Tensor& kp, const torch::Tensor& vp, const Rotary::Angles& angles) const {
     auto& state = static_cast<HunyuanState&>(base);
-    const auto t = x.size(0), heads = config_.heads, kvHeads = config_.kvHeads, hd = config_.headDim;
+    const auto t = qp.size(0), heads = config_.heads, kvHeads = config_.kvHeads, hd = config_.headDim;
     const auto start = state.length_, total = start + t;
-    const auto* lora = state.adapter.get();
-    const auto qkv = Linear::many(x, {&l.q, &l.k, &l.v}, lora);
-    auto q = rotary_(qkv[0].view({t, heads, hd}).transpose(0, 1), angles);  // [H, T, hd]
-    auto k = rotary_(qkv[1].view({t, kvHeads, hd}).transpose(0, 1), angles);
-    auto v = qkv[2].view({t, kvHeads, hd}).transpose(0, 1);
+    auto q = rotary_(qp.view({t, heads, hd}).transpose(0, 1), angles);  // [H, T, hd]
+    auto k = rotary_(kp.view({t, kvHeads, hd}).transpose(0, 1), angles);
+    auto v = vp.view({t, kvHeads, hd}).transpose(0, 1);
     if (config_.qkNorm) {  // after RoPE, as transformers' HunYuanDenseV1Attention
         q = l.qNorm(q);
         k = l.kNorm(k);
@@ -177,15 +175,21 @@ torch::Tensor HunyuanModel::attention(const HunyuanLayer& l, std::size_t index, 
     state.values[index].narrow(1, start, t).copy_(v);
     const auto keys = state.keys[index].narrow(1, 0, total), values = state.values[index].narrow(1, 0, total);
     if (t == 1 && placement_.onCpuKernels())  // a decoding step: one pass of the engine's attention kernel, heads merged
-        return l.o(attention::oneQuery(q.reshape({1, heads * hd}), keys.unsqueeze(0), values.unsqueeze(0), heads), lora);
+        return attention::oneQuery(q.reshape({1, heads * hd}), keys.unsqueeze(0), values.unsqueeze(0), heads);
     // Query heads sharing a key/value head are stacked so one batched product serves the whole group.
     const auto group = heads / kvHeads;
     auto grouped = q.reshape({kvHeads, group * t, hd});
     torch::Tensor mask;
     if (t > 1) mask = attention::causalMask(start, t, total, placement_.device).repeat({group, 1});
     auto context = attention::full(grouped, keys, values, mask);  // [kvHeads, group * T, hd]
-    context = context.view({heads, t, hd}).transpose(0, 1).reshape({t, heads * hd});
-    return l.o(context, lora);
+    return context.view({heads, t, hd}).transpose(0, 1).reshape({t, heads * hd});
+}
+
+torch::Tensor HunyuanModel::attention(const HunyuanLayer& l, std::size_t index, CausalState& state, const torch::Tensor& x,
+                                      const Rotary::Angles& angles) const {
+    const auto* lora = state.adapter.get();
+    const auto qkv = Linear::many(x, {&l.q, &l.k, &l.v}, lora);
+    return l.o(attendProjected(index, state, l, qkv[0], qkv[1], qkv[2], angles), lora);
 }
 
 torch::Tensor HunyuanModel::run(CausalState& base, const torch::Tensor& ids, std::vector<torch::Tensor>* hidden) const {
@@ -219,6 +223,41 @@ torch::Tensor HunyuanModel::forward(CausalState& state, const torch::Tensor& ids
     // Logits come back to the CPU, where search and sampling run (a no-op there).
     if (!allPositions) return lmHead_(x.narrow(0, x.size(0) - 1, 1)).view({config_.vocabSize}).to(torch::kCPU);
     return lmHead_(x).to(torch::kCPU);
+}
+
+torch::Tensor HunyuanModel::stepMany(const std::vector<CausalState*>& states, const std::vector<TokenId>& ids) const {
+    const auto rows = static_cast<std::int64_t>(states.size());
+    if (rows == 0 || ids.size() != states.size()) throw Error("input", "a batched step feeds one token to each sequence");
+    std::vector<HunyuanState*> sequences;
+    std::vector<Rotary::Angles> angles;
+    std::vector<const LoraSet*> adapters;
+    for (std::size_t b = 0; b < states.size(); ++b) {
+        auto& state = static_cast<HunyuanState&>(*states[b]);
+        if (state.length_ + 1 > state.capacity_)
+            throw Error("input", "sequence of " + std::to_string(state.length_ + 1) + " tokens exceeds the cache of " +
+                                     std::to_string(state.capacity_));
+        if (ids[b] < 0 || ids[b] >= config_.vocabSize)
+            throw Error("input", "a token id lies outside the vocabulary of " + std::to_string(config_.vocabSize));
+        sequences.push_back(&state);
+        angles.push_back(rotary_.at(state.length_, 1));
+        adapters.push_back(state.adapter.get());
+    }
+    auto x = embed_(torch::tensor(ids, torch::kInt64));  // [B, H]
+    for (std::size_t i = 0; i < layers_.size(); ++i) {
+        const auto& l = layers_[i];
+        const auto h = l.inputNorm(x);
+        const auto q = l.q(h, adapters), k = l.k(h, adapters), v = l.v(h, adapters);
+        std::vector<torch::Tensor> contexts;
+        for (std::int64_t b = 0; b < rows; ++b)
+            contexts.push_back(attendProjected(i, *sequences[static_cast<std::size_t>(b)], l, q.narrow(0, b, 1), k.narrow(0, b, 1),
+                                               v.narrow(0, b, 1), angles[static_cast<std::size_t>(b)]));
+        x = x + l.o(torch::cat(contexts), adapters);
+        const auto post = l.postNorm(x);
+        x = x + l.down(torch::silu(l.gate(post, adapters)) * l.up(post, adapters), adapters);
+    }
+    for (auto* state : sequences)
+        state->length_ += 1;
+    return lmHead_(finalNorm_(x)).to(torch::kCPU);
 }
 
 torch::Tensor HunyuanModel::hiddenStates(const torch::Tensor& ids) const {

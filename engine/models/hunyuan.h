@@ -46,6 +46,9 @@ public:
 
     std::unique_ptr<CausalState> start(std::int64_t maxTokens) const override;
     torch::Tensor forward(CausalState& state, const torch::Tensor& ids, bool allPositions = false) const override;
+    // The projections, norms and MLP run on all rows at once (each weight read once per step); rotary,
+    // q/k norms and attention run per sequence, over its own cache.
+    torch::Tensor stepMany(const std::vector<CausalState*>& states, const std::vector<TokenId>& ids) const override;
     // Hidden states of a fresh run over `ids`: embeddings, each layer's output, the final norm ([L + 2, T, H]).
     torch::Tensor hiddenStates(const torch::Tensor& ids) const;
 
@@ -58,6 +61,10 @@ public:
 
 private:
     torch::Tensor run(CausalState& state, const torch::Tensor& ids, std::vector<torch::Tensor>* hidden) const;
+    // The attention of one sequence's new positions from their q/k/v projections ([t, heads * hd], [t, kvHeads *
+    // hd] x 2), written into its cache: the context [t, heads * hd] before the output projection.
+    torch::Tensor attendProjected(std::size_t index, CausalState& state, const HunyuanLayer& layer, const torch::Tensor& q,
+                                  const torch::Tensor& k, const torch::Tensor& v, const Rotary::Angles& angles) const;
     torch::Tensor attention(const HunyuanLayer& layer, std::size_t index, CausalState& state, const torch::Tensor& x,
                             const Rotary::Angles& angles) const;
 

@@ -3,6 +3,8 @@
 // within 1e-4, RoPE frequencies, greedy ids exact through the KV cache, the cached step logits, determinism,
 // prompts fed in pieces, named errors for broken checkpoints, and the libtorch-ops path a CUDA device runs
 // (exercised on the CPU) with the device choice.
+#include "decode/batch_search.h"
+#include "decode/causal_session.h"
 #include "io/tensor_view.h"
 #include "models/hunyuan.h"
 #include "runtime/device.h"
@@ -16,6 +18,7 @@
 #include <torch/cuda.h>
 #include <torch/torch.h>
 
+#include <cstdlib>
 #include <fstream>
 
 using namespace dragoman;
@@ -59,6 +62,10 @@ private Q_SLOTS:
     void greedyThroughCacheMatches_data();
     void greedyThroughCacheMatches();
     void greedyIsDeterministic();
+    void batchedStepEqualsStepsAlone_data();
+    void batchedStepEqualsStepsAlone();
+    void batchedGreedyEqualsGreedyAlone_data();
+    void batchedGreedyEqualsGreedyAlone();
     void promptInPiecesEqualsWholePrompt();
     void cacheOverflowIsAnInputError();
     void missingKeyIsNamed();
@@ -187,6 +194,119 @@ void TestHunyuan::greedyIsDeterministic() {
         if (run == 0) first = out;
         QCOMPARE(nlohmann::json(out).dump(), nlohmann::json(first).dump());
     }
+}
+
+// Prompts of different lengths, one adapter on some rows: what batch_search.h decodes together.
+struct BatchCase {
+    std::vector<std::vector<TokenId>> prompts;
+    std::vector<std::shared_ptr<const LoraSet>> adapters;
+};
+
+static BatchCase batchCase(const RunnableModel& model, int rows, bool withAdapter) {
+    BatchCase c;
+    std::shared_ptr<const LoraSet> adapter;
+    if (withAdapter) adapter = model.loadAdapter(test::fixture("lora") / "hunyuan-tiny-f32.all7", "all7");
+    const auto vocab = model.causal()->vocabSize();
+    for (int r = 0; r < rows; ++r) {
+        std::vector<TokenId> prompt;
+        for (int j = 0; j < 3 + 4 * r; ++j)
+            prompt.push_back(2 + (j * 131 + r * 17) % (vocab - 3));
+        c.prompts.push_back(prompt);
+        c.adapters.push_back(r % 2 == 1 ? adapter : nullptr);
+    }
+    return c;
+}
+
+void TestHunyuan::batchedStepEqualsStepsAlone_data() {
+    QTest::addColumn<QString>("fixture");
+    QTest::addColumn<int>("rows");
+    QTest::addColumn<bool>("adapter");
+    for (const auto& [name, f] : fixtures_)
+        for (int rows : {2, 3, 8, 16})
+            QTest::newRow(QStringLiteral("%1, %2 rows").arg(name.c_str()).arg(rows).toUtf8().constData())
+                << QString::fromStdString(name) << rows << false;
+    // The adapter fixture fits the committed f32 checkpoint (not the held-out ones of other sizes).
+    if (!std::getenv("DRAGOMAN_TEST_FIXTURES"))
+        QTest::newRow("hunyuan-tiny-f32, 5 rows, adapter on some") << QStringLiteral("hunyuan-tiny-f32") << 5 << true;
+}
+
+// Every row of a batched step is bit for bit the logits of the same step alone, over several steps.
+void TestHunyuan::batchedStepEqualsStepsAlone() {
+    QFETCH(QString, fixture);
+    QFETCH(int, rows);
+    QFETCH(bool, adapter);
+    c10::InferenceMode guard;
+    const auto& model = *fixtures_.at(fixture.toStdString()).model;
+    const auto& network = *model.causal();
+    const auto c = batchCase(model, rows, adapter);
+    std::vector<std::unique_ptr<CausalState>> alone, batched;
+    std::vector<TokenId> next;
+    for (int r = 0; r < rows; ++r) {
+        for (auto* states : {&alone, &batched}) {
+            states->push_back(network.start(static_cast<std::int64_t>(c.prompts[r].size()) + 8));
+            states->back()->adapter = c.adapters[r];
+        }
+        network.forward(*batched.back(), ids(c.prompts[r]));
+        next.push_back(network.forward(*alone.back(), ids(c.prompts[r])).argmax().item<TokenId>());
+    }
+    for (int step = 0; step < 6; ++step) {
+        std::vector<CausalState*> states;
+        for (auto& s : batched)
+            states.push_back(s.get());
+        const auto together = network.stepMany(states, next);
+        QCOMPARE(together.sizes().vec(), (std::vector<std::int64_t>{rows, network.vocabSize()}));
+        for (int r = 0; r < rows; ++r) {
+            const auto one = network.forward(*alone[r], ids({next[r]}));
+            QVERIFY2(torch::equal(together[r], one),
+                     qPrintable(QString("row %1, step %2: max diff %3").arg(r).arg(step).arg(maxDiff(together[r], one))));
+            next[r] = one.argmax().item<TokenId>();
+        }
+    }
+}
+
+void TestHunyuan::batchedGreedyEqualsGreedyAlone_data() {
+    QTest::addColumn<QString>("fixture");
+    QTest::addColumn<int>("maxBatch");
+    for (const auto& [name, f] : fixtures_)
+        for (int maxBatch : {1, 3, 16})
+            QTest::newRow(QStringLiteral("%1, batch %2").arg(name.c_str()).arg(maxBatch).toUtf8().constData())
+                << QString::fromStdString(name) << maxBatch;
+}
+
+// Sequences that stop at different steps (their own limits, a stop id, a callback), more of them than fit in
+// the batch: each gets exactly greedySearch's tokens, the processors (a repetition penalty) included.
+void TestHunyuan::batchedGreedyEqualsGreedyAlone() {
+    QFETCH(QString, fixture);
+    QFETCH(int, maxBatch);
+    c10::InferenceMode guard;
+    const auto& model = *fixtures_.at(fixture.toStdString()).model;
+    const auto& network = *model.causal();
+    const auto c = batchCase(model, 7, fixture.endsWith("f32") && !std::getenv("DRAGOMAN_TEST_FIXTURES"));
+    GenerationConfig penalty;
+    penalty.repetitionPenalty = 1.2;
+    const LogitsProcessors processors(penalty, 64);
+    std::vector<BatchedSequence> sequences;
+    std::vector<std::vector<TokenId>> expected;
+    for (std::size_t r = 0; r < c.prompts.size(); ++r) {
+        BatchedSequence s;
+        s.prompt = c.prompts[r];
+        s.adapter = c.adapters[r];
+        s.options.maxNewTokens = 5 + 3 * static_cast<std::int64_t>(r);
+        s.options.processors = r % 3 == 0 ? &processors : nullptr;
+        CausalSession session(network, s.prompt, s.options.maxNewTokens, {}, s.adapter);
+        auto alone = greedySearch(session, s.prompt, s.options);
+        if (r == 4) s.options.eosIds = {alone.at(2)};                                          // stops at its third token
+        if (r == 5) s.options.onToken = [count = 0](TokenId) mutable { return ++count < 4; };  // a client that leaves
+        CausalSession again(network, s.prompt, s.options.maxNewTokens, {}, s.adapter);
+        expected.push_back(greedySearch(again, s.prompt, s.options));
+        if (r == 5) s.options.onToken = [count = 0](TokenId) mutable { return ++count < 4; };
+        sequences.push_back(std::move(s));
+    }
+    greedyBatch(network, sequences, static_cast<std::size_t>(maxBatch));
+    for (std::size_t r = 0; r < sequences.size(); ++r)
+        QCOMPARE(nlohmann::json(sequences[r].generated).dump(), nlohmann::json(expected[r]).dump());
+    QVERIFY(sequences[4].generated.size() <= 3);
+    QCOMPARE(sequences[5].generated.size(), std::size_t(4));
 }
 
 void TestHunyuan::promptInPiecesEqualsWholePrompt() {

@@ -95,10 +95,12 @@ int benchGenerate(const QStringList& args) {
     cmd.addOption(
         {QStringLiteral("sequences"), QStringLiteral("Source sequences of an encoder-decoder model (default 100)"), QStringLiteral("N")});
     cmd.addOption({QStringLiteral("beams"), QStringLiteral("Beam search with K beams (default: greedy)"), QStringLiteral("K")});
+    cmd.addOption({QStringLiteral("batch"), QStringLiteral("Also decode N sequences together (decoder-only models)"), QStringLiteral("N")});
     cmd.addOption(adapterOption());
     cmd.addOption({QStringLiteral("json"), QStringLiteral("Print one JSON object")});
     if (!cmd.parse(args)) return kExitOk;
     bench::GenerateBenchOptions options;
+    options.batch = cmd.intValue("batch", 1, 1, 64);
     options.newTokens = cmd.intValue("new-tokens", 64, 1, 4096);
     options.sequences = cmd.intValue("sequences", 100, 1, 100000);
     options.beams = cmd.intValue("beams", 1, 1, 16);
@@ -121,9 +123,13 @@ int benchGenerate(const QStringList& args) {
                 "pages\n",
                 out["weight_bytes_per_token"].get<std::int64_t>() / 1e6, out["memory_bandwidth_bytes_per_s"].get<double>() / 1e9,
                 out["efficiency"].get<double>(), 100 * out["weights_in_2mib_pages"].get<double>());
+        if (out.contains("batch"))
+            text += fmt::format("  batch of {}: {:.2f} tokens/s in all, {:.2f}x one sequence\n", out["batch"].get<std::int64_t>(),
+                                out["aggregate_tokens_per_s"].get<double>(), out["batch_speedup"].get<double>());
         print(text);
         return kExitOk;
     }
+    if (options.batch > 1) throw UsageError("bench generate --batch measures decoder-only models (Marian batching is not there yet)");
     const auto out = bench::benchEncoderDecoder(*model, options);
     if (cmd.isSet("json")) {
         print(out.dump() + "\n");

@@ -121,6 +121,49 @@ TimedRequest timedRequest(const CausalLanguageModel& m, const std::vector<TokenI
     return r;
 }
 
+// `batch` sequences (prompts that differ in their ids) prefilled one by one, then decoded together through
+// stepMany() for newTokens - 1 steps: the aggregate tokens/s of the decode. Every row's tokens are checked
+// against the same sequence decoded alone (the batch must not change a single token).
+double batchedDecodeRate(const CausalLanguageModel& m, std::int64_t promptTokens, std::int64_t newTokens, std::int64_t batch,
+                         const std::shared_ptr<const LoraSet>& adapter) {
+    std::vector<std::unique_ptr<CausalState>> states;
+    std::vector<CausalState*> pointers;
+    std::vector<TokenId> next;
+    std::vector<std::vector<TokenId>> prompts;
+    for (std::int64_t b = 0; b < batch; ++b) {
+        auto prompt = benchmarkPrompt(m, promptTokens);
+        for (auto& id : prompt)
+            id = 2 + (id + b * 7) % (m.vocabSize() - 3);
+        states.push_back(m.start(promptTokens + newTokens));
+        states.back()->adapter = adapter;
+        pointers.push_back(states.back().get());
+        next.push_back(m.forward(*states.back(), torch::tensor(prompt, torch::kInt64)).argmax().item<TokenId>());
+        prompts.push_back(std::move(prompt));
+    }
+    std::vector<std::vector<TokenId>> generated(static_cast<std::size_t>(batch));
+    const auto start = Clock::now();
+    for (std::int64_t i = 1; i < newTokens; ++i) {
+        const auto logits = m.stepMany(pointers, next);
+        for (std::int64_t b = 0; b < batch; ++b) {
+            next[static_cast<std::size_t>(b)] = logits[b].argmax().item<TokenId>();
+            generated[static_cast<std::size_t>(b)].push_back(next[static_cast<std::size_t>(b)]);
+        }
+    }
+    const double rate = static_cast<double>(batch * (newTokens - 1)) / secondsSince(start);
+    // The first and the last row, decoded alone.
+    for (std::size_t b : {std::size_t(0), static_cast<std::size_t>(batch - 1)}) {
+        auto state = m.start(promptTokens + newTokens);
+        state->adapter = adapter;
+        auto token = m.forward(*state, torch::tensor(prompts[b], torch::kInt64)).argmax().item<TokenId>();
+        for (std::int64_t i = 1; i < newTokens; ++i) {
+            token = m.forward(*state, torch::tensor({token}, torch::kInt64)).argmax().item<TokenId>();
+            if (token != generated[b][static_cast<std::size_t>(i - 1)])
+                throw Error("internal", "batched decoding changed sequence " + std::to_string(b) + " at step " + std::to_string(i));
+        }
+    }
+    return rate;
+}
+
 }  // namespace
 
 nlohmann::ordered_json benchCausal(const RunnableModel& model, const GenerateBenchOptions& options) {
@@ -142,6 +185,12 @@ nlohmann::ordered_json benchCausal(const RunnableModel& model, const GenerateBen
     if (options.adapter) {
         out["adapter"] = options.adapter->name();
         out["adapter_bytes_per_token"] = options.adapter->bytes();
+    }
+    if (options.batch > 1) {
+        const double aggregate = batchedDecodeRate(m, options.promptTokens, options.newTokens, options.batch, options.adapter);
+        out["batch"] = options.batch;
+        out["aggregate_tokens_per_s"] = aggregate;
+        out["batch_speedup"] = aggregate / decodeRate;  // against one sequence, measured just before in this run
     }
     // The bandwidth references below are the host's; a GPU's decode is reported without an efficiency.
     if (!model.placement.device.is_cpu()) return out;

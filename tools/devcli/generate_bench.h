@@ -12,6 +12,7 @@ struct GenerateBenchOptions {
     std::int64_t beams = 1;
     std::int64_t promptTokens = 40;          // causal workload: prompt length
     std::shared_ptr<const LoraSet> adapter;  // causal workload: decode with this LoRA adapter (unmerged)
+    std::int64_t batch = 1;                  // causal workload: also decode this many sequences together
 };
 
 struct BenchAdapter {
