@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 #include <httplib.h>
+#include <nlohmann/json.hpp>
 
 #include <atomic>
 #include <chrono>
@@ -122,6 +123,8 @@ void ApiServer::Impl::routes() {
             std::rethrow_exception(error);
         } catch (const ApiError& e) {
             answerError(res, e.status, e.code, e.what());
+        } catch (const nlohmann::json::exception& e) {  // a field of the wrong type deep in the body
+            answerError(res, 400, "invalid_request_error", e.what());
         } catch (const Error& e) {
             answerError(res, e.category() == "input" || e.category() == "unsupported" ? 400 : 500, e.category(), e.detail());
         } catch (const std::exception& e) {

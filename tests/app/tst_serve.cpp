@@ -303,6 +303,10 @@ void TestServe::errors_data() {
     QTest::newRow("temperature out of range") << "POST"
                                               << "/v1/chat/completions"
                                               << chatBody("tuned", "Hi.", false, {{"temperature", 7}, {"target_lang", "de"}}) << 400;
+    QTest::newRow("stream_options of the wrong type")
+        << "POST"
+        << "/v1/chat/completions"
+        << chatBody("tuned", "Hi.", false, {{"target_lang", "de"}, {"stream_options", QJsonObject{{"include_usage", "yes"}}}}) << 400;
     QTest::newRow("unknown model") << "POST"
                                    << "/v1/chat/completions" << chatBody("gpt-4", "Hi.", false) << 404;
     QTest::newRow("language the model lacks") << "POST"
