@@ -73,7 +73,7 @@ struct ApiServer::Impl {
     // A translation's languages, checked against the model before any work (so a stream never starts in error).
     void checkLanguages(TranslationRequest& r) const {
         const auto& d = model->description();
-        if (!d.fixedTo.empty()) {
+        if (d.targetLanguages.empty() && !d.fixedTo.empty()) {  // a bilingual model (a multilingual one names "mul")
             if (r.from.empty()) r.from = d.fixedFrom;
             if (r.to.empty()) r.to = d.fixedTo;
             if (r.from != d.fixedFrom || r.to != d.fixedTo)
@@ -259,7 +259,8 @@ void ApiServer::Impl::libreTranslate(const httplib::Request& req, httplib::Respo
             parts.push_back(translate(segment));
         translations.push_back(doc.rebuild(parts));
     }
-    const auto detected = call.source.empty() && !model->description().fixedFrom.empty() ? model->description().fixedFrom : std::string();
+    const auto& d = model->description();
+    const auto detected = call.source.empty() && d.targetLanguages.empty() ? d.fixedFrom : std::string();
     res.set_content(libreAnswer(translations, call.list, detected), "application/json");
     logRequest(fmt::format("request {} translate model={} adapter=- tokens_in={} tokens_out={} ttft_s={:.3f} total_s={:.3f} ok", id,
                            model->description().id, total.sourceTokens, total.generatedTokens, total.firstTokenSeconds,
@@ -272,7 +273,7 @@ void ApiServer::Impl::libreLanguages(httplib::Response& res) const {
     for (const auto& language : languageList()) {
         const auto code = language.code.toStdString();
         LibreLanguage entry{code, language.name.toStdString(), {}};
-        if (!d.fixedFrom.empty()) {
+        if (d.targetLanguages.empty()) {
             if (code != d.fixedFrom) continue;
             entry.targets = {d.fixedTo};
         } else {

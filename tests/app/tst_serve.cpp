@@ -3,6 +3,7 @@
 // to the CLI's, concurrent streams that keep their own tokens, every error status, a client that leaves
 // mid-stream, a full queue, and SIGTERM ending the requests in flight before exit 0.
 #include <QEventLoop>
+#include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -136,6 +137,7 @@ private Q_SLOTS:
     void concurrentStreamsKeepTheirTokens();
     void stopStringsEndTheAnswer();
     void libreTranslate();
+    void multilingualModelTakesItsTargets();
     void errors_data();
     void errors();
     void apiKeyIsRequired();
@@ -280,6 +282,29 @@ void TestServe::libreTranslate() {
     QCOMPARE(languages.at(0).toObject()["code"].toString(), QStringLiteral("en"));
     QCOMPARE(languages.at(0).toObject()["targets"].toArray(), QJsonArray{"de"});
     QVERIFY(QJsonDocument::fromJson(send(net_, "GET", hunyuan_->url() + "/languages").body).array().size() > 30);
+}
+
+// The bundled model translates en<->de and en<->zh: the target decides, as in `translate`.
+void TestServe::multilingualModelTakesItsTargets() {
+    const QString bundled = QStringLiteral(DRAGOMAN_SOURCE_DIR "/resources/models/dragoman-en-de-zh");
+    if (!QFile::exists(bundled + "/model.safetensors")) QSKIP("the bundled model is not installed");
+    Server server({"--model", bundled});
+    QVERIFY(!server.url().isEmpty());
+    const auto id = send(net_, "GET", server.url() + "/v1/models").json()["data"].toArray().at(0).toObject()["id"].toString();
+    const QString text = QStringLiteral("The weather is nice today.");
+    for (const QString to : {"de", "zh"}) {
+        const auto reply = send(net_, "POST", server.url() + "/v1/chat/completions",
+                                chatBody(id, text, false, {{"source_lang", "en"}, {"target_lang", to}}));
+        QCOMPARE(reply.status, 200);
+        QCOMPARE(contentOf(reply), cliTranslate(bundled, "en", to, text));
+    }
+    const auto languages = QJsonDocument::fromJson(send(net_, "GET", server.url() + "/languages").body).array();
+    QVERIFY(!languages.isEmpty());
+    bool englishToGerman = false;
+    for (const auto& language : languages)
+        if (language.toObject()["code"] == "en") englishToGerman = language.toObject()["targets"].toArray().contains("de");
+    QVERIFY(englishToGerman);
+    QCOMPARE(send(net_, "POST", server.url() + "/v1/chat/completions", chatBody(id, text, false, {{"target_lang", "fr"}})).status, 400);
 }
 
 void TestServe::errors_data() {
