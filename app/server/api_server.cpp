@@ -179,18 +179,17 @@ void ApiServer::Impl::chat(const httplib::Request& req, httplib::Response& res) 
         return !stopped && call.maxTokens && stats.generatedTokens >= *call.maxTokens ? "length" : "stop";
     };
     if (!call.stream) {
-        auto stops = std::make_shared<StopStrings>(call.stop);
-        r.onDelta = [stops](std::string_view delta) {
-            stops->push(delta);
-            return !stops->stopped();
+        // The answer is what the stop strings let through of the streamed pieces (it ends before the first one).
+        StopStrings stops(call.stop);
+        std::string text;
+        r.onDelta = [&](std::string_view delta) {
+            text += stops.push(delta);
+            return !stops.stopped();
         };
         TranslationStats stats;
-        auto text = model->translate(r, &stats);
-        if (!call.stop.empty()) {  // the answer ends before the first stop string
-            StopStrings cut(call.stop);
-            text = cut.push(text) + cut.finish();
-        }
-        res.set_content(answer.whole(text, finishReason(stats, stops->stopped()), {stats.sourceTokens, stats.generatedTokens}),
+        model->translate(r, &stats);
+        text += stops.finish();
+        res.set_content(answer.whole(text, finishReason(stats, stops.stopped()), {stats.sourceTokens, stats.generatedTokens}),
                         "application/json");
         logLine(stats, "ok");
         return;
