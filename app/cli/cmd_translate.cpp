@@ -1,10 +1,10 @@
 #include "cli/command_line.h"
 #include "cli/commands.h"
 #include "cli/model_option.h"
+#include "cli/ordered_lines.h"
 
 #include <QFile>
 
-#include <future>
 #include <iostream>
 #include <limits>
 
@@ -48,7 +48,8 @@ int runTranslate(const QStringList& args) {
     cmd.addOption({QStringLiteral("glossary"), QStringLiteral("Terminology TSV (source<TAB>target)"), QStringLiteral("FILE.tsv")});
     cmd.addOption({QStringLiteral("context"), QStringLiteral("Preceding text, for contextual translation"), QStringLiteral("T")});
     cmd.addOption({QStringLiteral("batch"),
-                   QStringLiteral("Up to N stdin lines in flight at once, printed in order (default 1; the output is the same)"),
+                   QStringLiteral("Up to N stdin lines decoded together, printed in order (default 8 for chat models such as HY-MT, else "
+                                  "1; the output is the same as with 1)"),
                    QStringLiteral("N")});
     if (!cmd.parse(args)) return kExitOk;
     if (!cmd.isSet("to")) throw UsageError("--to is required");
@@ -83,23 +84,15 @@ int runTranslate(const QStringList& args) {
         print(translateOne(cmd.value("text").toStdString(), ++requestId));
         return kExitOk;
     }
-    // Lines in flight together: the model is read-only and shared, each request keeps its own state, so a
-    // line's output is the same whatever runs beside it. Streamed output goes one line at a time.
-    const auto batch = stream ? 1 : cmd.intValue("batch", 1, 1, 256);
-    std::vector<std::string> lines;
-    auto flush = [&] {
-        std::vector<std::future<std::string>> outputs;
-        for (const auto& line : lines)
-            outputs.push_back(std::async(batch > 1 ? std::launch::async : std::launch::deferred, translateOne, line, ++requestId));
-        for (auto& output : outputs)
-            print(output.get());
-        lines.clear();
-    };
-    for (std::string line; std::getline(std::cin, line);) {
-        lines.push_back(std::move(line));
-        if (static_cast<long long>(lines.size()) >= batch) flush();
+    // Lines in flight together share the model's decoding steps (engine/decode/step_batcher.h); each keeps its
+    // own state, so a line's output is the same whatever runs beside it. Streamed output goes one line at a time.
+    const auto batch = stream ? 1 : cmd.intValue("batch", defaultTogether(*model), 1, 256);
+    if (batch == 1) {
+        for (std::string line; std::getline(std::cin, line);)
+            print(translateOne(line, ++requestId));
+    } else {
+        translateLinesInOrder(std::cin, static_cast<int>(batch), translateOne, [](const std::string& output) { print(output); });
     }
-    flush();
     return kExitOk;
 }
 

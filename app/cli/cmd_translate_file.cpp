@@ -5,6 +5,7 @@
 
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdio>
 
 namespace dragoman::cli {
@@ -32,13 +33,16 @@ int runTranslateFile(const QStringList& args) {
                                  ": unsupported document type (supported: " + documents::supportedPatterns().toStdString() + ")");
     const auto model = loadModelOption(cmd);
     const auto adapter = adapterFor(cmd, *model);
-    std::uint64_t requestId = 0;
+    std::atomic<std::uint64_t> requestId = 0;
+    const auto from = cmd.value("from").toStdString();
     documents::DocumentRequest request;
     request.input = positional[0];
     request.output = cmd.value("out");
     request.to = cmd.value("to").toStdString();
+    // Segments decode together (the model shares their steps); model->translate() is safe from several threads.
+    request.parallel = defaultTogether(*model);
     request.translate = [&](const std::string& text) {
-        TranslationRequest segment{text, cmd.value("from").toStdString(), request.to, beams, ++requestId, {}};
+        TranslationRequest segment{text, from, request.to, beams, ++requestId, {}};
         segment.adapter = adapter;
         return model->translate(segment);
     };

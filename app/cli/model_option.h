@@ -18,6 +18,14 @@ std::string modelArgument(const CommandLine& cmd);
 // Sizes the engine's threads (once) and loads the model --model names, ready to translate.
 std::shared_ptr<const Model> loadModelOption(const CommandLine& cmd);
 
+// How many lines or segments `model` translates together by default (translate --batch, translate-file). A
+// decoder-only model (HY-MT) reads gigabytes of weights per step, and sharing the step between 8 requests gains
+// several times over; a small translation model's step takes about a millisecond, less than handing it between
+// threads costs, so it keeps one at a time (README: Serving).
+inline int defaultTogether(const Model& model) {
+    return model.description().chat ? 8 : 1;
+}
+
 // --from and --to, where given, name languages of the table; throws UsageError otherwise.
 void checkLanguageOptions(const CommandLine& cmd);
 

@@ -5,7 +5,12 @@
 #include <QDir>
 #include <QFileInfo>
 
+#include <atomic>
+#include <exception>
 #include <map>
+#include <mutex>
+#include <thread>
+#include <vector>
 
 namespace dragoman::documents {
 namespace {
@@ -20,23 +25,57 @@ public:
             if (done_.emplace(s, std::string()).second) order_.push_back(s);
     }
     void run() {
-        for (std::size_t i = 0; i < order_.size(); ++i) {
-            if (request_.progress) request_.progress(i, order_.size());
-            auto translation = request_.translate(order_[i]);
-            // A segment is one line of its document; a model that writes line breaks (HY-MT can) must not add
-            // lines, which would end a subtitle cue or a Markdown block early.
-            if (order_[i].find('\n') == std::string::npos)
-                for (auto& c : translation)
-                    if (c == '\n' || c == '\r') c = ' ';
-            // A model can answer a lone word or a fragment with nothing (the small bundled one does, for "very"
-            // between HTML tags): the source text stays rather than vanish from the document.
-            if (translation.find_first_not_of(" \t\r\n") == std::string::npos) {
-                translation = order_[i];
-                ++keptSource_;
+        const auto total = order_.size();
+        std::vector<std::string> translations(total);
+        std::atomic<std::size_t> next = 0, started = 0;
+        std::atomic<bool> failed = false;
+        std::mutex mutex;  // progress calls and the first error
+        std::exception_ptr error;
+        // Each worker takes the next segment until none is left or one failed (the others end theirs).
+        auto work = [&] {
+            for (std::size_t i = next++; i < total && !failed; i = next++) {
+                if (request_.progress) {
+                    std::lock_guard lock(mutex);
+                    request_.progress(started++, total);
+                }
+                try {
+                    translations[i] = request_.translate(order_[i]);
+                } catch (...) {
+                    std::lock_guard lock(mutex);
+                    if (!error) error = std::current_exception();
+                    failed = true;
+                }
             }
-            done_[order_[i]] = std::move(translation);
+        };
+        const auto threads = std::min<std::size_t>(static_cast<std::size_t>(std::max(1, request_.parallel)), total);
+        if (threads <= 1) {
+            work();
+        } else {
+            std::vector<std::thread> workers;
+            for (std::size_t t = 0; t < threads; ++t)
+                workers.emplace_back(work);
+            for (auto& w : workers)
+                w.join();
         }
-        if (request_.progress) request_.progress(order_.size(), order_.size());
+        if (error) std::rethrow_exception(error);
+        for (std::size_t i = 0; i < total; ++i)
+            done_[order_[i]] = finish(order_[i], std::move(translations[i]));
+        if (request_.progress) request_.progress(total, total);
+    }
+    // A segment's translation as the document gets it.
+    std::string finish(const std::string& source, std::string translation) {
+        // A segment is one line of its document; a model that writes line breaks (HY-MT can) must not add
+        // lines, which would end a subtitle cue or a Markdown block early.
+        if (source.find('\n') == std::string::npos)
+            for (auto& c : translation)
+                if (c == '\n' || c == '\r') c = ' ';
+        // A model can answer a lone word or a fragment with nothing (the small bundled one does, for "very"
+        // between HTML tags): the source text stays rather than vanish from the document.
+        if (translation.find_first_not_of(" \t\r\n") == std::string::npos) {
+            translation = source;
+            ++keptSource_;
+        }
+        return translation;
     }
     std::vector<std::string> of(const std::vector<std::string>& segments) const {
         std::vector<std::string> out;

@@ -5,6 +5,7 @@
 #include "models/causal_lm.h"
 #include "util/error.h"
 
+#include <optional>
 #include <vector>
 
 namespace dragoman {
@@ -12,17 +13,25 @@ namespace dragoman {
 class CausalSession : public DecodingSession {
 public:
     // `interrupted` (optional) can stop the prompt's run between layers: the constructor throws Cancelled.
-    // `adapter` (optional): the request's LoRA adapter.
+    // `adapter` (optional): the request's LoRA adapter. `batcher` (optional, built on decode/batched_steps.h's
+    // causalSteps for the same model): the prompt runs alone, then the steps are shared with other requests.
     CausalSession(const CausalLanguageModel& model, const std::vector<TokenId>& prompt, std::int64_t maxNewTokens,
-                  std::function<bool()> interrupted = {}, std::shared_ptr<const LoraSet> adapter = nullptr)
+                  std::function<bool()> interrupted = {}, std::shared_ptr<const LoraSet> adapter = nullptr, StepBatcher* batcher = nullptr)
         : model_(model), state_(model.start(static_cast<std::int64_t>(prompt.size()) + maxNewTokens)) {
         if (prompt.empty()) throw Error("input", "empty prompt");
         state_->interrupted = std::move(interrupted);
         state_->adapter = std::move(adapter);
-        pending_ = model.forward(*state_, torch::tensor(prompt, torch::kInt64)).unsqueeze(0);
+        auto prefill = [&] { pending_ = model.forward(*state_, torch::tensor(prompt, torch::kInt64)).unsqueeze(0); };
+        if (!batcher) {
+            prefill();
+            return;
+        }
+        batcher->between(prefill);
+        member_.emplace(*batcher);
     }
     torch::Tensor next(const torch::Tensor& tokens) override {
         if (pending_.defined()) return std::exchange(pending_, torch::Tensor());  // the prompt's last token was fed already
+        if (member_) return member_->step(state_.get(), tokens.reshape({1}));
         return model_.forward(*state_, tokens.reshape({1})).unsqueeze(0);
     }
     void reorder(const torch::Tensor&) override { throw Error("unsupported", "beam search is not available for decoder-only models"); }
@@ -32,6 +41,7 @@ private:
     const CausalLanguageModel& model_;
     std::unique_ptr<CausalState> state_;
     torch::Tensor pending_;
+    std::optional<StepBatcher::Member> member_;  // last: leaves the batch before the state goes
 };
 
 }  // namespace dragoman

@@ -1,6 +1,9 @@
 #pragma once
 // One request's view of a model while generating: feed a token per hypothesis, get next-token logits.
+#include "decode/step_batcher.h"
 #include "models/encoder_decoder.h"
+
+#include <optional>
 
 namespace dragoman {
 
@@ -13,18 +16,31 @@ public:
     virtual void reorder(const torch::Tensor& beams) = 0;
 };
 
-// An encoder-decoder model over one encoded source, with `batch` hypotheses and the request's adapter.
+// An encoder-decoder model over one encoded source, with `batch` hypotheses and the request's adapter. With a
+// batcher (built on decode/batched_steps.h's encoderDecoderSteps for the same model), its steps are shared with
+// the other requests decoding at the same time.
 class EncoderDecoderSession : public DecodingSession {
 public:
     EncoderDecoderSession(const EncoderDecoderModel& model, const torch::Tensor& encoded, std::int64_t batch, std::int64_t maxSteps,
-                          std::shared_ptr<const LoraSet> adapter = nullptr)
-        : model_(model), state_(model.startDecoding(encoded, batch, maxSteps, std::move(adapter))) {}
-    torch::Tensor next(const torch::Tensor& tokens) override { return model_.step(*state_, tokens); }
+                          std::shared_ptr<const LoraSet> adapter = nullptr, StepBatcher* batcher = nullptr)
+        : model_(model) {
+        auto start = [&] { state_ = model.startDecoding(encoded, batch, maxSteps, std::move(adapter)); };
+        if (!batcher) {
+            start();
+            return;
+        }
+        batcher->between(start);
+        member_.emplace(*batcher);
+    }
+    torch::Tensor next(const torch::Tensor& tokens) override {
+        return member_ ? member_->step(state_.get(), tokens) : model_.step(*state_, tokens);
+    }
     void reorder(const torch::Tensor& beams) override { model_.reorder(*state_, beams); }
 
 private:
     const EncoderDecoderModel& model_;
     std::unique_ptr<DecoderState> state_;
+    std::optional<StepBatcher::Member> member_;  // last: leaves the batch before the state goes
 };
 
 }  // namespace dragoman

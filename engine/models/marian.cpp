@@ -218,6 +218,11 @@ torch::Tensor MarianModel::feedForward(const MarianFeedForward& ffn, const torch
     return ffn.fc2(activation(config_.activation, ffn.fc1(x, lora)), lora);
 }
 
+torch::Tensor MarianModel::feedForward(const MarianFeedForward& ffn, const torch::Tensor& x,
+                                       const std::vector<const LoraSet*>& adapters) const {
+    return ffn.fc2(activation(config_.activation, ffn.fc1(x, adapters)), adapters);
+}
+
 torch::Tensor MarianModel::encoderLayer(const MarianEncoderLayer& layer, const torch::Tensor& x, const torch::Tensor& mask, double dropoutP,
                                         const LoraSet* lora) const {
     auto h = dropout(attend(layer.selfAttn, x, x, config_.encoderHeads, mask, lora), dropoutP);
@@ -307,6 +312,62 @@ torch::Tensor MarianModel::step(DecoderState& base, const torch::Tensor& tokens)
         x = layer.finalNorm.residual(x, feedForward(layer.ffn, x, lora));
     }
     state.length_ = t + 1;
+    return output_(x);
+}
+
+torch::Tensor MarianModel::stepMany(const std::vector<DecoderState*>& states, const std::vector<torch::Tensor>& tokens) const {
+    if (states.empty() || states.size() != tokens.size()) throw Error("input", "a batched step feeds tokens to each state");
+    std::vector<MarianState*> sequences;
+    std::vector<std::int64_t> rows;
+    std::vector<const LoraSet*> adapters;  // one per row
+    std::vector<torch::Tensor> embedded;
+    // Everything is checked before any cache is touched, so a refused batch leaves every state as it was.
+    for (std::size_t b = 0; b < states.size(); ++b) {
+        auto& state = static_cast<MarianState&>(*states[b]);
+        const auto count = tokens[b].size(0);
+        if (state.length_ >= state.maxSteps)
+            throw Error("input", "output longer than the model's " + std::to_string(state.maxSteps) + " positions");
+        if (state.layers.empty() || count != state.layers.front().selfK.size(0))
+            throw Error("input", "a batched step feeds one token to each hypothesis");
+        sequences.push_back(&state);
+        rows.push_back(count);
+        adapters.insert(adapters.end(), static_cast<std::size_t>(count), state.adapter.get());
+        embedded.push_back(embed(tokens[b].unsqueeze(1), state.length_).squeeze(1));
+    }
+    const auto heads = config_.decoderHeads;
+    auto x = torch::cat(embedded);  // [R, d]
+    // Attention of each state's rows over its own caches; the rows of state b start at offsets[b].
+    auto perState = [&](const torch::Tensor& q, auto&& attend) {
+        std::vector<torch::Tensor> parts;
+        std::int64_t offset = 0;
+        for (std::size_t b = 0; b < sequences.size(); ++b) {
+            parts.push_back(attend(b, q.narrow(0, offset, rows[b]), offset));
+            offset += rows[b];
+        }
+        return torch::cat(parts);
+    };
+    for (std::size_t i = 0; i < decoder_.size(); ++i) {
+        const auto& layer = decoder_[i];
+        const auto& a = layer.selfAttn;
+        const auto k = a.k(x, adapters), v = a.v(x, adapters);
+        auto h = perState(a.q(x, adapters), [&](std::size_t b, const torch::Tensor& q, std::int64_t offset) {
+            auto& cache = sequences[b]->layers[i];
+            const auto t = sequences[b]->length_;
+            appendStep(cache.selfK, t, k.narrow(0, offset, rows[b]));
+            appendStep(cache.selfV, t, v.narrow(0, offset, rows[b]));
+            return attention::oneQuery(q, cache.selfK.narrow(2, 0, t + 1), cache.selfV.narrow(2, 0, t + 1), heads);
+        });
+        x = layer.selfAttnNorm.residual(x, a.o(h, adapters));
+        const auto& c = layer.crossAttn;
+        auto crossed = perState(c.q(x, adapters), [&](std::size_t b, const torch::Tensor& q, std::int64_t) {
+            const auto& cache = sequences[b]->layers[i];
+            return attention::oneQuery(q, cache.crossK, cache.crossV, heads);
+        });
+        x = layer.crossAttnNorm.residual(x, c.o(crossed, adapters));
+        x = layer.finalNorm.residual(x, feedForward(layer.ffn, x, adapters));
+    }
+    for (auto* state : sequences)
+        state->length_ += 1;
     return output_(x);
 }
 

@@ -6,6 +6,7 @@
 #include "layers/embedding.h"
 #include "layers/linear.h"
 #include "layers/norm.h"
+#include "models/batched_decoder.h"
 #include "models/encoder_decoder.h"
 
 #include <nlohmann/json.hpp>
@@ -58,7 +59,7 @@ struct MarianDecoderLayer {
     MarianFeedForward ffn;
 };
 
-class MarianModel : public EncoderDecoderModel {
+class MarianModel : public EncoderDecoderModel, public BatchedDecoder {
 public:
     // Binds the weights (zero-copy views) and checks the keys. Throws Error("config"/"checkpoint").
     MarianModel(const MarianConfig& config, const WeightTable& weights, const std::string& modelId);
@@ -73,6 +74,7 @@ public:
     std::vector<const Linear*> linears() const override;
     torch::Tensor step(DecoderState& state, const torch::Tensor& tokens) const override;
     void reorder(DecoderState& state, const torch::Tensor& beams) const override;
+    torch::Tensor stepMany(const std::vector<DecoderState*>& states, const std::vector<torch::Tensor>& tokens) const override;
 
     // Teacher-forced logits [B, T, V] for a padded batch: source [B, S] ids with sourceValid [B, S] (false on
     // padding), decoder inputs targetIn [B, T] (start token first). The same layers as serving, with dropout
@@ -97,6 +99,7 @@ private:
                                    const torch::Tensor& crossK, const torch::Tensor& crossV, const torch::Tensor& crossMask,
                                    double dropout) const;
     torch::Tensor feedForward(const MarianFeedForward& ffn, const torch::Tensor& x, const LoraSet* lora = nullptr) const;
+    torch::Tensor feedForward(const MarianFeedForward& ffn, const torch::Tensor& x, const std::vector<const LoraSet*>& adapters) const;
 
     MarianConfig config_;
     Embedding shared_;

@@ -1,5 +1,6 @@
 #include "runtime/chat_prompt_strategy.h"
 
+#include "decode/batched_steps.h"
 #include "decode/causal_session.h"
 #include "decode/search.h"
 #include "text/languages.h"
@@ -13,7 +14,8 @@
 
 namespace dragoman {
 
-ChatPromptStrategy::ChatPromptStrategy(const RunnableModel& model) : model_(model), network_(*model.causal()) {
+ChatPromptStrategy::ChatPromptStrategy(const RunnableModel& model)
+    : model_(model), network_(*model.causal()), batcher_(causalSteps(network_)) {
     const auto& tokenizer = model.requireTokenizer();
     try {
         chat_ = detectChatFormat([&](const std::string& token) { return tokenizer.idOf(token).has_value(); });
@@ -138,7 +140,7 @@ std::string ChatPromptStrategy::generate(const std::string& prompt, TranslationJ
     std::unique_ptr<CausalSession> session;
     try {
         session = std::make_unique<CausalSession>(
-            network_, ids, maxNew, [&r] { return r.cancel.cancelled(); }, r.adapter);
+            network_, ids, maxNew, [&r] { return r.cancel.cancelled(); }, r.adapter, &batcher_);
     } catch (const Cancelled&) {
         job.stopped = true;
         return {};

@@ -2,6 +2,7 @@
 // Translation with a chat model (HY-MT1.5): the model card's prompt in the model's own chat format,
 // greedy or sampled generation until a stop token, streamed through the detokenizer. A paragraph longer
 // than kSegmentTokens goes in groups of whole sentences, so each prompt starts quickly.
+#include "decode/step_batcher.h"
 #include "runtime/hymt_prompt.h"
 #include "runtime/runnable_model.h"
 
@@ -32,6 +33,9 @@ private:
     const CausalLanguageModel& network_;
     std::optional<ChatFormat> chat_;  // none when the tokenizer lacks HY-MT's chat tokens
     std::vector<TokenId> stopIds_;
+    // Requests generating at the same time (threads of the server, `translate --batch`, a document's
+    // segments) share their decoding steps.
+    mutable StepBatcher batcher_;
 };
 
 }  // namespace dragoman

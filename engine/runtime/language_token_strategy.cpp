@@ -1,5 +1,6 @@
 #include "runtime/language_token_strategy.h"
 
+#include "decode/batched_steps.h"
 #include "decode/search.h"
 #include "runtime/language_tokens.h"
 #include "text/sentence_splitter.h"
@@ -25,7 +26,10 @@ std::pair<std::string, std::string> readLanguagePair(const std::filesystem::path
 }
 
 LanguageTokenStrategy::LanguageTokenStrategy(const RunnableModel& model)
-    : model_(model), network_(*model.encoderDecoder()), modelLanguageTokens_(model.requireTokenizer().languageTokens()) {
+    : model_(model),
+      network_(*model.encoderDecoder()),
+      modelLanguageTokens_(model.requireTokenizer().languageTokens()),
+      batcher_(encoderDecoderSteps(network_)) {
     targets_ = languagesCovered(modelLanguageTokens_);
     pair_ = readLanguagePair(model.loaded.entry.dir);
 }
@@ -111,7 +115,9 @@ std::string LanguageTokenStrategy::translateSentence(const std::string& sentence
         };
         const std::vector<TokenId> prefix{generation.decoderStartId.value_or(m.decoderStartId())};
         const auto& adapter = job.request.adapter;
-        EncoderDecoderSession session(m, m.encode(pieces[p], adapter.get()), job.request.beams, 1 + maxNew, adapter);
+        torch::Tensor encoded;
+        batcher_.between([&] { encoded = m.encode(pieces[p], adapter.get()); });
+        EncoderDecoderSession session(m, encoded, job.request.beams, 1 + maxNew, adapter, &batcher_);
         std::vector<TokenId> generated;
         if (job.request.beams == 1) {
             generated = greedySearch(session, prefix, options);

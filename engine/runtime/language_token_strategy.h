@@ -3,6 +3,7 @@
 // sentences (ICU), a multilingual model gets its target-language token (">>deu<<") in front of each, a
 // sentence longer than the model's positions goes in consecutive pieces, and greedy output streams through
 // the detokenizer (beam search emits each sentence when it is done).
+#include "decode/step_batcher.h"
 #include "runtime/runnable_model.h"
 
 namespace dragoman {
@@ -27,6 +28,9 @@ private:
     std::vector<std::string> modelLanguageTokens_;
     std::vector<std::string> targets_;
     std::pair<std::string, std::string> pair_;
+    // Requests translating at the same time (threads of the server, `translate --batch`, a document's
+    // segments) share their decoding steps.
+    mutable StepBatcher batcher_;
 };
 
 // "en"/"de" from a bilingual model's tokenizer_config.json, or empty strings.

@@ -28,6 +28,8 @@ private Q_SLOTS:
     void generateMatchesReference();
     void logitsWritesTensors();
     void translateKeepsLines();
+    void translateBatchMatchesOneAtATime_data();
+    void translateBatchMatchesOneAtATime();
     void hunyuanGenerateMatchesReference_data();
     void hunyuanGenerateMatchesReference();
     void hunyuanTokenizeAndLogits();
@@ -318,6 +320,46 @@ void TestCli::translateKeepsLines() {
     QVERIFY(!lines[0].isEmpty());
     QVERIFY(lines[1].isEmpty());
     QCOMPARE(run({"translate", "--model", DRAGOMAN_TEST_FIXTURES "/marian-tiny", "--to", "xx", "--text", "a"}).code, 2);
+}
+
+void TestCli::translateBatchMatchesOneAtATime_data() {
+    QTest::addColumn<QString>("model");
+    QTest::addColumn<QString>("to");
+    QTest::addColumn<QStringList>("batch");
+    for (const char* fixture : {"marian-tiny", "hunyuan-tiny"})
+        for (const auto& batch : {QStringList{"--batch", "7"}, QStringList{"--batch", "16"}, QStringList{}})
+            QTest::newRow(QStringLiteral("%1 %2").arg(fixture, batch.isEmpty() ? "default" : batch.join(' ')).toUtf8().constData())
+                << QString(DRAGOMAN_TEST_FIXTURES "/") + fixture << (QString(fixture).startsWith("hunyuan") ? "zh" : "de") << batch;
+}
+
+// Lines decoded together (their steps shared) print the same text, in the same order, as one at a time.
+void TestCli::translateBatchMatchesOneAtATime() {
+    QFETCH(QString, model);
+    QFETCH(QString, to);
+    QFETCH(QStringList, batch);
+    QByteArray input;
+    const char* const sentences[] = {"The man sees a small house today.",
+                                     "My brother lives in Berlin.",
+                                     "Good morning.",
+                                     "",
+                                     "Where is the station, please?",
+                                     "It rains.",
+                                     "She reads a very long book in the garden every day."};
+    for (int i = 0; i < 24; ++i)
+        input += QByteArray(sentences[i % 7]) + (i % 5 == 0 ? " Thanks." : "") + "\n";
+    auto translate = [&](const QStringList& options) {
+        QProcess process;
+        process.start(qEnvironmentVariable("DRAGOMAN_CLI"),
+                      QStringList{"translate", "--model", model, "--from", "en", "--to", to} + options);
+        process.write(input);
+        process.closeWriteChannel();
+        if (!process.waitForFinished(120000)) return QStringLiteral("timeout");
+        return process.exitCode() == 0 ? QString::fromUtf8(process.readAllStandardOutput())
+                                       : "exit " + QString::number(process.exitCode()) + ": " + process.readAllStandardError();
+    };
+    const auto alone = translate({"--batch", "1"});
+    QCOMPARE(alone.count('\n'), 24);
+    QCOMPARE(translate(batch), alone);
 }
 
 void TestCli::hunyuanGenerateMatchesReference_data() {

@@ -4,6 +4,7 @@
 // prompts fed in pieces, named errors for broken checkpoints, and the libtorch-ops path a CUDA device runs
 // (exercised on the CPU) with the device choice.
 #include "decode/batch_search.h"
+#include "decode/batched_steps.h"
 #include "decode/causal_session.h"
 #include "io/tensor_view.h"
 #include "models/hunyuan.h"
@@ -20,6 +21,8 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <latch>
+#include <thread>
 
 using namespace dragoman;
 
@@ -66,6 +69,8 @@ private Q_SLOTS:
     void batchedStepEqualsStepsAlone();
     void batchedGreedyEqualsGreedyAlone_data();
     void batchedGreedyEqualsGreedyAlone();
+    void concurrentSessionsShareSteps_data();
+    void concurrentSessionsShareSteps();
     void promptInPiecesEqualsWholePrompt();
     void cacheOverflowIsAnInputError();
     void missingKeyIsNamed();
@@ -262,6 +267,51 @@ void TestHunyuan::batchedStepEqualsStepsAlone() {
             next[r] = one.argmax().item<TokenId>();
         }
     }
+}
+
+void TestHunyuan::concurrentSessionsShareSteps_data() {
+    QTest::addColumn<QString>("fixture");
+    QTest::addColumn<bool>("sample");
+    for (const auto& [name, f] : fixtures_)
+        for (bool sample : {false, true})
+            QTest::newRow(QStringLiteral("%1, %2").arg(name.c_str(), sample ? "sampled" : "greedy").toUtf8().constData())
+                << QString::fromStdString(name) << sample;
+}
+
+// Sessions on their own threads sharing a batcher (as the server's requests do) each get exactly what they get
+// alone, adapters and seeded sampling included, while their steps run together.
+void TestHunyuan::concurrentSessionsShareSteps() {
+    QFETCH(QString, fixture);
+    QFETCH(bool, sample);
+    const auto& model = *fixtures_.at(fixture.toStdString()).model;
+    const auto& network = *model.causal();
+    const auto c = batchCase(model, 6, fixture.endsWith("f32") && !std::getenv("DRAGOMAN_TEST_FIXTURES"));
+    // Together, every session's first token waits for the others' (a tiny model could end one before the next starts).
+    std::latch started(static_cast<std::ptrdiff_t>(c.prompts.size()));
+    auto generate = [&](std::size_t r, StepBatcher* batcher) {
+        c10::InferenceMode guard;
+        const std::int64_t maxNew = 4 + 2 * static_cast<std::int64_t>(r);
+        CausalSession session(network, c.prompts[r], maxNew, {}, c.adapters[r], batcher);
+        SearchOptions options{maxNew, {}, nullptr, {}};
+        if (batcher)
+            options.onToken = [&, first = true](TokenId) mutable {
+                if (std::exchange(first, false)) started.arrive_and_wait();
+                return true;
+            };
+        return sample ? sampleSearch(session, c.prompts[r], options, {0.8, 0.9, 20, 7 + r}) : greedySearch(session, c.prompts[r], options);
+    };
+    std::vector<std::vector<TokenId>> expected, got(c.prompts.size());
+    for (std::size_t r = 0; r < c.prompts.size(); ++r)
+        expected.push_back(generate(r, nullptr));
+    StepBatcher batcher(causalSteps(network));
+    std::vector<std::thread> threads;
+    for (std::size_t r = 0; r < c.prompts.size(); ++r)
+        threads.emplace_back([&, r] { got[r] = generate(r, &batcher); });
+    for (auto& t : threads)
+        t.join();
+    for (std::size_t r = 0; r < c.prompts.size(); ++r)
+        QCOMPARE(nlohmann::json(got[r]).dump(), nlohmann::json(expected[r]).dump());
+    QVERIFY2(batcher.counts().widest > 1, "no step ran for two sessions");
 }
 
 void TestHunyuan::batchedGreedyEqualsGreedyAlone_data() {

@@ -1,5 +1,6 @@
 // MarianMTModel parity with the golden reference (tests/fixtures/marian-tiny): sinusoids, encoder layers and
 // teacher-forced logits within 1e-4; generated ids exact for greedy, beam, with and without HF processors.
+#include "decode/batched_steps.h"
 #include "decode/search.h"
 #include "io/safetensors_writer.h"
 #include "io/tensor_view.h"
@@ -15,7 +16,9 @@
 
 #include <cstring>
 #include <fstream>
+#include <latch>
 #include <map>
+#include <thread>
 
 using namespace dragoman;
 
@@ -43,6 +46,11 @@ private Q_SLOTS:
     void decodesMatch_data();
     void decodesMatch();
     void greedyIsDeterministic();
+    void batchedStepEqualsStepsAlone_data();
+    void batchedStepEqualsStepsAlone();
+    void concurrentRequestsShareSteps_data();
+    void concurrentRequestsShareSteps();
+    void refusedStepFailsItsRequestOnly();
     void streamingCallbackCanStop();
     void missingKeyIsNamed();
     void unexpectedKeyIsNamed();
@@ -52,12 +60,14 @@ private Q_SLOTS:
 private:
     torch::Tensor expectedTensor(const std::string& name) const;
     std::vector<TokenId> sourceIds(int caseIndex) const;
+    const RunnableModel& modelNamed(const QString& name);
 
     QTemporaryDir cache_;
     std::unique_ptr<ModelStore> store_;
     std::shared_ptr<RunnableModel> model_;
     std::shared_ptr<const SafetensorsFile> expected_;
     nlohmann::json json_;
+    std::shared_ptr<RunnableModel> bundled_;
 };
 
 void TestMarian::initTestCase() {
@@ -228,6 +238,152 @@ void TestMarian::greedyIsDeterministic() {
         if (run == 0) first = ids;
         QCOMPARE(ids, first);
     }
+}
+
+const RunnableModel& TestMarian::modelNamed(const QString& name) {
+    if (name == "marian-tiny") return *model_;
+    if (!bundled_) bundled_ = openModel(*store_, std::string(DRAGOMAN_SOURCE_DIR) + "/resources/models/dragoman-en-de-zh");
+    return *bundled_;
+}
+
+// Sources of different lengths for `count` requests: the fixture's cases, then the same with words left off.
+static std::vector<std::vector<TokenId>> sourcesFor(const RunnableModel& model, int count) {
+    static const char* const kText[] = {"The weather is nice today.",
+                                        "Where is the station?",
+                                        "I would like a cup of tea, please.",
+                                        "He reads a book.",
+                                        "Open the window.",
+                                        "The meeting starts at nine tomorrow morning.",
+                                        "Thank you very much!",
+                                        "This translator runs offline."};
+    std::vector<std::vector<TokenId>> sources;
+    for (int i = 0; i < count; ++i) {
+        const std::string text = kText[i % 8];
+        auto ids = model.requireTokenizer().encode(i >= 8 ? text.substr(0, text.size() / 2) : text);
+        for (auto& id : ids)  // the fixture's vocabulary is smaller than the tokenizer's
+            id = id % model.encoderDecoder()->vocabSize();
+        sources.push_back(std::move(ids));
+    }
+    return sources;
+}
+
+void TestMarian::batchedStepEqualsStepsAlone_data() {
+    QTest::addColumn<QString>("model");
+    QTest::addColumn<int>("requests");
+    QTest::addColumn<int>("beams");
+    for (const char* model : {"marian-tiny", "bundled"})
+        for (auto [requests, beams] : {std::pair{2, 1}, {5, 1}, {16, 1}, {3, 4}})
+            QTest::newRow(QStringLiteral("%1, %2 requests, %3 beams").arg(model).arg(requests).arg(beams).toUtf8().constData())
+                << QString(model) << requests << beams;
+}
+
+// Each request's rows of a batched step are bit for bit its logits alone, though the requests started at
+// different steps (different cache lengths) over sources of different lengths.
+void TestMarian::batchedStepEqualsStepsAlone() {
+    QFETCH(QString, model);
+    QFETCH(int, requests);
+    QFETCH(int, beams);
+    c10::InferenceMode guard;
+    const auto& runnable = modelNamed(model);
+    const auto& m = *runnable.encoderDecoder();
+    const auto* batched = dynamic_cast<const BatchedDecoder*>(&m);
+    QVERIFY(batched);
+    const auto sources = sourcesFor(runnable, requests);
+    std::vector<std::unique_ptr<DecoderState>> alone, together;
+    std::vector<torch::Tensor> next;
+    for (int r = 0; r < requests; ++r) {
+        const auto encoded = m.encode(sources[r]);
+        alone.push_back(m.startDecoding(encoded, beams, 24));
+        together.push_back(m.startDecoding(encoded, beams, 24));
+        next.push_back(torch::full({beams}, m.decoderStartId(), torch::kInt64));
+        for (int warm = 0; warm < r % 3; ++warm) {  // some requests are further along
+            m.step(*alone.back(), next.back());
+            m.step(*together.back(), next.back());
+        }
+    }
+    for (int step = 0; step < 8; ++step) {
+        std::vector<DecoderState*> states;
+        for (auto& s : together)
+            states.push_back(s.get());
+        const auto logits = batched->stepMany(states, next);
+        QCOMPARE(logits.size(0), static_cast<std::int64_t>(requests * beams));
+        for (int r = 0; r < requests; ++r) {
+            const auto one = m.step(*alone[r], next[r]);
+            const auto rows = logits.narrow(0, r * beams, beams);
+            QVERIFY2(torch::equal(rows, one),
+                     qPrintable(QString("request %1, step %2: max diff %3").arg(r).arg(step).arg((rows - one).abs().max().item<float>())));
+            next[r] = one.argmax(1);
+        }
+    }
+}
+
+void TestMarian::concurrentRequestsShareSteps_data() {
+    QTest::addColumn<QString>("model");
+    QTest::addColumn<int>("beams");
+    for (const char* model : {"marian-tiny", "bundled"})
+        for (int beams : {1, 3})
+            QTest::newRow(QStringLiteral("%1, %2 beams").arg(model).arg(beams).toUtf8().constData()) << QString(model) << beams;
+}
+
+// Requests on their own threads, sharing a batcher, each get exactly what they get alone, and their steps
+// really run together.
+void TestMarian::concurrentRequestsShareSteps() {
+    QFETCH(QString, model);
+    QFETCH(int, beams);
+    const auto& runnable = modelNamed(model);
+    const auto& m = *runnable.encoderDecoder();
+    constexpr int kRequests = 8;
+    const auto sources = sourcesFor(runnable, kRequests);
+    const LogitsProcessors processors(runnable.generation, 41);
+    // Together, every request's first step waits until all have joined (a tiny model could end one before the
+    // next starts); beam search has no token callback, so the wait is on the session's side.
+    std::latch started(kRequests);
+    auto decode = [&](int r, StepBatcher* batcher) {
+        c10::InferenceMode guard;
+        EncoderDecoderSession session(m, m.encode(sources[r]), beams, 41, nullptr, batcher);
+        if (batcher) started.arrive_and_wait();
+        const SearchOptions options{40, {m.eosId()}, &processors, {}};
+        return beams == 1 ? greedySearch(session, {m.decoderStartId()}, options)
+                          : beamSearch(session, {m.decoderStartId()}, options, {beams, 1.0, false});
+    };
+    std::vector<std::vector<TokenId>> expected, got(kRequests);
+    for (int r = 0; r < kRequests; ++r)
+        expected.push_back(decode(r, nullptr));
+    StepBatcher batcher(encoderDecoderSteps(m));
+    std::vector<std::thread> threads;
+    for (int r = 0; r < kRequests; ++r)
+        threads.emplace_back([&, r] { got[r] = decode(r, &batcher); });
+    for (auto& t : threads)
+        t.join();
+    for (int r = 0; r < kRequests; ++r)
+        QCOMPARE(got[r], expected[r]);
+    const auto counts = batcher.counts();
+    QVERIFY2(counts.widest > beams, qPrintable(QString("at most %1 rows stepped together").arg(counts.widest)));
+    QVERIFY(counts.widest <= 16);
+}
+
+// A request whose step is refused (its cache is full) gets the error; the others in the same step go on.
+void TestMarian::refusedStepFailsItsRequestOnly() {
+    c10::InferenceMode guard;
+    const auto& m = *model_->encoderDecoder();
+    StepBatcher batcher(encoderDecoderSteps(m));
+    const auto start = torch::full({1}, m.decoderStartId(), torch::kInt64);
+    EncoderDecoderSession roomy(m, m.encode(sourceIds(0)), 1, 20, nullptr, &batcher);
+    std::string refused;
+    std::thread cramped([&] {
+        c10::InferenceMode inner;
+        EncoderDecoderSession session(m, m.encode(sourceIds(1)), 1, 1, nullptr, &batcher);
+        session.next(start);
+        try {
+            session.next(start);  // past its one position
+        } catch (const Error& e) {
+            refused = e.what();
+        }
+    });
+    for (int i = 0; i < 4; ++i)
+        QCOMPARE(roomy.next(start).size(0), std::int64_t(1));
+    cramped.join();
+    QVERIFY2(refused.find("positions") != std::string::npos, refused.c_str());
 }
 
 void TestMarian::streamingCallbackCanStop() {

@@ -1,0 +1,107 @@
+#include "cli/ordered_lines.h"
+
+#include <condition_variable>
+#include <deque>
+#include <exception>
+#include <map>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace dragoman::cli {
+namespace {
+
+struct Result {
+    std::string output;
+    std::exception_ptr error;
+};
+
+}  // namespace
+
+void translateLinesInOrder(std::istream& in, int workers, const std::function<std::string(const std::string&, std::uint64_t)>& work,
+                           const std::function<void(const std::string&)>& print) {
+    std::mutex mutex;
+    std::condition_variable changed;
+    std::deque<std::pair<std::uint64_t, std::string>> queue;
+    std::map<std::uint64_t, Result> finished;
+    bool closed = false, failed = false;
+    int inFlight = 0;
+    std::uint64_t printed = 0;
+
+    std::vector<std::thread> threads;
+    for (int w = 0; w < std::max(1, workers); ++w)
+        threads.emplace_back([&] {
+            std::unique_lock lock(mutex);
+            for (;;) {
+                changed.wait(lock, [&] { return !queue.empty() || closed || failed; });
+                if (failed || queue.empty()) return;
+                auto [number, line] = std::move(queue.front());
+                queue.pop_front();
+                ++inFlight;
+                changed.notify_all();  // room for the reader
+                lock.unlock();
+                Result result;
+                try {
+                    result.output = work(line, number);
+                } catch (...) {
+                    result.error = std::current_exception();
+                }
+                lock.lock();
+                --inFlight;
+                if (result.error) failed = true;
+                finished.emplace(number, std::move(result));
+                changed.notify_all();
+            }
+        });
+
+    std::exception_ptr error;
+    // Prints what is ready, in order; the lock is held for the bookkeeping only.
+    auto printReady = [&](std::unique_lock<std::mutex>& lock) {
+        for (auto it = finished.find(printed + 1); it != finished.end() && !error; it = finished.find(printed + 1)) {
+            auto result = std::move(it->second);
+            finished.erase(it);
+            ++printed;
+            if (result.error) {
+                error = result.error;
+                return;
+            }
+            lock.unlock();
+            print(result.output);
+            lock.lock();
+        }
+    };
+    const auto readAhead = static_cast<std::size_t>(std::max(1, workers)) * 2;
+    std::uint64_t read = 0;
+    std::unique_lock lock(mutex);
+    for (std::string line; !failed;) {
+        changed.wait(lock, [&] { return queue.size() < readAhead || failed; });
+        printReady(lock);
+        if (failed) break;
+        lock.unlock();
+        const bool more = static_cast<bool>(std::getline(in, line));
+        lock.lock();
+        if (!more) break;
+        queue.emplace_back(++read, std::move(line));
+        changed.notify_all();
+    }
+    closed = true;
+    changed.notify_all();
+    // The rest: every line read, or after a failure, the lines before it (those in flight end first).
+    for (;;) {
+        changed.wait(lock, [&] { return finished.count(printed + 1) > 0 || ((queue.empty() || failed) && inFlight == 0); });
+        printReady(lock);
+        if (error || ((queue.empty() || failed) && inFlight == 0 && finished.count(printed + 1) == 0)) break;
+    }
+    if (!error)  // a failed line after a gap (lines not started): report it
+        for (auto& [number, result] : finished)
+            if (result.error) {
+                error = result.error;
+                break;
+            }
+    lock.unlock();
+    for (auto& t : threads)
+        t.join();
+    if (error) std::rethrow_exception(error);
+}
+
+}  // namespace dragoman::cli

@@ -1,0 +1,35 @@
+#include "decode/batched_steps.h"
+
+#include "models/batched_decoder.h"
+
+#include <torch/torch.h>
+
+namespace dragoman {
+
+StepBatcher::Runner causalSteps(const CausalLanguageModel& model) {
+    return [&model](const std::vector<void*>& states, const std::vector<torch::Tensor>& tokens) {
+        std::vector<CausalState*> sequences;
+        std::vector<TokenId> ids;
+        for (std::size_t i = 0; i < states.size(); ++i) {
+            sequences.push_back(static_cast<CausalState*>(states[i]));
+            ids.push_back(tokens[i].reshape({1}).item<TokenId>());
+        }
+        return model.stepMany(sequences, ids);
+    };
+}
+
+StepBatcher::Runner encoderDecoderSteps(const EncoderDecoderModel& model) {
+    const auto* batched = dynamic_cast<const BatchedDecoder*>(&model);
+    return [&model, batched](const std::vector<void*>& states, const std::vector<torch::Tensor>& tokens) {
+        std::vector<DecoderState*> sequences;
+        for (auto* state : states)
+            sequences.push_back(static_cast<DecoderState*>(state));
+        if (batched) return batched->stepMany(sequences, tokens);
+        std::vector<torch::Tensor> rows;
+        for (std::size_t i = 0; i < sequences.size(); ++i)
+            rows.push_back(model.step(*sequences[i], tokens[i]));
+        return torch::cat(rows);
+    };
+}
+
+}  // namespace dragoman

@@ -1,0 +1,90 @@
+#pragma once
+// Continuous batching for requests that decode on their own threads (the server's, `translate --batch`'s,
+// a document's segments). Each request keeps its own search loop; its session hands every decoding step to
+// the model's batcher, which runs the steps of all requests waiting at that moment as one batched step (the
+// weights are read once for all of them) and gives each request back its own rows of logits.
+//
+// A request is a member from the end of its prompt until its session ends: it joins the running batch at the
+// next step and leaves it when it stops, so a short request never waits for a long one. A step runs as soon
+// as every member has asked for one (or the waiting rows fill `maxRows`); a member that is late (its thread
+// busy writing to a slow client) is waited for a quarter of a step's time at most, then the others go on.
+// Only one batched step runs at a time. Results do not depend on who shares a step: the models' batched
+// steps give each state the numbers it gets alone.
+#include <torch/types.h>
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <exception>
+#include <functional>
+#include <mutex>
+#include <vector>
+
+namespace dragoman {
+
+class StepBatcher {
+public:
+    // Runs one step for several states (opaque to the batcher): tokens[i] ([B_i] int64) feed states[i].
+    // Returns float32 logits [sum B_i, V], the states' rows one after another.
+    using Runner = std::function<torch::Tensor(const std::vector<void*>& states, const std::vector<torch::Tensor>& tokens)>;
+
+    explicit StepBatcher(Runner runner, std::int64_t maxRows = 16);
+    StepBatcher(const StepBatcher&) = delete;
+    StepBatcher& operator=(const StepBatcher&) = delete;
+
+    // Membership of one request, from after its prompt to its end.
+    class Member {
+    public:
+        explicit Member(StepBatcher& batcher) : batcher_(batcher) { batcher_.join(); }
+        ~Member() { batcher_.leave(); }
+        Member(const Member&) = delete;
+        Member& operator=(const Member&) = delete;
+        // One step for `state` (tokens [B] int64): its logits [B, V]. Throws what the step throws for it.
+        torch::Tensor step(void* state, const torch::Tensor& tokens) { return batcher_.step(state, tokens); }
+
+    private:
+        StepBatcher& batcher_;
+    };
+
+    // Runs `work` (a request's prompt) between batched steps, never beside one: on a few cores two runs at once
+    // only slow each other. Steps that are ready go first, so a queue of prompts does not stall the others.
+    void between(const std::function<void()>& work);
+
+    struct Counts {
+        std::int64_t steps = 0, rows = 0, widest = 0;  // batched steps run, rows stepped, most rows in one step
+    };
+    Counts counts() const;
+
+private:
+    struct Pending {
+        void* state;
+        torch::Tensor tokens, logits;
+        std::exception_ptr error;
+        bool done = false;
+    };
+    using Clock = std::chrono::steady_clock;
+
+    void join();
+    void leave();
+    torch::Tensor step(void* state, const torch::Tensor& tokens);
+    // Whether the waiting steps should run now (called with the lock held).
+    bool ready(Clock::time_point now) const;
+    Clock::time_point deadline() const;
+    // Takes waiting steps (up to maxRows rows), runs them without the lock, hands out the results.
+    void runBatch(std::unique_lock<std::mutex>& lock);
+
+    Runner runner_;
+    std::int64_t maxRows_;
+    mutable std::mutex mutex_;
+    std::condition_variable changed_;
+    std::int64_t members_ = 0;
+    std::deque<Pending*> waiting_;
+    std::int64_t waitingRows_ = 0;
+    bool running_ = false;
+    Clock::time_point waitingSince_, lastEnd_;
+    Clock::duration lastStep_{};
+    Counts counts_;
+};
+
+}  // namespace dragoman

@@ -1,0 +1,19 @@
+#pragma once
+// An encoder-decoder model that can run one decoding step for several requests at once: every request's
+// hypotheses go through each projection together (the weights are read once for all of them), while
+// attention stays per request, over its own caches and source.
+#include "models/encoder_decoder.h"
+
+#include <vector>
+
+namespace dragoman {
+
+class BatchedDecoder {
+public:
+    virtual ~BatchedDecoder() = default;
+    // states[i] is fed tokens[i] ([B_i] int64, one per hypothesis). Returns float32 logits [sum B_i, V], the
+    // states' rows one after another; each state's rows equal what step() returns for it alone, bit for bit.
+    virtual torch::Tensor stepMany(const std::vector<DecoderState*>& states, const std::vector<torch::Tensor>& tokens) const = 0;
+};
+
+}  // namespace dragoman
