@@ -1,6 +1,7 @@
 #include "runtime/runnable_model.h"
 
 #include "adapters/lora_adapter.h"
+#include "models/quantization_config.h"
 #include "runtime/architectures.h"
 #include "runtime/device.h"
 #include "util/error.h"
@@ -55,6 +56,7 @@ std::shared_ptr<RunnableModel> openModel(const ModelStore& store, const std::str
     const auto label = (entry.dir / "config.json").string();
     model->architecture = model->loaded.config.value("model_type", "");
     const auto& architecture = architectureFor(model->architecture, label);
+    checkQuantizationConfig(model->loaded.config, label);
     if (architecture.followsDevice) model->placement = choosePlacement(options.device);
     const auto network = index(LoadPhase::Network), tokenizer = index(LoadPhase::Tokenizer);
     // Copying to a device moves every byte once more.

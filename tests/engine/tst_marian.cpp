@@ -55,6 +55,8 @@ private Q_SLOTS:
     void missingKeyIsNamed();
     void unexpectedKeyIsNamed();
     void unsupportedConfigIsNamed();
+    void quantizationConfigIsChecked_data();
+    void quantizationConfigIsChecked();
     void layoutIsTheCheckpoints();
 
 private:
@@ -446,6 +448,60 @@ void TestMarian::unsupportedConfigIsNamed() {
         QFAIL("accepted a pre-LN config");
     } catch (const Error& e) {
         QVERIFY(e.detail().find("normalize_before") != std::string::npos);
+    }
+}
+
+void TestMarian::quantizationConfigIsChecked_data() {
+    QTest::addColumn<QByteArray>("quantization");
+    QTest::addColumn<QString>("refusal");  // empty: accepted
+    auto group = [](const char* weights, const char* extra = "") {
+        return QByteArray(
+                   R"({"quant_method": "compressed-tensors", "format": "int-quantized", "config_groups": {"group_0": {"targets": ["Linear"], "weights": )") +
+               weights + "}" + extra + "}, \"ignore\": []}";
+    };
+    const char* channel =
+        R"({"num_bits": 8, "type": "int", "symmetric": true, "strategy": "channel", "dynamic": false, "group_size": null})";
+    QTest::newRow("int8 per channel") << group(channel) << "";
+    QTest::newRow("int8 per tensor, static input scales")
+        << group(
+               R"({"num_bits": 8, "type": "int", "symmetric": true, "strategy": "tensor"}, "input_activations": {"num_bits": 8, "type": "int", "strategy": "tensor", "dynamic": false})")
+        << "";
+    QTest::newRow("gptq") << QByteArray(R"({"quant_method": "gptq", "bits": 4, "group_size": 128})") << "quant_method gptq";
+    QTest::newRow("bitsandbytes") << QByteArray(R"({"quant_method": "bitsandbytes", "load_in_8bit": true})") << "quant_method bitsandbytes";
+    QTest::newRow("fp8") << QByteArray(R"({"quant_method": "compressed-tensors", "format": "float-quantized", "config_groups": {}})")
+                         << "FP8";
+    QTest::newRow("packed int4") << QByteArray(R"({"quant_method": "compressed-tensors", "format": "pack-quantized", "config_groups": {}})")
+                                 << "format pack-quantized";
+    QTest::newRow("4 bits") << group(R"({"num_bits": 4, "type": "int", "symmetric": true, "strategy": "channel"})") << "num_bits 4";
+    QTest::newRow("zero points") << group(R"({"num_bits": 8, "type": "int", "symmetric": false, "strategy": "channel"})") << "asymmetric";
+    QTest::newRow("groups") << group(R"({"num_bits": 8, "type": "int", "symmetric": true, "strategy": "group", "group_size": 128})")
+                            << "strategy \"group\"";
+    QTest::newRow("not Linear")
+        << QByteArray(
+               R"({"quant_method": "compressed-tensors", "format": "int-quantized", "config_groups": {"g": {"targets": ["re:.*embed.*"], "weights": )") +
+               channel + "}}}"
+        << "targets";
+    QTest::newRow("not an object") << QByteArray(R"("int8")") << "not an object";
+}
+
+// A quantization scheme the engine does not compute is refused by name when the model opens, before it could
+// produce wrong numbers; the int8 layout it does compute opens.
+void TestMarian::quantizationConfigIsChecked() {
+    QFETCH(QByteArray, quantization);
+    QFETCH(QString, refusal);
+    QTemporaryDir dir;
+    test::copyFolder(kDir, dir.path().toStdString());
+    auto config = model_->loaded.config;
+    config["quantization_config"] = nlohmann::json::parse(quantization.toStdString());
+    std::ofstream(dir.filePath("config.json").toStdString()) << config.dump(2);
+    try {
+        const auto opened = openModel(*store_, dir.path().toStdString());
+        QVERIFY2(refusal.isEmpty(), "accepted an unsupported quantization_config");
+        QVERIFY(opened->encoderDecoder());
+    } catch (const Error& e) {
+        QVERIFY2(!refusal.isEmpty(), e.what());
+        QCOMPARE(QString::fromStdString(e.category()), QStringLiteral("unsupported"));
+        QVERIFY2(QString::fromStdString(e.detail()).contains(refusal), e.what());
     }
 }
 
