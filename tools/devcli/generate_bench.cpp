@@ -1,16 +1,20 @@
 #include "devcli/generate_bench.h"
 
+#include "decode/batched_steps.h"
 #include "decode/search.h"
 #include "kernels/onednn_matmul.h"
 #include "kernels/thread_pool.h"
 #include "kernels/threads.h"
 #include "layers/linear.h"
+#include "models/batched_decoder.h"
 #include "util/error.h"
 #include "util/stopwatch.h"
 
 #include <torch/torch.h>
 
+#include <atomic>
 #include <chrono>
+#include <thread>
 
 namespace dragoman::bench {
 namespace {
@@ -208,6 +212,61 @@ nlohmann::ordered_json benchCausal(const RunnableModel& model, const GenerateBen
     return out;
 }
 
+namespace {
+
+// Greedy decoding of every source, `batch` sequences stepping together in this thread (a finished one's place
+// goes to the next source at once); checks each against `alone`. Returns the seconds taken.
+double oneThreadBatchSeconds(const EncoderDecoderModel& m, const std::vector<std::vector<TokenId>>& sources,
+                             const GenerateBenchOptions& options, const LogitsProcessors& processors,
+                             const std::vector<std::vector<TokenId>>& alone) {
+    const auto* batched = dynamic_cast<const BatchedDecoder*>(&m);
+    if (!batched) throw Error("unsupported", "this model has no batched step");
+    struct Running {
+        std::size_t source;
+        std::unique_ptr<DecoderState> state;
+        std::vector<std::vector<TokenId>> history;
+        std::vector<TokenId> generated;
+    };
+    const auto start = Clock::now();
+    std::vector<Running> running;
+    std::size_t next = 0;
+    auto admit = [&] {
+        while (static_cast<std::int64_t>(running.size()) < options.batch && next < sources.size()) {
+            const auto i = next++;
+            running.push_back({i, m.startDecoding(m.encode(sources[i]), 1, 1 + options.newTokens), {{m.decoderStartId()}}, {}});
+        }
+    };
+    admit();
+    while (!running.empty()) {
+        std::vector<DecoderState*> states;
+        std::vector<torch::Tensor> tokens;
+        for (auto& r : running) {
+            states.push_back(r.state.get());
+            tokens.push_back(torch::full({1}, r.history[0].back(), torch::kInt64));
+        }
+        const auto logits = batched->stepMany(states, tokens);
+        std::vector<Running> still;
+        for (std::size_t b = 0; b < running.size(); ++b) {
+            auto& r = running[b];
+            auto scores = logits.narrow(0, static_cast<std::int64_t>(b), 1).clone();
+            processors.apply(scores, r.history);
+            const auto token = scores[0].argmax().item<TokenId>();
+            r.generated.push_back(token);
+            r.history[0].push_back(token);
+            if (token == m.eosId() || static_cast<std::int64_t>(r.generated.size()) >= options.newTokens) {
+                if (r.generated != alone[r.source]) throw Error("internal", "batched decoding changed a sequence");
+                continue;
+            }
+            still.push_back(std::move(r));
+        }
+        running = std::move(still);
+        admit();
+    }
+    return secondsSince(start);
+}
+
+}  // namespace
+
 nlohmann::ordered_json benchEncoderDecoder(const RunnableModel& model, const GenerateBenchOptions& options) {
     c10::InferenceMode guard;
     const auto& m = *model.encoderDecoder();
@@ -260,6 +319,44 @@ nlohmann::ordered_json benchEncoderDecoder(const RunnableModel& model, const Gen
     // Greedy decoding reads every decoder weight once per token: tokens/s x bytes/token is the bandwidth it
     // uses, and its share of the measured limit is how close to the memory bound the decoder runs.
     if (options.beams == 1) out["efficiency"] = tokensPerSecond * static_cast<double>(bytesPerToken) / bandwidth;
+    if (options.batch > 1) {
+        // The same sources, `batch` at a time, two ways: as the CLI and the server run them (each request on its
+        // own thread, steps shared through a StepBatcher), and in one thread stepping every unfinished sequence
+        // through stepMany() (no hand-off between threads: what a single-threaded scheduler could reach).
+        // Both must give every sequence its tokens alone.
+        std::vector<std::vector<TokenId>> alone;
+        for (const auto& source : sources)
+            alone.push_back(runOne(source, nullptr));
+        std::vector<std::vector<TokenId>> shared(sources.size());
+        StepBatcher batcher(encoderDecoderSteps(m));
+        std::atomic<std::size_t> next = 0;
+        const auto threadsStart = Clock::now();
+        std::vector<std::thread> threads;
+        for (std::int64_t t = 0; t < options.batch; ++t)
+            threads.emplace_back([&] {
+                c10::InferenceMode inner;
+                for (auto i = next++; i < sources.size(); i = next++) {
+                    torch::Tensor encoded;
+                    batcher.between([&] { encoded = m.encode(sources[i]); });
+                    EncoderDecoderSession session(m, encoded, options.beams, 1 + options.newTokens, nullptr, &batcher);
+                    shared[i] = options.beams == 1 ? greedySearch(session, prefix, search)
+                                                   : beamSearch(session, prefix, search, {options.beams, 1.0, false});
+                }
+            });
+        for (auto& t : threads)
+            t.join();
+        const double threadsSeconds = secondsSince(threadsStart);
+        if (shared != alone) throw Error("internal", "decoding on threads that share steps changed a sequence");
+        out["batch"] = options.batch;
+        out["batch_threads_tokens_per_s"] = tokens / threadsSeconds;
+        out["batch_threads_speedup"] = elapsed / threadsSeconds;
+        out["batch_widest_step"] = batcher.counts().widest;
+        if (options.beams == 1) {
+            const double stepSeconds = oneThreadBatchSeconds(m, sources, options, processors, alone);
+            out["batch_one_thread_tokens_per_s"] = tokens / stepSeconds;
+            out["batch_one_thread_speedup"] = elapsed / stepSeconds;
+        }
+    }
     return out;
 }
 
