@@ -89,6 +89,16 @@ struct VerifyReport {
 // Sizes and times against the manifest, or (full) every file re-hashed.
 VerifyReport verifyModel(const std::string& idOrPath, bool full, const ProgressCallback& progress = {});
 
+// ---- Prompts for a remote chat model ----
+
+// What a remote backend sends an OpenAI-compatible server running HY-MT for one line of `request`: the user
+// message the local engine renders (the model card's templates with the glossary, context and formatted text),
+// so a server running the same model greedily answers what the local engine would. Throws Error("input") for a
+// target language HY-MT does not know.
+std::string chatTranslationMessage(const TranslationRequest& request, const std::string& line);
+// The answer as the local engine returns it (formatted text's target tags removed).
+std::string chatTranslationAnswer(const TranslationRequest& request, const std::string& answer);
+
 // ---- A loaded model ----
 
 struct ModelParams {

@@ -2,6 +2,7 @@
 #include "cli/commands.h"
 #include "cli/model_option.h"
 #include "cli/ordered_lines.h"
+#include "cli/server_option.h"
 
 #include <QFile>
 
@@ -47,6 +48,7 @@ int runTranslate(const QStringList& args) {
     cmd.addOption({QStringLiteral("seed"), QStringLiteral("Seed for --sample"), QStringLiteral("S")});
     cmd.addOption({QStringLiteral("glossary"), QStringLiteral("Terminology TSV (source<TAB>target)"), QStringLiteral("FILE.tsv")});
     cmd.addOption({QStringLiteral("context"), QStringLiteral("Preceding text, for contextual translation"), QStringLiteral("T")});
+    addServerOptions(cmd);
     cmd.addOption({QStringLiteral("batch"),
                    QStringLiteral("Up to N stdin lines decoded together, printed in order (default 8 for chat models such as HY-MT, else "
                                   "1; the output is the same as with 1)"),
@@ -55,8 +57,9 @@ int runTranslate(const QStringList& args) {
     if (!cmd.isSet("to")) throw UsageError("--to is required");
     checkLanguageOptions(cmd);
     const auto beams = cmd.intValue("beams", 1, 1, 16);
-    const auto model = loadModelOption(cmd);
-    const auto adapter = adapterFor(cmd, *model);
+    const auto remote = remoteEngineOption(cmd);
+    const auto model = remote ? nullptr : loadModelOption(cmd);
+    const auto adapter = remote ? nullptr : adapterFor(cmd, *model);
     const auto glossary = cmd.isSet("glossary") ? readGlossary(cmd.value("glossary")) : std::vector<std::pair<std::string, std::string>>{};
     if (cmd.isSet("seed") && !cmd.isSet("sample")) throw UsageError("--seed needs --sample");
     const auto seed = static_cast<std::uint64_t>(cmd.intValue("seed", 0, 0, std::numeric_limits<std::int64_t>::max()));
@@ -77,7 +80,7 @@ int runTranslate(const QStringList& args) {
                 print(std::string(delta));
                 return true;
             };
-        const auto output = model->translate(request);
+        const auto output = remote ? remote->translate(request) : model->translate(request);
         return stream ? std::string("\n") : output + "\n";
     };
     if (cmd.isSet("text")) {
@@ -86,7 +89,7 @@ int runTranslate(const QStringList& args) {
     }
     // Lines in flight together share the model's decoding steps (engine/decode/step_batcher.h); each keeps its
     // own state, so a line's output is the same whatever runs beside it. Streamed output goes one line at a time.
-    const auto batch = stream ? 1 : cmd.intValue("batch", defaultTogether(*model), 1, 256);
+    const auto batch = stream ? 1 : cmd.intValue("batch", remote ? kRemoteConcurrency : defaultTogether(*model), 1, 256);
     if (batch == 1) {
         for (std::string line; std::getline(std::cin, line);)
             print(translateOne(line, ++requestId));

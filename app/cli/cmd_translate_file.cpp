@@ -1,6 +1,7 @@
 #include "cli/command_line.h"
 #include "cli/commands.h"
 #include "cli/model_option.h"
+#include "cli/server_option.h"
 #include "documents/document_translation.h"
 
 #include <unistd.h>
@@ -22,6 +23,10 @@ int runTranslateFile(const QStringList& args) {
     cmd.addOption({QStringLiteral("out"), QStringLiteral("Output path (default: IN's name with the language code; never an existing file)"),
                    QStringLiteral("PATH")});
     cmd.addOption({QStringLiteral("beams"), QStringLiteral("Beam search with K beams (default: greedy)"), QStringLiteral("K")});
+    addServerOptions(cmd);
+    cmd.addOption({QStringLiteral("concurrency"),
+                   QStringLiteral("Segments in flight at once (default: 8 on a server or with a chat model, else 1)"),
+                   QStringLiteral("N")});
     if (!cmd.parse(args, 1, 1)) return kExitOk;
     const auto positional = cmd.positional();
     if (!cmd.isSet("to")) throw UsageError("--to is required");
@@ -31,8 +36,9 @@ int runTranslateFile(const QStringList& args) {
     if (!documents::formatOf(positional[0]))
         throw Error("input", positional[0].toStdString() +
                                  ": unsupported document type (supported: " + documents::supportedPatterns().toStdString() + ")");
-    const auto model = loadModelOption(cmd);
-    const auto adapter = adapterFor(cmd, *model);
+    const auto remote = remoteEngineOption(cmd);
+    const auto model = remote ? nullptr : loadModelOption(cmd);
+    const auto adapter = remote ? nullptr : adapterFor(cmd, *model);
     std::atomic<std::uint64_t> requestId = 0;
     const auto from = cmd.value("from").toStdString();
     documents::DocumentRequest request;
@@ -40,11 +46,11 @@ int runTranslateFile(const QStringList& args) {
     request.output = cmd.value("out");
     request.to = cmd.value("to").toStdString();
     // Segments decode together (the model shares their steps); model->translate() is safe from several threads.
-    request.parallel = defaultTogether(*model);
+    request.parallel = static_cast<int>(cmd.intValue("concurrency", remote ? kRemoteConcurrency : defaultTogether(*model), 1, 64));
     request.translate = [&](const std::string& text) {
         TranslationRequest segment{text, from, request.to, beams, ++requestId, {}};
         segment.adapter = adapter;
-        return model->translate(segment);
+        return remote ? remote->translate(segment) : model->translate(segment);
     };
     // Progress for a person at a terminal; scripts reading stdout get only the output path.
     const bool terminal = ::isatty(STDERR_FILENO) == 1;

@@ -135,7 +135,7 @@ void ApiServer::Impl::routes() {
         std::vector<std::string> names;
         for (const auto& [name, adapter] : adapters)
             names.push_back(name);
-        res.set_content(modelList(model->description().id, names), "application/json");
+        res.set_content(modelList(model->description().id, names, model->description().chat), "application/json");
     });
     http.Post("/v1/chat/completions", [this](const httplib::Request& req, httplib::Response& res) { chat(req, res); });
     http.Post("/translate", [this](const httplib::Request& req, httplib::Response& res) { libreTranslate(req, res); });
@@ -149,7 +149,9 @@ void ApiServer::Impl::chat(const httplib::Request& req, httplib::Response& res) 
     TranslationRequest r;
     r.requestId = id;
     r.adapter = adapterFor(call.model);
-    if (model->description().chat) {
+    // A request naming target_lang asks for a translation of its last user message (what Dragoman's remote
+    // backend sends, so the answer is the local engine's); a chat model otherwise answers the conversation.
+    if (model->description().chat && call.targetLang.empty()) {
         for (const auto& m : call.messages)
             if (m.role != "system" && m.role != "developer" && m.role != "user" && m.role != "assistant")
                 throw ApiError(400, "invalid_request_error", "unknown message role '" + m.role + "' (system, user or assistant)");
@@ -160,7 +162,7 @@ void ApiServer::Impl::chat(const httplib::Request& req, httplib::Response& res) 
         r.topP = call.topP;
         r.seed = call.seed.value_or(0);
     } else {
-        // A translation model: the last user message, between the languages the request names.
+        // A translation: the last user message, between the languages the request names.
         for (auto it = call.messages.rbegin(); it != call.messages.rend() && r.text.empty(); ++it)
             if (it->role == "user") r.text = it->content;
         r.from = call.sourceLang;

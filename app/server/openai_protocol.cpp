@@ -156,11 +156,11 @@ std::string ChatAnswer::errorEvent(const std::string& message) {
            "\n\n";
 }
 
-std::string modelList(const std::string& base, const std::vector<std::string>& adapters) {
+std::string modelList(const std::string& base, const std::vector<std::string>& adapters, bool chat) {
     json data = json::array();
-    data.push_back({{"id", base}, {"object", "model"}, {"created", 0}, {"owned_by", "dragoman"}});
+    data.push_back({{"id", base}, {"object", "model"}, {"created", 0}, {"owned_by", "dragoman"}, {"chat", chat}});
     for (const auto& name : adapters)
-        data.push_back({{"id", name}, {"object", "model"}, {"created", 0}, {"owned_by", "dragoman"}, {"parent", base}});
+        data.push_back({{"id", name}, {"object", "model"}, {"created", 0}, {"owned_by", "dragoman"}, {"parent", base}, {"chat", chat}});
     return json{{"object", "list"}, {"data", data}}.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 

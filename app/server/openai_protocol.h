@@ -49,7 +49,8 @@ private:
     std::int64_t created_;
 };
 
-// GET /v1/models: the base and each adapter by name.
-std::string modelList(const std::string& base, const std::vector<std::string>& adapters);
+// GET /v1/models: the base and each adapter by name. Each entry adds "chat" (a Dragoman extension): false for a
+// translation model, which answers the last user message translated between source_lang and target_lang.
+std::string modelList(const std::string& base, const std::vector<std::string>& adapters, bool chat);
 
 }  // namespace dragoman::server

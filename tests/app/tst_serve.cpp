@@ -2,6 +2,8 @@
 // completions (whole and streamed) and models list, LibreTranslate's /translate and /languages, answers equal
 // to the CLI's, concurrent streams that keep their own tokens, every error status, a client that leaves
 // mid-stream, a full queue, and SIGTERM ending the requests in flight before exit 0.
+#include "serve_process.h"
+
 #include <QEventLoop>
 #include <QFile>
 #include <QJsonArray>
@@ -30,32 +32,6 @@ QString longText() {
         text += QStringLiteral("My brother lives in Berlin and reads a newspaper every morning. ");
     return text;
 }
-
-// A running `serve`, stopped (SIGTERM) when it goes out of scope.
-class Server {
-public:
-    explicit Server(QStringList args) {
-        process_.setProcessChannelMode(QProcess::SeparateChannels);
-        process_.start(qEnvironmentVariable("DRAGOMAN_CLI"), QStringList{"serve", "--port", "0"} + args);
-        if (!process_.waitForStarted(10000)) return;
-        while (process_.state() == QProcess::Running && !process_.canReadLine())
-            process_.waitForReadyRead(100);
-        const auto line = QString::fromUtf8(process_.readLine()).trimmed();
-        if (line.startsWith("listening on ")) url_ = line.mid(13);
-    }
-    ~Server() {
-        if (process_.state() == QProcess::Running) {
-            ::kill(static_cast<pid_t>(process_.processId()), SIGTERM);
-            process_.waitForFinished(30000);
-        }
-    }
-    QString url() const { return url_; }
-    QProcess& process() { return process_; }
-
-private:
-    QProcess process_;
-    QString url_;
-};
 
 struct Reply {
     int status = 0;

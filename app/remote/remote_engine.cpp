@@ -1,0 +1,248 @@
+#include "remote/remote_engine.h"
+
+#include <QEventLoop>
+#include <QFile>
+#include <QNetworkAccessManager>
+#include <QNetworkReply>
+#include <QNetworkRequest>
+#include <QThread>
+#include <QTimer>
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <functional>
+
+namespace dragoman {
+namespace {
+
+using json = nlohmann::json;
+
+QUrl endpoint(const QUrl& base, const QString& path) {
+    auto url = base;
+    auto prefix = url.path();
+    while (prefix.endsWith('/'))
+        prefix.chop(1);
+    if (!prefix.endsWith(QStringLiteral("/v1"))) prefix += QStringLiteral("/v1");
+    url.setPath(prefix + path);
+    return url;
+}
+
+struct Exchange {
+    int status = 0;
+    QByteArray body;  // the whole body, or what came before streaming began
+    QNetworkReply::NetworkError error = QNetworkReply::NoError;
+    QString errorText;
+    bool cancelled = false, timedOut = false;
+};
+
+// One request in a local event loop, to its end. `onChunk` (a 200 answer only) gets the body as it arrives and
+// returns false to close the connection; `cancel` is polled.
+Exchange exchange(const QNetworkRequest& request, const QByteArray* body, const CancelToken* cancel, int idleTimeoutMs,
+                  const std::function<bool(const QByteArray&)>& onChunk) {
+    QNetworkAccessManager network;
+    QEventLoop loop;
+    QNetworkReply* reply = body ? network.post(request, *body) : network.get(request);
+    Exchange result;
+    QTimer idle, poll;
+    idle.setSingleShot(true);
+    idle.start(idleTimeoutMs);
+    poll.start(50);
+    QObject::connect(reply, &QNetworkReply::readyRead, [&] {
+        idle.start(idleTimeoutMs);
+        const auto data = reply->readAll();
+        if (onChunk && reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt() == 200) {
+            if (!onChunk(data)) {
+                result.cancelled = true;
+                reply->abort();
+            }
+        } else {
+            result.body += data;
+        }
+    });
+    QObject::connect(&idle, &QTimer::timeout, [&] {
+        result.timedOut = true;
+        reply->abort();
+    });
+    QObject::connect(&poll, &QTimer::timeout, [&] {
+        if (cancel && cancel->cancelled()) {
+            result.cancelled = true;
+            reply->abort();
+        }
+    });
+    QObject::connect(reply, &QNetworkReply::finished, &loop, &QEventLoop::quit);
+    if (!reply->isFinished()) loop.exec();
+    result.status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+    result.body += reply->readAll();
+    result.error = reply->error();
+    result.errorText = reply->errorString();
+    delete reply;
+    return result;
+}
+
+std::string where(const QUrl& url) {
+    return url.toDisplayString(QUrl::RemoveUserInfo).toStdString();
+}
+
+// The message of an OpenAI-style error body, or the start of whatever came.
+std::string serverMessage(const QByteArray& body) {
+    try {
+        const auto j = json::parse(body.toStdString());
+        if (j.contains("error") && j["error"].is_object() && j["error"].contains("message"))
+            return j["error"]["message"].get<std::string>();
+        if (j.contains("error") && j["error"].is_string()) return j["error"].get<std::string>();
+    } catch (const json::exception&) {
+    }
+    return body.left(200).toStdString();
+}
+
+// The fault of a finished exchange, as one clear error (none for a complete 200 answer).
+void throwFault(const Exchange& e, const QUrl& url, int idleTimeoutMs) {
+    if (e.timedOut) throw Error("remote", where(url) + " sent nothing for " + std::to_string(idleTimeoutMs / 1000) + " s");
+    if (e.status == 0) throw Error("remote", "cannot reach " + where(url) + ": " + e.errorText.toStdString());
+    if (e.status == 401 || e.status == 403)
+        throw Error("remote", where(url) + " refused the API key (HTTP " + std::to_string(e.status) + "): " + serverMessage(e.body));
+    if (e.status != 200) throw Error("remote", where(url) + " answered HTTP " + std::to_string(e.status) + ": " + serverMessage(e.body));
+    if (e.error != QNetworkReply::NoError)
+        throw Error("remote", "the connection to " + where(url) + " broke: " + e.errorText.toStdString());
+}
+
+QNetworkRequest requestFor(const QUrl& url, const RemoteSettings& settings) {
+    QNetworkRequest request(url);
+    request.setHeader(QNetworkRequest::ContentTypeHeader, QStringLiteral("application/json"));
+    if (!settings.apiKey.isEmpty()) request.setRawHeader("Authorization", "Bearer " + settings.apiKey.toUtf8());
+    return request;
+}
+
+// A 429 or 503 before any token: the server is busy now, so the request is tried again, waiting longer each time.
+bool busy(const Exchange& e) {
+    return e.status == 429 || e.status == 503;
+}
+
+}  // namespace
+
+RemoteSettings remoteSettings(const QString& url, const QString& apiKeyFile, const QString& model) {
+    RemoteSettings settings;
+    settings.base = QUrl::fromUserInput(url);
+    if (!settings.base.isValid() || (settings.base.scheme() != "http" && settings.base.scheme() != "https"))
+        throw Error("input", "--server needs an http:// or https:// URL, not '" + url.toStdString() + "'");
+    if (!apiKeyFile.isEmpty()) {
+        QFile file(apiKeyFile);
+        if (!file.open(QIODevice::ReadOnly)) throw Error("io", "cannot read the API key file " + apiKeyFile.toStdString());
+        settings.apiKey = QString::fromUtf8(file.readLine(4096)).trimmed();
+    }
+    settings.model = model;
+    return settings;
+}
+
+RemoteEngine::RemoteEngine(RemoteSettings settings) : settings_(std::move(settings)) {
+    const auto url = endpoint(settings_.base, QStringLiteral("/models"));
+    const auto e = exchange(requestFor(url, settings_), nullptr, nullptr, settings_.idleTimeoutMs, {});
+    throwFault(e, url, settings_.idleTimeoutMs);
+    json models;
+    try {
+        models = json::parse(e.body.toStdString()).at("data");
+        if (!models.is_array() || models.empty()) throw Error("remote", where(url) + " lists no models");
+        for (const auto& m : models) {
+            const auto id = QString::fromStdString(m.at("id").get<std::string>());
+            if (!settings_.model.isEmpty() && id != settings_.model) continue;
+            model_ = id;
+            // A Dragoman server says which models are not chat models; vLLM and SGLang serve chat models.
+            chat_ = m.value("chat", true);
+            dragoman_ = m.value("owned_by", "") == "dragoman";
+            break;
+        }
+    } catch (const json::exception& x) {
+        throw Error("remote", where(url) + " answered something that is not a model list: " + std::string(x.what()));
+    }
+    if (model_.isEmpty()) throw Error("remote", where(url) + " has no model '" + settings_.model.toStdString() + "'");
+}
+
+std::string RemoteEngine::translate(const TranslationRequest& request) const {
+    if (request.beams > 1) throw Error("unsupported", "beam search is not available through a server");
+    const bool prompted = !request.glossary.empty() || !request.context.empty() || request.formatted || request.sample;
+    // A Dragoman server translates a line itself when the request names its languages, exactly as the local
+    // engine; other servers (and requests only a prompt can carry) get the HY-MT prompt line by line.
+    if (request.text.find_first_not_of(" \t\r\n") == std::string::npos)  // blank lines stay blank, as locally
+        return std::string(static_cast<std::size_t>(std::count(request.text.begin(), request.text.end(), '\n')), '\n');
+    if (dragoman_ && !prompted) return complete(request, request.text, false);
+    if (!chat_) throw Error("unsupported", model_.toStdString() + " on the server is not a chat model: no glossary, context or sampling");
+    std::string output;
+    std::size_t begin = 0;
+    while (true) {
+        const auto end = request.text.find('\n', begin);
+        const auto line = request.text.substr(begin, end == std::string::npos ? std::string::npos : end - begin);
+        if (line.find_first_not_of(" \t\r") != std::string::npos) output += chatTranslationAnswer(request, complete(request, line, true));
+        if (end == std::string::npos) break;
+        output += '\n';
+        if (request.onDelta && !request.onDelta("\n")) break;
+        begin = end + 1;
+    }
+    return output;
+}
+
+std::string RemoteEngine::complete(const TranslationRequest& request, const std::string& message, bool prompt) const {
+    json body{{"model", model_.toStdString()}, {"stream", true}};
+    body["messages"] = json::array({{{"role", "user"}, {"content", prompt ? chatTranslationMessage(request, message) : message}}});
+    if (!prompt) {
+        body["target_lang"] = request.to;
+        if (!request.from.empty()) body["source_lang"] = request.from;
+    }
+    if (request.sample) {
+        body["seed"] = request.seed;
+    } else {
+        body["temperature"] = 0;
+    }
+    const auto payload = QByteArray::fromStdString(body.dump(-1, ' ', false, json::error_handler_t::replace));
+    const auto url = endpoint(settings_.base, QStringLiteral("/chat/completions"));
+    std::string text;
+    for (int attempt = 0;; ++attempt) {
+        std::string buffer, failure;
+        bool done = false;
+        auto onChunk = [&](const QByteArray& chunk) {
+            buffer += chunk.toStdString();
+            for (auto newline = buffer.find('\n'); newline != std::string::npos; newline = buffer.find('\n')) {
+                auto line = buffer.substr(0, newline);
+                buffer.erase(0, newline + 1);
+                if (!line.empty() && line.back() == '\r') line.pop_back();
+                if (line.rfind("data:", 0) != 0) continue;  // comments, event names, blank separators
+                const auto data = line.substr(line.size() > 5 && line[5] == ' ' ? 6 : 5);
+                if (data == "[DONE]") {
+                    done = true;
+                    continue;
+                }
+                try {
+                    const auto event = json::parse(data);
+                    if (event.contains("error")) {
+                        failure = "the server stopped the answer: " + serverMessage(QByteArray::fromStdString(data));
+                        return false;
+                    }
+                    const auto& choices = event.at("choices");
+                    if (choices.empty()) continue;  // the usage event
+                    const auto& delta = choices.at(0).at("delta");
+                    if (delta.contains("content") && delta["content"].is_string()) {
+                        const auto piece = delta["content"].get<std::string>();
+                        text += piece;
+                        if (request.onDelta && !piece.empty() && !request.onDelta(piece)) return false;
+                    }
+                } catch (const json::exception& x) {
+                    failure = "malformed event from " + where(url) + ": " + std::string(x.what());
+                    return false;
+                }
+            }
+            return true;
+        };
+        const auto e = exchange(requestFor(url, settings_), &payload, &request.cancel, settings_.idleTimeoutMs, onChunk);
+        if (!failure.empty()) throw Error("remote", failure);
+        if (e.cancelled) return text;  // stopped by the caller: the text so far
+        if (busy(e) && text.empty() && attempt < settings_.retries) {
+            QThread::msleep(static_cast<unsigned long>(250 << attempt));
+            continue;
+        }
+        throwFault(e, url, settings_.idleTimeoutMs);
+        if (!done) throw Error("remote", "the answer from " + where(url) + " ended before it was complete");
+        return text;
+    }
+}
+
+}  // namespace dragoman
