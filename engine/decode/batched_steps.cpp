@@ -8,6 +8,8 @@ namespace dragoman {
 
 StepBatcher::Runner causalSteps(const CausalLanguageModel& model) {
     return [&model](const std::vector<void*>& states, const std::vector<torch::Tensor>& tokens) {
+        // Alone, the plain step: it fuses projections a batched step keeps apart (the same numbers either way).
+        if (states.size() == 1) return model.forward(*static_cast<CausalState*>(states[0]), tokens[0].reshape({1})).unsqueeze(0);
         std::vector<CausalState*> sequences;
         std::vector<TokenId> ids;
         for (std::size_t i = 0; i < states.size(); ++i) {
@@ -24,7 +26,7 @@ StepBatcher::Runner encoderDecoderSteps(const EncoderDecoderModel& model) {
         std::vector<DecoderState*> sequences;
         for (auto* state : states)
             sequences.push_back(static_cast<DecoderState*>(state));
-        if (batched) return batched->stepMany(sequences, tokens);
+        if (batched && sequences.size() > 1) return batched->stepMany(sequences, tokens);
         std::vector<torch::Tensor> rows;
         for (std::size_t i = 0; i < sequences.size(); ++i)
             rows.push_back(model.step(*sequences[i], tokens[i]));
