@@ -36,9 +36,10 @@ __attribute__((target("avx2,fma"))) inline __m256 load8(const float* p) {
 // by every row. K must be a multiple of 8 (the caller handles the tail). The row loops are unrolled by
 // pragma: -O2 left them rolled, which kept the accumulators on the stack and made 4 rows 4x slower than 1.
 template <int Rows, typename W>
-__attribute__((target("avx2,fma"))) void tile(const float* x, const W* w, float* y, std::int64_t n, std::int64_t k, std::int64_t j) {
+__attribute__((target("avx2,fma"), always_inline)) inline void tile(const float* x, const W* w, float* y, std::int64_t n, std::int64_t k,
+                                                                    std::int64_t j) {
     __m256 acc0[Rows], acc1[Rows];
-#pragma GCC unroll 4
+#pragma GCC unroll 8
     for (int r = 0; r < Rows; ++r)
         acc0[r] = acc1[r] = _mm256_setzero_ps();
     const W* w0 = w + j * k;
@@ -49,14 +50,14 @@ __attribute__((target("avx2,fma"))) void tile(const float* x, const W* w, float*
     for (std::int64_t i = 0; i < k; i += 8) {
         _mm_prefetch(next + (i / 8) * 64, _MM_HINT_T1);
         const __m256 a = load8(w0 + i), b = load8(w1 + i);
-#pragma GCC unroll 4
+#pragma GCC unroll 8
         for (int r = 0; r < Rows; ++r) {
             const __m256 xv = _mm256_loadu_ps(x + r * k + i);
             acc0[r] = _mm256_fmadd_ps(xv, a, acc0[r]);
             acc1[r] = _mm256_fmadd_ps(xv, b, acc1[r]);
         }
     }
-#pragma GCC unroll 4
+#pragma GCC unroll 8
     for (int r = 0; r < Rows; ++r) {
         y[r * n + j] = sum8(acc0[r]);
         y[r * n + j + 1] = sum8(acc1[r]);
@@ -96,28 +97,7 @@ __attribute__((target("avx2,fma"))) void rowsAgainstBlock(const float* x, const 
 template <typename W>
 __attribute__((target("avx2,fma,avx512f,avx512vl"))) void tile8(const float* x, const W* w, float* y, std::int64_t n, std::int64_t k,
                                                                 std::int64_t j) {
-    __m256 acc0[8], acc1[8];
-#pragma GCC unroll 8
-    for (int r = 0; r < 8; ++r)
-        acc0[r] = acc1[r] = _mm256_setzero_ps();
-    const W* w0 = w + j * k;
-    const W* w1 = w0 + k;
-    const char* next = reinterpret_cast<const char*>(w1 + k);
-    for (std::int64_t i = 0; i < k; i += 8) {
-        _mm_prefetch(next + (i / 8) * 64, _MM_HINT_T1);
-        const __m256 a = load8(w0 + i), b = load8(w1 + i);
-#pragma GCC unroll 8
-        for (int r = 0; r < 8; ++r) {
-            const __m256 xv = _mm256_loadu_ps(x + r * k + i);
-            acc0[r] = _mm256_fmadd_ps(xv, a, acc0[r]);
-            acc1[r] = _mm256_fmadd_ps(xv, b, acc1[r]);
-        }
-    }
-#pragma GCC unroll 8
-    for (int r = 0; r < 8; ++r) {
-        y[r * n + j] = sum8(acc0[r]);
-        y[r * n + j + 1] = sum8(acc1[r]);
-    }
+    tile<8, W>(x, w, y, n, k, j);  // inlined here, where the compiler may use all 32 registers
 }
 
 template <typename W>
