@@ -21,13 +21,8 @@ public:
         if (prompt.empty()) throw Error("input", "empty prompt");
         state_->interrupted = std::move(interrupted);
         state_->adapter = std::move(adapter);
-        auto prefill = [&] { pending_ = model.forward(*state_, torch::tensor(prompt, torch::kInt64)).unsqueeze(0); };
-        if (!batcher) {
-            prefill();
-            return;
-        }
-        batcher->between(prefill);
-        member_.emplace(*batcher);
+        startMember(
+            batcher, [&] { pending_ = model.forward(*state_, torch::tensor(prompt, torch::kInt64)).unsqueeze(0); }, member_);
     }
     torch::Tensor next(const torch::Tensor& tokens) override {
         if (pending_.defined()) return std::exchange(pending_, torch::Tensor());  // the prompt's last token was fed already

@@ -24,13 +24,8 @@ public:
     EncoderDecoderSession(const EncoderDecoderModel& model, const torch::Tensor& encoded, std::int64_t batch, std::int64_t maxSteps,
                           std::shared_ptr<const LoraSet> adapter = nullptr, StepBatcher* batcher = nullptr)
         : model_(model) {
-        auto start = [&] { state_ = model.startDecoding(encoded, batch, maxSteps, std::move(adapter)); };
-        if (!batcher) {
-            start();
-            return;
-        }
-        batcher->between(start);
-        member_.emplace(*batcher);
+        startMember(
+            batcher, [&] { state_ = model.startDecoding(encoded, batch, maxSteps, std::move(adapter)); }, member_);
     }
     torch::Tensor next(const torch::Tensor& tokens) override {
         return member_ ? member_->step(state_.get(), tokens) : model_.step(*state_, tokens);

@@ -87,6 +87,12 @@ torch::Tensor StepBatcher::step(void* state, const torch::Tensor& tokens) {
     return pending.logits;
 }
 
+void startMember(StepBatcher* batcher, const std::function<void()>& prompt, std::optional<StepBatcher::Member>& member) {
+    if (!batcher) return prompt();
+    batcher->between(prompt);
+    member.emplace(*batcher);
+}
+
 void StepBatcher::runBatch(std::unique_lock<std::mutex>& lock) {
     std::vector<Pending*> batch;
     std::int64_t rows = 0;

@@ -19,6 +19,7 @@
 #include <exception>
 #include <functional>
 #include <mutex>
+#include <optional>
 #include <vector>
 
 namespace dragoman {
@@ -86,5 +87,9 @@ private:
     Clock::duration lastStep_{};
     Counts counts_;
 };
+
+// How a session starts: its `prompt` runs between the batcher's steps, then the session joins as `member`.
+// Without a batcher (null) the prompt just runs and `member` stays empty.
+void startMember(StepBatcher* batcher, const std::function<void()>& prompt, std::optional<StepBatcher::Member>& member);
 
 }  // namespace dragoman
