@@ -15,10 +15,12 @@ find_package(PkgConfig REQUIRED)
 # RTLD_LOCAL | RTLD_DEEPBIND (engine/text/spm_shim.*), never into a target that links libtorch.
 pkg_check_modules(SENTENCEPIECE REQUIRED IMPORTED_TARGET sentencepiece)
 pkg_check_modules(PCRE2 REQUIRED IMPORTED_TARGET libpcre2-8)
-# Documents (app/documents): PDF text, the .docx package and its XML.
+# Documents (app/documents): PDF text, the .docx package and its XML, YAML.
 pkg_check_modules(POPPLER_CPP REQUIRED IMPORTED_TARGET poppler-cpp)
 pkg_check_modules(LIBZIP REQUIRED IMPORTED_TARGET libzip)
 pkg_check_modules(PUGIXML REQUIRED IMPORTED_TARGET pugixml)
+# YAML documents: libyaml reports where each scalar is, so the file is rewritten around them.
+pkg_check_modules(YAML REQUIRED IMPORTED_TARGET yaml-0.1)
 # dragoman-cli serve (app/server): Debian's cpp-httplib, compiled (its .pc carries the feature defines).
 pkg_check_modules(HTTPLIB REQUIRED IMPORTED_TARGET cpp-httplib)
 

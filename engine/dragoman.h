@@ -98,6 +98,11 @@ VerifyReport verifyModel(const std::string& idOrPath, bool full, const ProgressC
 std::string chatTranslationMessage(const TranslationRequest& request, const std::string& line);
 // The answer as the local engine returns it (formatted text's target tags removed).
 std::string chatTranslationAnswer(const TranslationRequest& request, const std::string& answer);
+// The prompt profile a model name selects ("tencent/Hy-MT2-7B" -> "hy-mt2"; HY-MT1.5, Hunyuan-MT and names
+// that say nothing -> "hy-mt1.5"), for a remote model known only by its name.
+std::string promptProfileForName(std::string_view name);
+// Throws Error("input") unless `profile` is "hy-mt1.5" or "hy-mt2".
+void checkPromptProfile(std::string_view profile);
 
 // ---- A loaded model ----
 
@@ -122,7 +127,9 @@ struct ModelDescription {
     bool translates = false;                   // false for a checkpoint without tokenizer files
     bool prompts = false;                      // glossary, context, formatted text and sampling (chat models)
     bool beamSearch = false;
-    bool chat = false;  // answers conversations (TranslationRequest::messages) in its own chat format
+    bool chat = false;          // answers conversations (TranslationRequest::messages) in its own chat format
+    std::string promptProfile;  // "hy-mt1.5" or "hy-mt2" for prompted models, else empty
+    bool instructions = false;  // style, preferences, delimiters and structured data (the hy-mt2 profile)
 };
 
 struct AdapterLoadReport {
@@ -148,6 +155,11 @@ public:
     // base weights stay shared and untouched. Hold the pointer to keep it resident. Throws Error("adapter")
     // for another PEFT type, DoRA, shapes or modules that do not fit this model, missing or truncated tensors.
     std::shared_ptr<const LoraSet> loadAdapter(const std::string& idOrPath, AdapterLoadReport* report = nullptr) const;
+
+    // What the network receives for request.text, one string per prompt in the order they run (a prompted
+    // model's chat format and special tokens spelled out; a language-token model's source with its token).
+    // Throws Error("input") like translate() for a request the model cannot serve.
+    std::vector<std::string> prompts(const TranslationRequest& request) const;
 
     // Source-side ids exactly as Hugging Face's tokenizer gives them, and ids back to text.
     std::vector<std::int64_t> tokenize(std::string_view text) const;

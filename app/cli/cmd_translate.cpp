@@ -2,37 +2,13 @@
 #include "cli/commands.h"
 #include "cli/model_option.h"
 #include "cli/ordered_lines.h"
+#include "cli/prompt_options.h"
 #include "cli/server_option.h"
-
-#include <QFile>
 
 #include <iostream>
 #include <limits>
 
 namespace dragoman::cli {
-namespace {
-
-// source<TAB>target per line; blank lines and lines starting with '#' are skipped.
-std::vector<std::pair<std::string, std::string>> readGlossary(const QString& path) {
-    QFile file(path);
-    if (!file.open(QIODevice::ReadOnly))
-        throw Error("io", "cannot read glossary " + path.toStdString() + ": " + file.errorString().toStdString());
-    if (file.size() > 16 * 1024 * 1024) throw Error("input", "glossary " + path.toStdString() + " is larger than 16 MiB");
-    std::vector<std::pair<std::string, std::string>> entries;
-    int lineNumber = 0;
-    while (!file.atEnd()) {
-        const auto line = QString::fromUtf8(file.readLine()).trimmed();
-        ++lineNumber;
-        if (line.isEmpty() || line.startsWith('#')) continue;
-        const auto columns = line.split('\t');
-        if (columns.size() != 2 || columns[0].trimmed().isEmpty() || columns[1].trimmed().isEmpty())
-            throw Error("input", path.toStdString() + ":" + std::to_string(lineNumber) + ": expected source<TAB>target");
-        entries.emplace_back(columns[0].trimmed().toStdString(), columns[1].trimmed().toStdString());
-    }
-    return entries;
-}
-
-}  // namespace
 
 // translate [--model M] --from L --to L [--text T] [--stream] [--beams K]: T, or each line of stdin.
 int runTranslate(const QStringList& args) {
@@ -46,8 +22,7 @@ int runTranslate(const QStringList& args) {
     cmd.addOption({QStringLiteral("beams"), QStringLiteral("Beam search with K beams (default: greedy)"), QStringLiteral("K")});
     cmd.addOption({QStringLiteral("sample"), QStringLiteral("Sample with the model's recommended settings")});
     cmd.addOption({QStringLiteral("seed"), QStringLiteral("Seed for --sample"), QStringLiteral("S")});
-    cmd.addOption({QStringLiteral("glossary"), QStringLiteral("Terminology TSV (source<TAB>target)"), QStringLiteral("FILE.tsv")});
-    cmd.addOption({QStringLiteral("context"), QStringLiteral("Preceding text, for contextual translation"), QStringLiteral("T")});
+    addPromptOptions(cmd);
     addServerOptions(cmd);
     cmd.addOption({QStringLiteral("batch"),
                    QStringLiteral("Up to N stdin lines decoded together, printed in order (default 8 for chat models such as HY-MT, else "
@@ -60,20 +35,19 @@ int runTranslate(const QStringList& args) {
     const auto remote = remoteEngineOption(cmd);
     const auto model = remote ? nullptr : loadModelOption(cmd);
     const auto adapter = remote ? nullptr : adapterFor(cmd, *model);
-    const auto glossary = cmd.isSet("glossary") ? readGlossary(cmd.value("glossary")) : std::vector<std::pair<std::string, std::string>>{};
+    const auto prompt = readPromptOptions(cmd);
     if (cmd.isSet("seed") && !cmd.isSet("sample")) throw UsageError("--seed needs --sample");
     const auto seed = static_cast<std::uint64_t>(cmd.intValue("seed", 0, 0, std::numeric_limits<std::int64_t>::max()));
     const bool stream = cmd.isSet("stream");
 
     std::uint64_t requestId = 0;
-    const auto from = cmd.value("from").toStdString(), to = cmd.value("to").toStdString(), context = cmd.value("context").toStdString();
+    const auto from = cmd.value("from").toStdString(), to = cmd.value("to").toStdString();
     // The line's output, with its line break (printed as it streams with --stream).
     auto translateOne = [&](const std::string& text, std::uint64_t id) {
         TranslationRequest request{text, from, to, beams, id, {}};
         request.sample = cmd.isSet("sample");
         request.seed = seed;
-        request.glossary = glossary;
-        request.context = context;
+        prompt.applyTo(request);
         request.adapter = adapter;
         if (stream)
             request.onDelta = [](std::string_view delta) {

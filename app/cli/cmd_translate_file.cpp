@@ -1,6 +1,7 @@
 #include "cli/command_line.h"
 #include "cli/commands.h"
 #include "cli/model_option.h"
+#include "cli/prompt_options.h"
 #include "cli/server_option.h"
 #include "documents/document_translation.h"
 
@@ -23,6 +24,7 @@ int runTranslateFile(const QStringList& args) {
     cmd.addOption({QStringLiteral("out"), QStringLiteral("Output path (default: IN's name with the language code; never an existing file)"),
                    QStringLiteral("PATH")});
     cmd.addOption({QStringLiteral("beams"), QStringLiteral("Beam search with K beams (default: greedy)"), QStringLiteral("K")});
+    addPromptOptions(cmd);
     addServerOptions(cmd);
     cmd.addOption({QStringLiteral("concurrency"),
                    QStringLiteral("Segments in flight at once (default: 8 on a server or with a chat model, else 1)"),
@@ -32,6 +34,7 @@ int runTranslateFile(const QStringList& args) {
     if (!cmd.isSet("to")) throw UsageError("--to is required");
     checkLanguageOptions(cmd);
     const auto beams = cmd.intValue("beams", 1, 1, 16);
+    const auto prompt = readPromptOptions(cmd);
     // The document is checked before the model loads: a wrong file fails at once.
     if (!documents::formatOf(positional[0]))
         throw Error("input", positional[0].toStdString() +
@@ -49,9 +52,22 @@ int runTranslateFile(const QStringList& args) {
     request.parallel = static_cast<int>(cmd.intValue("concurrency", remote ? kRemoteConcurrency : defaultTogether(*model), 1, 64));
     request.translate = [&](const std::string& text) {
         TranslationRequest segment{text, from, request.to, beams, ++requestId, {}};
+        prompt.applyTo(segment);
         segment.adapter = adapter;
         return remote ? remote->translate(segment) : model->translate(segment);
     };
+    // Data documents (JSON, YAML) go whole with Hy-MT2's structured prompt, which carries no other instruction.
+    const auto profile = !prompt.profile.empty() ? prompt.profile : remote ? remote->promptProfile() : model->description().promptProfile;
+    const bool onlyData =
+        prompt.glossary.empty() && prompt.context.empty() && prompt.style.empty() && prompt.preferences.empty() && !prompt.keepDelimiters;
+    if (profile == "hy-mt2" && onlyData && (remote ? remote->chat() : model->description().prompts))
+        request.translateStructured = [&](const std::string& text, const std::string& format) {
+            TranslationRequest whole{text, from, request.to, beams, ++requestId, {}};
+            whole.structuredFormat = format;
+            whole.promptProfile = prompt.profile;
+            whole.adapter = adapter;
+            return remote ? remote->translate(whole) : model->translate(whole);
+        };
     // Progress for a person at a terminal; scripts reading stdout get only the output path.
     const bool terminal = ::isatty(STDERR_FILENO) == 1;
     if (terminal)
@@ -63,6 +79,9 @@ int runTranslateFile(const QStringList& args) {
     if (result.keptSource > 0)
         std::fprintf(stderr, "warning: the model returned nothing for %zu of %zu segments; their source text was kept\n", result.keptSource,
                      result.segments);
+    if (result.changedPlaceholders > 0)
+        std::fprintf(stderr, "warning: %zu of %zu segments have other placeholders ({name}, %%s, ...) than their source; check them\n",
+                     result.changedPlaceholders, result.segments);
     print(result.output + "\n");
     return kExitOk;
 }

@@ -13,6 +13,7 @@ const std::vector<Command>& commands() {
         {"generate", "Generate token ids (greedy or beam search)", runGenerate},
         {"translate", "Translate text or each line of stdin", runTranslate},
         {"translate-file", "Translate a document, keeping its structure", runTranslateFile},
+        {"prompt", "Print the exact prompt a model receives for a translation", runPrompt},
         {"models", "List, import and verify models (list | import | verify)", runModels},
         {"serve", "Serve the model over HTTP (OpenAI and LibreTranslate APIs)", runServe},
         {"bench", "Benchmarks (load | generate)", runBench},

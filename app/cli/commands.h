@@ -9,5 +9,6 @@ int runTranslate(const QStringList& args);
 int runTranslateFile(const QStringList& args);
 int runModels(const QStringList& args);
 int runServe(const QStringList& args);
+int runPrompt(const QStringList& args);
 
 }  // namespace dragoman::cli

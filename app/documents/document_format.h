@@ -7,6 +7,7 @@
 #include <QStringList>
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,14 @@ public:
     // Writes the translated copy to `output`, a name no file has, with one translation per segment: whole or not
     // at all. Throws Error("io").
     virtual void write(const QString& output, const std::vector<std::string>& translations) const = 0;
+
+    // Data documents (JSON, YAML) can also go to the model whole, with Hy-MT2's structured-data prompt: the
+    // format's name ("JSON"; empty for other documents), the text, and the translations a translated copy of
+    // that text holds for segments(), in order: nullopt when the copy broke the structure (other keys, nesting,
+    // numbers or booleans, or not the format at all).
+    virtual std::string dataFormat() const { return {}; }
+    virtual std::string dataText() const { return {}; }
+    virtual std::optional<std::vector<std::string>> translationsIn(const std::string&) const { return std::nullopt; }
 };
 
 class DocumentFormat {

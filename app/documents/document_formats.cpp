@@ -1,4 +1,5 @@
 // The formats translate-file reads: one line each.
+#include "documents/data_formats.h"
 #include "documents/document_files.h"
 #include "documents/document_format.h"
 #include "documents/docx_document.h"
@@ -20,6 +21,8 @@ const std::vector<std::unique_ptr<DocumentFormat>>& documentFormats() {
         all.push_back(
             textFormat("Subtitles", {"srt", "vtt"}, [](std::string_view text, const std::string&) { return segmentSubtitles(text); }));
         all.push_back(docxFormat());
+        all.push_back(jsonFormat());
+        all.push_back(yamlFormat());
         all.push_back(pdfFormat());
         return all;
     }();

@@ -1,10 +1,12 @@
 #include "documents/document_translation.h"
 
+#include "documents/data_formats.h"
 #include "dragoman.h"
 
 #include <QDir>
 #include <QFileInfo>
 
+#include <algorithm>
 #include <atomic>
 #include <exception>
 #include <map>
@@ -93,6 +95,39 @@ private:
     std::size_t keptSource_ = 0;
 };
 
+// A data document translated whole with the structured prompt, where the model has one and its answer keeps
+// the document's structure; values whose placeholders it changed are translated again one at a time.
+std::optional<std::vector<std::string>> translateWhole(const ReadDocument& document, const std::vector<std::string>& segments,
+                                                       const DocumentRequest& request) {
+    const auto format = document.dataFormat();
+    if (format.empty() || !request.translateStructured || segments.empty()) return std::nullopt;
+    const auto text = document.dataText();
+    if (text.size() > kMaxStructuredBytes) return std::nullopt;
+    if (request.progress) request.progress(0, segments.size());
+    auto translations = document.translationsIn(request.translateStructured(text, format));
+    if (!translations) {
+        logMessage(LogLevel::Warning, request.input.toStdString() + ": the model's translation of the whole " + format +
+                                          " document changed its structure; translating its values one at a time");
+        return std::nullopt;
+    }
+    std::vector<std::string> again;
+    for (std::size_t i = 0; i < segments.size(); ++i)
+        if (!keepsPlaceholders(segments[i], (*translations)[i]) || (*translations)[i].find_first_not_of(" \t\r\n") == std::string::npos)
+            again.push_back(segments[i]);
+    if (!again.empty()) {
+        auto quiet = request;
+        quiet.progress = nullptr;
+        SegmentTranslator translator(quiet);
+        translator.add(again);
+        translator.run();
+        for (std::size_t i = 0; i < segments.size(); ++i)
+            if (std::find(again.begin(), again.end(), segments[i]) != again.end())
+                (*translations)[i] = translator.of({segments[i]}).front();
+    }
+    if (request.progress) request.progress(segments.size(), segments.size());
+    return translations;
+}
+
 }  // namespace
 
 QString defaultOutputPath(const QString& input, const QString& targetLanguage) {
@@ -127,12 +162,21 @@ DocumentResult translateDocument(const DocumentRequest& request) {
 
     const auto document = format->read(request.input, request.to);
     const auto segments = document->segments();
-    SegmentTranslator translator(request);
-    translator.add(segments);
-    translator.run();
-    document->write(result.output, translator.of(segments));
-    result.segments = translator.count();
-    result.keptSource = translator.keptSource();
+    auto translations = translateWhole(*document, segments, request);
+    result.whole = translations.has_value();
+    if (!translations) {
+        SegmentTranslator translator(request);
+        translator.add(segments);
+        translator.run();
+        translations = translator.of(segments);
+        result.segments = translator.count();
+        result.keptSource = translator.keptSource();
+    } else {
+        result.segments = segments.size();
+    }
+    for (std::size_t i = 0; i < segments.size(); ++i)
+        if (!keepsPlaceholders(segments[i], (*translations)[i])) ++result.changedPlaceholders;
+    document->write(result.output, *translations);
     return result;
 }
 

@@ -29,13 +29,23 @@ struct DocumentRequest {
     // Segments translated at once, on as many threads (their decoding steps are shared by the model): more
     // than 1 only where `translate` may be called from several threads together. The output is the same.
     int parallel = 1;
+    // Translates a whole data document (JSON, YAML; `format` names it) with a structured-data prompt, for models
+    // that have one (Hy-MT2); unset: data documents go one value at a time. A document up to
+    // kMaxStructuredBytes goes whole; an answer that breaks its structure is dropped for one value at a time.
+    std::function<std::string(const std::string& text, const std::string& format)> translateStructured;
 };
+
+constexpr std::size_t kMaxStructuredBytes = 4096;
 
 struct DocumentResult {
     QString output;
     QString format;              // its name ("Markdown")
     std::size_t segments = 0;    // distinct segments translated
     std::size_t keptSource = 0;  // of them, those the model answered with nothing: their source text was kept
+    bool whole = false;          // a data document translated whole, with the structured prompt
+    // Segments whose translation has other placeholders ({name}, %s, ...) than their source, after a data
+    // document's such values were retranslated one at a time.
+    std::size_t changedPlaceholders = 0;
 };
 
 // Throws Error("input") for an unsupported, unreadable, oversized, non-UTF-8 or malformed document,

@@ -150,6 +150,7 @@ RemoteEngine::RemoteEngine(RemoteSettings settings) : settings_(std::move(settin
             // A Dragoman server says which models are not chat models; vLLM and SGLang serve chat models.
             chat_ = m.value("chat", true);
             dragoman_ = m.value("owned_by", "") == "dragoman";
+            profile_ = m.value("prompt_profile", promptProfileForName(id.toStdString()));
             break;
         }
     } catch (const json::exception& x) {
@@ -160,19 +161,26 @@ RemoteEngine::RemoteEngine(RemoteSettings settings) : settings_(std::move(settin
 
 std::string RemoteEngine::translate(const TranslationRequest& request) const {
     if (request.beams > 1) throw Error("unsupported", "beam search is not available through a server");
-    const bool prompted = !request.glossary.empty() || !request.context.empty() || request.formatted || request.sample;
+    const bool prompted = !request.glossary.empty() || !request.context.empty() || request.formatted || request.sample ||
+                          !request.style.empty() || !request.preferences.empty() || request.keepDelimiters ||
+                          !request.structuredFormat.empty() || !request.promptProfile.empty();
     // A Dragoman server translates a line itself when the request names its languages, exactly as the local
     // engine; other servers (and requests only a prompt can carry) get the HY-MT prompt line by line.
     if (request.text.find_first_not_of(" \t\r\n") == std::string::npos)  // blank lines stay blank, as locally
         return std::string(static_cast<std::size_t>(std::count(request.text.begin(), request.text.end(), '\n')), '\n');
     if (dragoman_ && !prompted) return complete(request, request.text, false);
     if (!chat_) throw Error("unsupported", model_.toStdString() + " on the server is not a chat model: no glossary, context or sampling");
+    auto prompting = request;
+    if (prompting.promptProfile.empty()) prompting.promptProfile = profile_;
+    chatTranslationMessage(prompting, "");  // refuses what the templates cannot say before anything is sent
+    if (!request.structuredFormat.empty()) return chatTranslationAnswer(prompting, complete(prompting, request.text, true));
     std::string output;
     std::size_t begin = 0;
     while (true) {
         const auto end = request.text.find('\n', begin);
         const auto line = request.text.substr(begin, end == std::string::npos ? std::string::npos : end - begin);
-        if (line.find_first_not_of(" \t\r") != std::string::npos) output += chatTranslationAnswer(request, complete(request, line, true));
+        if (line.find_first_not_of(" \t\r") != std::string::npos)
+            output += chatTranslationAnswer(prompting, complete(prompting, line, true));
         if (end == std::string::npos) break;
         output += '\n';
         if (request.onDelta && !request.onDelta("\n")) break;

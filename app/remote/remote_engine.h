@@ -31,6 +31,7 @@ public:
 
     const QString& model() const { return model_; }
     bool chat() const { return chat_; }
+    const std::string& promptProfile() const { return profile_; }
     // As Model::translate: one output line per input line (empty lines stay empty), deltas through
     // request.onDelta, request.cancel closes the connection. Throws Error("remote") for any fault of the
     // server or the connection, Error("input") for a request the prompt cannot express.
@@ -45,6 +46,7 @@ private:
     QString model_;
     bool chat_ = true;
     bool dragoman_ = false;  // the server is `dragoman-cli serve`
+    std::string profile_;    // the prompts the server's model takes: what it says, else what its name selects
 };
 
 // The settings of --server URL [--api-key-file F] [--server-model NAME]: the key file's first line.

@@ -135,7 +135,8 @@ void ApiServer::Impl::routes() {
         std::vector<std::string> names;
         for (const auto& [name, adapter] : adapters)
             names.push_back(name);
-        res.set_content(modelList(model->description().id, names, model->description().chat), "application/json");
+        res.set_content(modelList(model->description().id, names, model->description().chat, model->description().promptProfile),
+                        "application/json");
     });
     http.Post("/v1/chat/completions", [this](const httplib::Request& req, httplib::Response& res) { chat(req, res); });
     http.Post("/translate", [this](const httplib::Request& req, httplib::Response& res) { libreTranslate(req, res); });
@@ -177,8 +178,9 @@ void ApiServer::Impl::chat(const httplib::Request& req, httplib::Response& res) 
                                model->description().id, adapterName, stats.sourceTokens, stats.generatedTokens, stats.firstTokenSeconds,
                                secondsSince(start), outcome));
     };
-    auto finishReason = [&call](const TranslationStats& stats, bool stopped) {
-        return !stopped && call.maxTokens && stats.generatedTokens >= *call.maxTokens ? "length" : "stop";
+    // By value: the streaming callback that keeps this runs after chat() has returned.
+    auto finishReason = [maxTokens = call.maxTokens](const TranslationStats& stats, bool stopped) {
+        return !stopped && maxTokens && stats.generatedTokens >= *maxTokens ? "length" : "stop";
     };
     if (!call.stream) {
         // The answer is what the stop strings let through of the streamed pieces (it ends before the first one).

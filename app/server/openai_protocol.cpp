@@ -156,11 +156,15 @@ std::string ChatAnswer::errorEvent(const std::string& message) {
            "\n\n";
 }
 
-std::string modelList(const std::string& base, const std::vector<std::string>& adapters, bool chat) {
+std::string modelList(const std::string& base, const std::vector<std::string>& adapters, bool chat, const std::string& promptProfile) {
     json data = json::array();
     data.push_back({{"id", base}, {"object", "model"}, {"created", 0}, {"owned_by", "dragoman"}, {"chat", chat}});
     for (const auto& name : adapters)
         data.push_back({{"id", name}, {"object", "model"}, {"created", 0}, {"owned_by", "dragoman"}, {"parent", base}, {"chat", chat}});
+    // Which model card's prompts the model is spoken to with, for clients that build them (RemoteEngine).
+    if (!promptProfile.empty())
+        for (auto& entry : data)
+            entry["prompt_profile"] = promptProfile;
     return json{{"object", "list"}, {"data", data}}.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 

@@ -51,6 +51,6 @@ private:
 
 // GET /v1/models: the base and each adapter by name. Each entry adds "chat" (a Dragoman extension): false for a
 // translation model, which answers the last user message translated between source_lang and target_lang.
-std::string modelList(const std::string& base, const std::vector<std::string>& adapters, bool chat);
+std::string modelList(const std::string& base, const std::vector<std::string>& adapters, bool chat, const std::string& promptProfile);
 
 }  // namespace dragoman::server

@@ -27,6 +27,11 @@ std::vector<std::string> splitLines(const std::string& text) {
     return lines;
 }
 
+// What is translated one at a time: each line, or structured data whole (its lines belong together).
+std::vector<std::string> paragraphsOf(const TranslationRequest& request) {
+    return request.structuredFormat.empty() ? splitLines(request.text) : std::vector<std::string>{request.text};
+}
+
 }  // namespace
 
 struct Model::Impl {
@@ -45,6 +50,8 @@ Model::Model(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {
         description_.prompts = m.strategy->takesPrompts();
         description_.beamSearch = m.strategy->supportsBeamSearch();
         description_.chat = m.strategy->chats();
+        description_.promptProfile = m.strategy->promptProfile();
+        description_.instructions = m.strategy->takesInstructions();
     }
     const auto& s = m.loaded.stats;
     report_ = {s.readySeconds, s.bytes, s.copies, s.hashedOnLoad};
@@ -89,7 +96,7 @@ std::string Model::translate(const TranslationRequest& request, TranslationStats
     c10::InferenceMode guard;
     TranslationJob job{request, stats};
     std::string output;
-    const auto lines = chat ? std::vector<std::string>{} : splitLines(request.text);
+    const auto lines = chat ? std::vector<std::string>{} : paragraphsOf(request);
     if (chat) output = strategy.complete(job);
     for (std::size_t l = 0; l < lines.size() && job.keepGoing(); ++l) {
         if (l > 0) {
@@ -112,6 +119,17 @@ std::shared_ptr<const LoraSet> Model::loadAdapter(const std::string& idOrPath, A
     auto adapter = impl_->model->loadAdapter(dir, dir.filename().string(), &stats);
     if (report) *report = {stats.seconds, stats.bytes, stats.copies, stats.modules};
     return adapter;
+}
+
+std::vector<std::string> Model::prompts(const TranslationRequest& request) const {
+    const auto& strategy = impl_->model->requireStrategy();
+    if (!simdjson::validate_utf8(request.text.data(), request.text.size())) throw Error("input", "the text is not valid UTF-8");
+    strategy.check(request);
+    std::vector<std::string> prompts;
+    for (const auto& paragraph : paragraphsOf(request))
+        for (auto& prompt : strategy.prompts(paragraph, request))
+            prompts.push_back(std::move(prompt));
+    return prompts;
 }
 
 std::vector<std::int64_t> Model::tokenize(std::string_view text) const {

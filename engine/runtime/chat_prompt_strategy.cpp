@@ -7,6 +7,7 @@
 #include "text/sentence_splitter.h"
 #include "text/streaming_detokenizer.h"
 #include "util/error.h"
+#include "util/log.h"
 
 #include <torch/torch.h>
 
@@ -16,6 +17,9 @@ namespace dragoman {
 
 ChatPromptStrategy::ChatPromptStrategy(const RunnableModel& model)
     : model_(model), network_(*model.causal()), batcher_(causalSteps(network_)) {
+    profile_ = detectPromptProfile(model.loaded.entry, model.loaded.config);
+    log::info({model.id(), 0}, "prompts: {} ({})", promptProfileName(profile_.profile),
+              profile_.identity.empty() ? std::string("no family named; the default") : "named by " + profile_.identity);
     const auto& tokenizer = model.requireTokenizer();
     try {
         chat_ = detectChatFormat([&](const std::string& token) { return tokenizer.idOf(token).has_value(); });
@@ -38,38 +42,79 @@ std::vector<std::string> ChatPromptStrategy::targetLanguages() const {
 void ChatPromptStrategy::check(const TranslationRequest& request) const {
     if (!chat_) throw Error("tokenizer", model_.id() + ": no tokenizer.json with HY-MT's chat tokens");
     if (!findLanguage(request.to)) throw Error("input", "unknown target language '" + request.to + "'");
+    // Renders the first line's prompt: the templates refuse what they cannot say before any work is done.
+    const auto firstLine = request.text.substr(0, request.text.find('\n'));
+    try {
+        userMessageFor(firstLine, request);
+    } catch (const Error& e) {
+        if (profileFor(request) == PromptProfile::HyMt15 && request.promptProfile.empty())
+            throw Error(e.category(), e.detail() + " (" + model_.id() + " is spoken to with the hy-mt1.5 prompts; " +
+                                          "--prompt-profile hy-mt2 overrides)");
+        throw;
+    }
 }
 
-std::string ChatPromptStrategy::translateParagraph(const std::string& paragraph, TranslationJob& job) const {
-    if (paragraph.find_first_not_of(" \t") == std::string::npos) return {};  // empty lines stay empty
+std::string ChatPromptStrategy::promptProfile() const {
+    return std::string(promptProfileName(profile_.profile));
+}
+
+bool ChatPromptStrategy::takesInstructions() const {
+    return profile_.profile == PromptProfile::HyMt2;
+}
+
+PromptProfile ChatPromptStrategy::profileFor(const TranslationRequest& request) const {
+    return request.promptProfile.empty() ? profile_.profile : parsePromptProfile(request.promptProfile);
+}
+
+std::string ChatPromptStrategy::userMessageFor(const std::string& segment, const TranslationRequest& request) const {
+    return userMessage(profileFor(request), request, segment);
+}
+
+std::vector<std::string> ChatPromptStrategy::segmentsOf(const std::string& paragraph, const TranslationRequest& request) const {
+    if (paragraph.find_first_not_of(" \t\r\n") == std::string::npos) return {};  // empty lines stay empty
     const auto& tokenizer = model_.requireTokenizer();
-    if (tokenizer.encode(paragraph).size() <= kSegmentTokens) return translateSegment(paragraph, job);
-    const auto gap = job.sentenceGap();
-    std::string output, group;
+    if (!request.structuredFormat.empty() || tokenizer.encode(paragraph).size() <= kSegmentTokens) return {paragraph};
+    std::vector<std::string> groups;
+    std::string group;
     std::size_t groupTokens = 0;
-    auto flush = [&] {
-        if (group.empty() || !job.keepGoing()) return;
-        if (!output.empty()) {
-            output += gap;
-            job.emit(gap);
-        }
-        output += translateSegment(group, job);
-        group.clear();
-        groupTokens = 0;
-    };
-    for (const auto& sentence : splitSentences(paragraph, job.request.from.empty() ? "en" : job.request.from)) {
+    for (const auto& sentence : splitSentences(paragraph, request.from.empty() ? "en" : request.from)) {
         const auto tokens = tokenizer.encode(sentence).size();
-        if (groupTokens > 0 && groupTokens + tokens > kSegmentTokens) flush();
+        if (groupTokens > 0 && groupTokens + tokens > kSegmentTokens) {
+            groups.push_back(std::move(group));
+            group.clear();
+            groupTokens = 0;
+        }
         group += (group.empty() ? "" : " ") + sentence;
         groupTokens += tokens;
     }
-    flush();
+    if (!group.empty()) groups.push_back(std::move(group));
+    return groups;
+}
+
+std::string ChatPromptStrategy::translateParagraph(const std::string& paragraph, TranslationJob& job) const {
+    const auto gap = job.sentenceGap();
+    std::string output;
+    const auto segments = segmentsOf(paragraph, job.request);
+    for (std::size_t s = 0; s < segments.size() && job.keepGoing(); ++s) {
+        if (s > 0) {
+            output += gap;
+            job.emit(gap);
+        }
+        output += translateSegment(segments[s], job);
+    }
     return output;
+}
+
+std::vector<std::string> ChatPromptStrategy::prompts(const std::string& paragraph, const TranslationRequest& request) const {
+    std::vector<std::string> texts;
+    for (const auto& segment : segmentsOf(paragraph, request))
+        texts.push_back(chat_->render(userMessageFor(segment, request)));
+    return texts;
 }
 
 std::string ChatPromptStrategy::translateSegment(const std::string& segment, TranslationJob& job) const {
     const auto& r = job.request;
-    auto text = generate(chat_->render(hymtUserMessage({segment, r.from, r.to, r.glossary, r.context, r.formatted})), job);
+    auto text = generate(chat_->render(userMessageFor(segment, r)), job);
     return r.formatted ? stripTargetTags(text) : text;
 }
 

@@ -12,18 +12,24 @@ bool isChinese(const std::string& code) {
 
 }  // namespace
 
+std::string formattedUserMessage(const PromptRequest& r) {
+    const auto target = findLanguage(r.to);
+    if (!target) throw Error("input", "HY-MT has no prompt name for language '" + r.to + "'");
+    // The README's template hard-codes 中文 as the target; other targets use their Chinese name in its place.
+    return "将以下<source></source>之间的文本翻译为" + target->chinese +
+           "，注意只需要输出翻译后的结果，不要额外解释，原文中的<sn></"
+           "sn>标签表示标签内文本包含格式信息，需要在译文中相应的位置尽量保留该标签。"
+           "输出格式为：<target>str</target>\n\n<source>" +
+           r.source + "</source>";
+}
+
 std::string hymtUserMessage(const PromptRequest& r) {
     const auto target = findLanguage(r.to);
     if (!target) throw Error("input", "HY-MT has no prompt name for language '" + r.to + "'");
     const bool chinese = isChinese(r.from) || isChinese(r.to);
-    if (r.formatted) {
-        // The README's template hard-codes 中文 as the target; other targets use their Chinese name in its place.
-        return "将以下<source></source>之间的文本翻译为" + target->chinese +
-               "，注意只需要输出翻译后的结果，不要额外解释，原文中的<sn></"
-               "sn>标签表示标签内文本包含格式信息，需要在译文中相应的位置尽量保留该标签。"
-               "输出格式为：<target>str</target>\n\n<source>" +
-               r.source + "</source>";
-    }
+    if (r.formatted) return formattedUserMessage(r);
+    if (!r.style.empty() || !r.preferences.empty() || r.keepDelimiters || !r.structuredFormat.empty())
+        throw Error("input", "styles, preferences, kept delimiters and structured data are Hy-MT2's prompts; HY-MT1.5's card has none");
     if (!r.glossary.empty()) {
         std::string terms;
         for (const auto& [source, translated] : r.glossary)

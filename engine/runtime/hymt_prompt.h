@@ -17,10 +17,19 @@ struct PromptRequest {
     std::vector<std::pair<std::string, std::string>> glossary;  // source term -> target term
     std::string context;                                        // preceding text
     bool formatted = false;                                     // source carries <sn></sn> tags
+    // Hy-MT2's instruction modes (runtime/hymt2_prompt.h); HY-MT1.5's templates refuse them.
+    std::string style{};
+    std::vector<std::string> preferences{};
+    bool keepDelimiters = false;
+    std::string structuredFormat{};  // "JSON", "YAML": the source is data whose keys and nesting stay
 };
 
-// The user message. Throws Error("input") for a target language HY-MT does not know.
+// The user message. Throws Error("input") for a target language HY-MT does not know, and for Hy-MT2's
+// instruction modes, which HY-MT1.5's card has no template for.
 std::string hymtUserMessage(const PromptRequest& request);
+// The HY-MT1.5 card's formatted-text template (<sn></sn> tags kept, the answer inside <target></target>); the
+// Hy-MT2 card has none of its own, so both profiles use it.
+std::string formattedUserMessage(const PromptRequest& request);
 
 // The two chat formats HY-MT1.5 ships with, read off the model's own tokens.
 struct ChatFormat {

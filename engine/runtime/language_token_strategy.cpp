@@ -50,6 +50,10 @@ void LanguageTokenStrategy::check(const TranslationRequest& request) const {
     if (request.sample || !request.glossary.empty() || !request.context.empty() || request.formatted)
         throw Error("unsupported", "sampling, glossaries, context and formatted text need a model with prompts (HY-MT); " + model_.id() +
                                        " is " + model_.architecture);
+    if (!request.style.empty() || !request.preferences.empty() || request.keepDelimiters || !request.structuredFormat.empty() ||
+        !request.promptProfile.empty())
+        throw Error("unsupported", "styles, preferences, delimiters, structured data and prompt profiles need a Hy-MT2 model; " +
+                                       model_.id() + " is " + model_.architecture);
     languageToken(request.to);
     if (modelLanguageTokens_.empty() && !pair_.first.empty() &&
         ((!request.to.empty() && request.to != pair_.second) || (!request.from.empty() && request.from != pair_.first)))
@@ -70,6 +74,14 @@ std::string LanguageTokenStrategy::translateParagraph(const std::string& paragra
         output += translateSentence(sentences[s], token, job);
     }
     return output;
+}
+
+std::vector<std::string> LanguageTokenStrategy::prompts(const std::string& paragraph, const TranslationRequest& request) const {
+    const auto token = languageToken(request.to);
+    std::vector<std::string> texts;
+    for (const auto& sentence : splitSentences(paragraph, request.from.empty() ? "en" : request.from))
+        texts.push_back(token.empty() ? sentence : token + " " + sentence);
+    return texts;
 }
 
 std::string LanguageTokenStrategy::translateSentence(const std::string& sentence, const std::string& languageToken,

@@ -18,6 +18,8 @@ public:
     bool supportsBeamSearch() const override { return true; }
     void check(const TranslationRequest& request) const override;
     std::string translateParagraph(const std::string& paragraph, TranslationJob& job) const override;
+    // Each sentence, with the target's token in front where the model has them.
+    std::vector<std::string> prompts(const std::string& paragraph, const TranslationRequest& request) const override;
 
 private:
     std::string translateSentence(const std::string& sentence, const std::string& languageToken, TranslationJob& job) const;

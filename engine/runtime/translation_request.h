@@ -34,6 +34,15 @@ struct TranslationRequest {
     std::vector<std::pair<std::string, std::string>> glossary{};
     std::string context{};
     bool formatted = false;
+    // Hy-MT2's instruction modes (the hy-mt2 prompt profile; refused by models whose prompts lack them): a
+    // translation style ("formal", "legal"), preferences (the numbered translation tasks), keeping the source's
+    // delimiters, and structured data of a named format ("JSON", "YAML") translated whole, keys and nesting kept.
+    std::string style{};
+    std::vector<std::string> preferences{};
+    bool keepDelimiters = false;
+    std::string structuredFormat{};
+    // "hy-mt1.5" or "hy-mt2": the prompt templates to use in place of those the model's identity selects.
+    std::string promptProfile{};
     // Stops the translation between decoding steps and inside a long prompt; the output so far is returned.
     CancelToken cancel{};
     // The LoRA adapter this request runs with (Model::loadAdapter), or none: the base model alone.

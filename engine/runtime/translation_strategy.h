@@ -21,6 +21,13 @@ public:
     virtual std::pair<std::string, std::string> fixedPair() const { return {}; }
     // Whether requests may carry a glossary, context, formatted text or sampling (a prompted chat model).
     virtual bool takesPrompts() const { return false; }
+    // The prompt templates the model is spoken to with ("hy-mt1.5", "hy-mt2"); empty for unprompted models.
+    virtual std::string promptProfile() const { return {}; }
+    // Whether requests may carry Hy-MT2's instructions (style, preferences, delimiters, structured data).
+    virtual bool takesInstructions() const { return false; }
+    // The exact text the model receives for one paragraph of a checked request, in order (chat format and special
+    // tokens spelled out): what translateParagraph() would feed the network.
+    virtual std::vector<std::string> prompts(const std::string& paragraph, const TranslationRequest& request) const = 0;
     // Whether beam search is available.
     virtual bool supportsBeamSearch() const { return false; }
     // Throws Error("input") or Error("unsupported") for a request this model cannot serve, before any work.

@@ -36,6 +36,9 @@ private Q_SLOTS:
     void hunyuanTranslateOptions();
     void translateFileContract();
     void adaptersOnTheCommandLine();
+    void promptCommand_data();
+    void promptCommand();
+    void instructionsOnTranslateAndDataFiles();
 
 private:
     struct Result {
@@ -486,6 +489,116 @@ void TestCli::translateFileContract() {
              qPrintable(unsupported.err));
     QCOMPARE(run({"translate-file", input, "--model", marian}).code, 2);         // no --to
     QCOMPARE(run({"translate-file", "--model", marian, "--to", "de"}).code, 2);  // no IN
+}
+
+void TestCli::promptCommand_data() {
+    QTest::addColumn<QStringList>("args");
+    QTest::addColumn<int>("code");
+    QTest::addColumn<QString>("out");  // exact stdout, or for errors a piece of stderr
+    const QString bos = QStringLiteral("<｜hy_begin▁of▁sentence｜><｜hy_User｜>"), assistant = QStringLiteral("<｜hy_Assistant｜>\n");
+    QTest::newRow("HY-MT1.5 default") << QStringList{"--from", "en", "--to", "de", "--text", "Hello."} << 0
+                                      << bos + "Translate the following segment into German, without additional explanation.\n\nHello." +
+                                             assistant;
+    QTest::newRow("Hy-MT2 style") << QStringList{"--from",           "en",     "--to",    "de",    "--text", "Hello.",
+                                                 "--prompt-profile", "hy-mt2", "--style", "formal"}
+                                  << 0
+                                  << bos +
+                                         "Please translate the following text into German. Note that the translation style must strictly "
+                                         "conform to [formal]:\n\nHello." +
+                                         assistant;
+    QTest::newRow("Hy-MT2 preferences, Chinese")
+        << QStringList{"--from",           "en",     "--to",         "zh",   "--text",       "Hello.",
+                       "--prompt-profile", "hy-mt2", "--preference", "简短", "--preference", "口语化"}
+        << 0 << bos + "【待翻译文本】\nHello.\n\n【翻译任务】\n1、简短\n2、口语化\n3、将【待翻译文本】翻译为中文。" + assistant;
+    QTest::newRow("Hy-MT2 delimiters") << QStringList{"--to", "fr", "--text", "A | B", "--prompt-profile", "hy-mt2", "--keep-delimiters"}
+                                       << 0
+                                       << bos +
+                                              "Please accurately translate the following text into French.\nYou must retain the exact same "
+                                              "number of delimiters in the translation. Strictly do not omit, escape, or translate these "
+                                              "symbols, and pay close attention to their placement.\n\nA | B" +
+                                              assistant;
+    QTest::newRow("one prompt per line") << QStringList{"--from", "en", "--to", "de", "--text", "One.\nTwo.", "--prompt-profile", "hy-mt2"}
+                                         << 0
+                                         << bos +
+                                                "Translate the following text into German. Note that you should only output the translated "
+                                                "result without any additional explanation:\n\nOne." +
+                                                assistant + bos +
+                                                "Translate the following text into German. Note that you should only output the translated "
+                                                "result without any additional explanation:\n\nTwo." +
+                                                assistant;
+    QTest::newRow("instructions need Hy-MT2's prompts")
+        << QStringList{"--to", "de", "--text", "x", "--style", "formal"} << 1 << "--prompt-profile hy-mt2";
+    QTest::newRow("two instructions at once") << QStringList{"--to",    "de",     "--text",           "x", "--prompt-profile", "hy-mt2",
+                                                             "--style", "formal", "--keep-delimiters"}
+                                              << 1 << "one instruction at a time";
+    QTest::newRow("unknown profile") << QStringList{"--to", "de", "--text", "x", "--prompt-profile", "hy-mt3"} << 2 << "hy-mt1.5 or hy-mt2";
+    QTest::newRow("empty style") << QStringList{"--to", "de", "--text", "x", "--style", " "} << 2 << "--style";
+    QTest::newRow("no target") << QStringList{"--text", "x"} << 2 << "--to";
+}
+
+// dragoman-cli prompt prints exactly what the network receives.
+void TestCli::promptCommand() {
+    QFETCH(QStringList, args);
+    QFETCH(int, code);
+    QFETCH(QString, out);
+    const auto result = run(QStringList{"prompt", "--model", DRAGOMAN_TEST_FIXTURES "/hunyuan-tiny"} + args);
+    QCOMPARE(result.code, code);
+    if (code == 0) {
+        QCOMPARE(result.out, out);
+    } else {
+        QVERIFY2(result.err.contains(out), qPrintable(result.err));
+        QCOMPARE(result.err.count('\n'), 1);  // one error line
+    }
+}
+
+// A Hy-MT2 download in the hub cache is spoken to with Hy-MT2's prompts; translate and translate-file take the
+// instructions; JSON and YAML documents keep their keys whatever the model answers.
+void TestCli::instructionsOnTranslateAndDataFiles() {
+    QTemporaryDir dir;
+    const auto snapshot = dir.path() + "/hub/models--tencent--Hy-MT2-1.8B/snapshots/r1";
+    QVERIFY(QDir().mkpath(snapshot));
+    for (const auto& file : QDir(DRAGOMAN_TEST_FIXTURES "/hunyuan-tiny").entryInfoList(QDir::Files))
+        QVERIFY(QFile::copy(file.filePath(), snapshot + "/" + file.fileName()));
+    modelsDir_ = dir.path() + "/models";
+    extraEnv_["HF_HUB_CACHE"] = dir.path() + "/hub";
+    const auto prompt = run({"prompt", "--model", "tencent/Hy-MT2-1.8B", "--to", "de", "--text", "Hi.", "--style", "casual"});
+    QCOMPARE(prompt.code, 0);
+    QVERIFY2(prompt.out.contains("must strictly conform to [casual]:\n\nHi."), qPrintable(prompt.out + prompt.err));
+    const QStringList styled{"translate", "--model", "tencent/Hy-MT2-1.8B", "--from",  "en",    "--to",
+                             "de",        "--text",  "Good morning.",       "--style", "formal"};
+    const auto first = run(styled);
+    QCOMPARE(first.code, 0);
+    QCOMPARE(run(styled).out, first.out);
+
+    QFile json(dir.filePath("app.json"));
+    QVERIFY(json.open(QIODevice::WriteOnly));
+    json.write("{\"title\": \"Welcome\", \"count\": 2, \"items\": [\"Open the file\"]}\n");
+    json.close();
+    QFile yaml(dir.filePath("app.yaml"));
+    QVERIFY(yaml.open(QIODevice::WriteOnly));
+    yaml.write("# strings\ntitle: Welcome\ncount: 2\n");
+    yaml.close();
+    for (const auto& model : {QStringLiteral("tencent/Hy-MT2-1.8B"), QStringLiteral(DRAGOMAN_TEST_FIXTURES "/marian-tiny")}) {
+        for (const auto& name : {QStringLiteral("app.json"), QStringLiteral("app.yaml")}) {
+            const auto out = dir.filePath("out-" + QFileInfo(model).fileName() + "-" + name);
+            const auto result = run({"translate-file", dir.filePath(name), "--model", model, "--to", "de", "--out", out});
+            QCOMPARE(result.code, 0);
+            QFile written(out);
+            QVERIFY(written.open(QIODevice::ReadOnly));
+            const auto bytes = written.readAll();
+            if (name.endsWith(".json")) {
+                QJsonParseError error;
+                const auto doc = QJsonDocument::fromJson(bytes, &error);
+                QVERIFY2(error.error == QJsonParseError::NoError, bytes.constData());
+                QCOMPARE(doc.object().keys(), (QStringList{"count", "items", "title"}));
+                QCOMPARE(doc.object()["count"].toInt(), 2);
+            } else {
+                QVERIFY2(bytes.startsWith("# strings\ntitle: \"") && bytes.endsWith("\"\ncount: 2\n"), bytes.constData());
+            }
+        }
+    }
+    extraEnv_.clear();
+    modelsDir_.clear();
 }
 
 QTEST_GUILESS_MAIN(TestCli)

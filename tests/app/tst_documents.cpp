@@ -3,6 +3,7 @@
 // never modified, an existing file is never overwritten, and bad or cancelled jobs leave no output behind.
 #include "../engine/test_files.h"
 #include "api/model_of.h"
+#include "documents/data_formats.h"
 #include "documents/document_translation.h"
 #include "util/error.h"
 
@@ -83,6 +84,12 @@ private Q_SLOTS:
     void modelLineBreaksNeverAddLines();
     void emptyTranslationKeepsTheSource_data();
     void emptyTranslationKeepsTheSource();
+    void dataKeepsKeysAndLayout_data();
+    void dataKeepsKeysAndLayout();
+    void dataGoesWholeWhenTheModelKeepsItsShape_data();
+    void dataGoesWholeWhenTheModelKeepsItsShape();
+    void placeholders_data();
+    void placeholders();
 
 private:
     documents::DocumentRequest request(const QString& input, const QString& output);
@@ -310,6 +317,9 @@ void TestDocuments::badDocumentsAreRefused_data() {
     QTest::newRow("garbage named .pdf") << "scan.pdf" << QByteArray("%PDF-1.4 garbage") << "not a readable PDF";
     QTest::newRow("huge") << "huge.txt" << QByteArray("@size:70000000") << "MiB";
     QTest::newRow("missing") << "absent.txt" << QByteArray("@none") << "no such file";
+    QTest::newRow("broken JSON") << "strings.json" << QByteArray("{\"a\": \"Hello\",}") << "not valid JSON";
+    QTest::newRow("broken YAML") << "strings.yaml" << QByteArray("a: [Hello\nb: c\n") << "not valid YAML";
+    QTest::newRow("binary named .json") << "data.json" << QByteArray("\x89PNG\r\n\x1a\n\0\0", 10) << "not UTF-8";
 }
 
 void TestDocuments::badDocumentsAreRefused() {
@@ -420,6 +430,167 @@ void TestDocuments::emptyTranslationKeepsTheSource() {
     const auto result = documents::translateDocument(r);
     QCOMPARE(result.keptSource, std::size_t{1});
     QVERIFY2(fileBytes(r.output).contains(expected), fileBytes(r.output).constData());
+}
+
+namespace {
+
+const QByteArray kJson =
+    "\xEF\xBB\xBF{\n"
+    "  \"title\": \"Welcome to the application\",\n"
+    "  \"count\": 3, \"enabled\": true, \"none\": null,\n"
+    "  \"messages\": {\"greeting\": \"Good morning, {name}!\", \"id\": \"btn_save\", \"quote\": \"Say \\\"hi\\\"\"},\n"
+    "  \"list\": [\"Open the file\", \"42\", \"https://example.org/a\"]\n"
+    "}\n";
+const QByteArray kJsonTranslated =
+    "\xEF\xBB\xBF{\n"
+    "  \"title\": \"[Welcome to the application]\",\n"
+    "  \"count\": 3, \"enabled\": true, \"none\": null,\n"
+    "  \"messages\": {\"greeting\": \"[Good morning, {name}!]\", \"id\": \"btn_save\", \"quote\": "
+    "\"[Say \\\"hi\\\"]\"},\n"
+    "  \"list\": [\"[Open the file]\", \"42\", \"https://example.org/a\"]\n"
+    "}\n";
+const QByteArray kYaml =
+    "# Application strings\n"
+    "title: Welcome to the application\n"
+    "enabled: yes\n"
+    "count: 3\n"
+    "messages:\n"
+    "  greeting: \"Good morning, {name}!\"\n"
+    "  bye: 'See you tomorrow.'\n"
+    "  note: |\n"
+    "    The file is open.\n"
+    "    The window is closed.\n"
+    "\n"
+    "  saved: &s Save the file\n"
+    "  again: *s\n"
+    "list:\n"
+    "  - Open the file  # a comment\n"
+    "  - [Close it, v1.2]\n";
+const QByteArray kYamlTranslated =
+    "# Application strings\n"
+    "title: \"[Welcome to the application]\"\n"
+    "enabled: yes\n"
+    "count: 3\n"
+    "messages:\n"
+    "  greeting: \"[Good morning, {name}!]\"\n"
+    "  bye: \"[See you tomorrow.]\"\n"
+    "  note: \"[The file is open.\\nThe window is closed.\\n]\"\n"
+    "\n"
+    "  saved: &s Save the file\n"
+    "  again: *s\n"
+    "list:\n"
+    "  - \"[Open the file]\"  # a comment\n"
+    "  - [\"[Close it]\", v1.2]\n";
+
+}  // namespace
+
+void TestDocuments::dataKeepsKeysAndLayout_data() {
+    QTest::addColumn<QString>("name");
+    QTest::addColumn<QByteArray>("source");
+    QTest::addColumn<QByteArray>("expected");
+    QTest::newRow("json") << "strings.json" << kJson << kJsonTranslated;
+    QTest::newRow("yaml") << "strings.yaml" << kYaml << kYamlTranslated;
+    QTest::newRow("yml, non-ASCII before a value")
+        << "fr.yml" << QByteArray("café: Très bien\nnom: Ça va\n") << QByteArray("café: \"[Très bien]\"\nnom: \"[Ça va]\"\n");
+}
+
+// One value at a time (any model): only text values change, written back as quoted strings; keys, numbers,
+// booleans, identifiers, URLs, anchors, aliases, comments and the layout stay byte for byte.
+void TestDocuments::dataKeepsKeysAndLayout() {
+    QFETCH(QString, name);
+    QFETCH(QByteArray, source);
+    QFETCH(QByteArray, expected);
+    QTemporaryDir dir;
+    QVERIFY(writeBytes(dir.filePath(name), source));
+    auto r = request(dir.filePath(name), dir.filePath("out-" + name));
+    r.translate = [](const std::string& text) { return "[" + text + "]"; };
+    const auto result = documents::translateDocument(r);
+    QVERIFY(!result.whole);
+    QCOMPARE(fileBytes(r.output), expected);
+}
+
+void TestDocuments::dataGoesWholeWhenTheModelKeepsItsShape_data() {
+    QTest::addColumn<QString>("name");
+    QTest::addColumn<QByteArray>("source");
+    QTest::addColumn<QByteArray>("answer");  // the model's whole answer
+    QTest::addColumn<bool>("whole");
+    QTest::addColumn<int>("alone");  // values then translated one at a time
+    QTest::addColumn<QByteArray>("expected");
+    const QByteArray json = "{\"a\": \"Good morning, {name}!\", \"n\": 1, \"b\": [\"Open the file\"]}";
+    const QByteArray kept = "{\"a\": \"Guten Morgen, {name}!\", \"n\": 1, \"b\": [\"Datei öffnen\"]}";
+    QTest::newRow("json kept") << "a.json" << json << kept << true << 0
+                               << QByteArray("{\"a\": \"Guten Morgen, {name}!\", \"n\": 1, \"b\": [\"Datei öffnen\"]}");
+    QTest::newRow("json in a code fence") << "a.json" << json << "```json\n" + kept + "\n```" << true << 0
+                                          << QByteArray("{\"a\": \"Guten Morgen, {name}!\", \"n\": 1, \"b\": [\"Datei öffnen\"]}");
+    QTest::newRow("a translated key falls back")
+        << "a.json" << json << QByteArray("{\"A\": \"Guten Morgen, {name}!\", \"n\": 1, \"b\": [\"Datei öffnen\"]}") << false << 2
+        << QByteArray("{\"a\": \"[Good morning, {name}!]\", \"n\": 1, \"b\": [\"[Open the file]\"]}");
+    QTest::newRow("a changed number falls back")
+        << "a.json" << json << QByteArray("{\"a\": \"Guten Morgen, {name}!\", \"n\": 2, \"b\": [\"Datei öffnen\"]}") << false << 2
+        << QByteArray("{\"a\": \"[Good morning, {name}!]\", \"n\": 1, \"b\": [\"[Open the file]\"]}");
+    QTest::newRow("prose instead of data falls back")
+        << "a.json" << json << QByteArray("Here is the translation: Guten Morgen") << false << 2
+        << QByteArray("{\"a\": \"[Good morning, {name}!]\", \"n\": 1, \"b\": [\"[Open the file]\"]}");
+    QTest::newRow("a lost placeholder goes again alone")
+        << "a.json" << json << QByteArray("{\"a\": \"Guten Morgen, {Name}!\", \"n\": 1, \"b\": [\"Datei öffnen\"]}") << true << 1
+        << QByteArray("{\"a\": \"[Good morning, {name}!]\", \"n\": 1, \"b\": [\"Datei öffnen\"]}");
+    const QByteArray yaml = "# strings\ngreeting: Good morning\nitems:\n  - Open the file\n";
+    QTest::newRow("yaml kept") << "a.yaml" << yaml << QByteArray("greeting: Guten Morgen\nitems:\n  - Datei öffnen\n") << true << 0
+                               << QByteArray("# strings\ngreeting: \"Guten Morgen\"\nitems:\n  - \"Datei öffnen\"\n");
+    QTest::newRow("yaml with a translated key falls back")
+        << "a.yaml" << yaml << QByteArray("Gruß: Guten Morgen\nitems:\n  - Datei öffnen\n") << false << 2
+        << QByteArray("# strings\ngreeting: \"[Good morning]\"\nitems:\n  - \"[Open the file]\"\n");
+}
+
+// Hy-MT2's structured prompt: the document goes whole; an answer is used only when its shape is the source's.
+void TestDocuments::dataGoesWholeWhenTheModelKeepsItsShape() {
+    QFETCH(QString, name);
+    QFETCH(QByteArray, source);
+    QFETCH(QByteArray, answer);
+    QFETCH(bool, whole);
+    QFETCH(int, alone);
+    QFETCH(QByteArray, expected);
+    QTemporaryDir dir;
+    QVERIFY(writeBytes(dir.filePath(name), source));
+    auto r = request(dir.filePath(name), dir.filePath("out-" + name));
+    int calls = 0;
+    r.translate = [&](const std::string& text) {
+        ++calls;
+        return "[" + text + "]";
+    };
+    std::string sentFormat, sentText;
+    r.translateStructured = [&](const std::string& text, const std::string& format) {
+        sentText = text;
+        sentFormat = format;
+        return answer.toStdString();
+    };
+    const auto result = documents::translateDocument(r);
+    QCOMPARE(QString::fromStdString(sentText), QString::fromUtf8(source));
+    QCOMPARE(QString::fromStdString(sentFormat), name.endsWith(".json") ? QStringLiteral("JSON") : QStringLiteral("YAML"));
+    QCOMPARE(result.whole, whole);
+    QCOMPARE(calls, alone);
+    QCOMPARE(result.changedPlaceholders, std::size_t{0});
+    QCOMPARE(fileBytes(r.output), expected);
+}
+
+void TestDocuments::placeholders_data() {
+    QTest::addColumn<QString>("text");
+    QTest::addColumn<QStringList>("expected");
+    QTest::newRow("braces") << "Hello {name}, {{count}} new, ${user}, {0}" << QStringList{"{name}", "{{count}}", "${user}", "{0}"};
+    QTest::newRow("printf") << "%s has %d files (%1$s, %.2f, %%)" << QStringList{"%s", "%d", "%1$s", "%.2f"};
+    QTest::newRow("a percent sign is not one") << "50% off, 100 %" << QStringList{};
+    QTest::newRow("none") << "Open the file." << QStringList{};
+}
+
+void TestDocuments::placeholders() {
+    QFETCH(QString, text);
+    QFETCH(QStringList, expected);
+    QStringList found;
+    for (const auto& p : documents::placeholdersIn(text.toStdString()))
+        found << QString::fromStdString(p);
+    QCOMPARE(found, expected);
+    QVERIFY(documents::keepsPlaceholders("%s and {name}", "{name} und %s"));
+    QVERIFY(!documents::keepsPlaceholders("%s and {name}", "{Name} und %s"));
 }
 
 QTEST_GUILESS_MAIN(TestDocuments)
