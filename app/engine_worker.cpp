@@ -65,6 +65,26 @@ void EngineWorker::cancel(quint64 requestId) {
     if (mailbox_ && mailbox_->id == requestId) mailbox_.reset();
 }
 
+void EngineWorker::setInstructions(const QString& style, const QStringList& preferences) {
+    std::lock_guard lock(mutex_);
+    style_ = style.trimmed();
+    preferences_.clear();
+    for (const auto& p : preferences)
+        if (!p.trimmed().isEmpty()) preferences_ << p.trimmed();
+}
+
+void EngineWorker::applyInstructions(TranslationRequest& request) {
+    if (!instructionsTaken_) return;
+    std::lock_guard lock(mutex_);
+    if (preferences_.isEmpty()) {
+        request.style = style_.toStdString();
+        return;
+    }
+    if (!style_.isEmpty()) request.preferences.push_back("The translation style must strictly conform to [" + style_.toStdString() + "].");
+    for (const auto& p : preferences_)
+        request.preferences.push_back(p.toStdString());
+}
+
 void EngineWorker::requestAdapter(const QString& adapterIdOrPath) {
     QMetaObject::invokeMethod(
         this, [this, adapterIdOrPath] { runAdapter(adapterIdOrPath); }, Qt::QueuedConnection);
@@ -111,11 +131,25 @@ void EngineWorker::runDocument(quint64 jobId, const QString& path, const QString
         request.translate = [&](const std::string& text) {
             TranslationRequest job{text, from.toStdString(), request.to, 1, 0, {}};
             job.adapter = adapter_;
+            applyInstructions(job);
             job.onDelta = [&](std::string_view) { return !stopped(); };
             auto out = backend_->translate(job);
             if (stopped()) throw Cancelled("document translation stopped");
             return out;
         };
+        // Data documents go whole with the structured prompt, which carries no other instruction.
+        TranslationRequest probe;
+        applyInstructions(probe);
+        if (instructionsTaken_ && probe.style.empty() && probe.preferences.empty())
+            request.translateStructured = [&](const std::string& text, const std::string& format) {
+                TranslationRequest whole{text, from.toStdString(), request.to, 1, 0, {}};
+                whole.adapter = adapter_;
+                whole.structuredFormat = format;
+                whole.onDelta = [&](std::string_view) { return !stopped(); };
+                auto out = backend_->translate(whole);
+                if (stopped()) throw Cancelled("document translation stopped");
+                return out;
+            };
         request.progress = [this, jobId](std::size_t done, std::size_t total) {
             Q_EMIT documentProgress(jobId, static_cast<int>(done), static_cast<int>(total));
         };
@@ -148,9 +182,14 @@ void EngineWorker::runLoad(quint64 loadId, const QString& modelIdOrPath) {
         // Adapters are bound to the model they were loaded for.
         adapters_.clear();
         adapter_.reset();
-        ModelInfo info{QString::fromStdString(model.id),        QString::fromStdString(model.architecture),
-                       QString::fromStdString(model.device),    {},
-                       QString::fromStdString(model.fixedFrom), QString::fromStdString(model.fixedTo)};
+        instructionsTaken_ = model.instructions;
+        ModelInfo info{QString::fromStdString(model.id),
+                       QString::fromStdString(model.architecture),
+                       QString::fromStdString(model.device),
+                       {},
+                       QString::fromStdString(model.fixedFrom),
+                       QString::fromStdString(model.fixedTo),
+                       model.instructions};
         for (const auto& code : model.targetLanguages)
             info.targetLanguages << QString::fromStdString(code);
         Q_EMIT loaded(info, LoadInfo{report.readySeconds, report.bytes, report.copies});
@@ -180,6 +219,7 @@ void EngineWorker::runNextTranslation() {
         TranslationRequest job{request->text.toStdString(), request->from.toStdString(), request->to.toStdString(), 1, id, {}};
         job.cancel = cancel;
         job.adapter = adapter_;
+        applyInstructions(job);
         job.onDelta = [this, id](std::string_view delta) {
             if (latest_.load() != id) return false;  // superseded: drop it
             Q_EMIT tokenReady(id, QString::fromUtf8(delta.data(), static_cast<int>(delta.size())));

@@ -23,6 +23,7 @@ struct ModelInfo {
     QString id, architecture, device;
     QStringList targetLanguages;  // empty: a fixed pair
     QString fixedFrom, fixedTo;
+    bool instructions = false;  // takes a style and preferences (Hy-MT2's prompts)
 };
 
 struct LoadInfo {
@@ -54,6 +55,10 @@ public:
     // The LoRA adapter later translations use (an adapter folder or imported id; empty: none), loaded on the
     // engine thread and kept resident, so switching back and forth costs no reload. A new model drops them.
     void requestAdapter(const QString& adapterIdOrPath);
+    // The style and preferences later text and document translations carry, where the model takes them
+    // (ModelInfo::instructions; others ignore them). Both set: the style goes first among the preferences, in the
+    // words of the card's style template, since Hy-MT2's prompts carry one instruction at a time.
+    void setInstructions(const QString& style, const QStringList& preferences);
     // A document (documents/document_translation.h) translated beside itself, on the engine thread after what
     // is queued before it; text translations requested meanwhile wait for it. Returns the job's id.
     quint64 requestDocument(const QString& path, const QString& from, const QString& to);
@@ -99,6 +104,11 @@ private:
     std::unique_ptr<TranslationBackend> backend_;                 // engine thread only
     std::map<QString, std::shared_ptr<const LoraSet>> adapters_;  // engine thread only: resident for this model
     std::shared_ptr<const LoraSet> adapter_;                      // engine thread only: the one requests use
+    bool instructionsTaken_ = false;                              // engine thread only: the loaded model's
+    QString style_;                                               // guarded by mutex_
+    QStringList preferences_;                                     // guarded by mutex_
+    // Puts the instructions in force into a request (engine thread).
+    void applyInstructions(TranslationRequest& request);
 };
 
 }  // namespace dragoman

@@ -6,6 +6,7 @@
 #include <QFileInfo>
 #include <QSettings>
 #include <QTimer>
+#include <QUrl>
 
 namespace dragoman {
 namespace {
@@ -105,6 +106,29 @@ void TranslationController::useAdapter(const QString& adapterIdOrPath) {
     if (engine_) engine_->requestAdapter(adapterIdOrPath);
 }
 
+namespace {
+QString instructionsKey(const QString& model, const char* what) {
+    return QStringLiteral("instructions/") + QString::fromLatin1(QUrl::toPercentEncoding(model)) + "/" + what;
+}
+}  // namespace
+
+void TranslationController::setInstructions(const QString& style, const QStringList& preferences) {
+    QStringList kept;
+    for (const auto& p : preferences)
+        if (!p.trimmed().isEmpty()) kept << p.trimmed();
+    if (style.trimmed() == style_ && kept == preferences_) return;
+    style_ = style.trimmed();
+    preferences_ = kept;
+    if (!loadedModel_.isEmpty()) {
+        QSettings settings;
+        settings.setValue(instructionsKey(loadedModel_, "style"), style_);
+        settings.setValue(instructionsKey(loadedModel_, "preferences"), preferences_);
+    }
+    if (engine_) engine_->setInstructions(style_, preferences_);
+    Q_EMIT instructionsChanged(style_, preferences_, instructionsAvailable_);
+    if (instructionsAvailable_ && !source_.trimmed().isEmpty()) translate();
+}
+
 void TranslationController::setSourceText(const QString& text) {
     source_ = text;
     if (asYouType_ && canTranslate()) typingPause_->start();
@@ -137,6 +161,14 @@ void TranslationController::onLoaded(const ModelInfo& info, const LoadInfo& stat
     loadedModel_ = info.id;
     adapter_.clear();  // a new model starts without an adapter (the engine dropped them)
     QSettings().setValue(kModel, info.id);
+    instructionsAvailable_ = info.instructions;
+    {
+        const QSettings settings;
+        style_ = settings.value(instructionsKey(info.id, "style")).toString();
+        preferences_ = settings.value(instructionsKey(info.id, "preferences")).toStringList();
+    }
+    if (engine_) engine_->setInstructions(style_, preferences_);
+    Q_EMIT instructionsChanged(style_, preferences_, instructionsAvailable_);
     if (!info.fixedFrom.isEmpty()) setLanguages(info.fixedFrom, info.fixedTo);
     Q_EMIT modelLoaded(info, stats);
 }

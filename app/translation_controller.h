@@ -34,6 +34,10 @@ public:
     bool translatesAsYouType() const { return asYouType_; }
     bool documentRunning() const { return document_ != 0; }
     int typingPauseMs() const;
+    // Hy-MT2's instructions for the loaded model (remembered per model); available only where it takes them.
+    bool instructionsAvailable() const { return instructionsAvailable_; }
+    QString style() const { return style_; }
+    QStringList preferences() const { return preferences_; }
 
 public Q_SLOTS:
     void setLanguages(const QString& from, const QString& to);
@@ -47,6 +51,9 @@ public Q_SLOTS:
     void cancelLoad();
     // An adapter folder or id applied on top of the loaded model, without a reload (empty: none).
     void useAdapter(const QString& adapterIdOrPath);
+    // The loaded model's style ("formal"; empty: none) and preferences; saved for that model, and the text
+    // shown is translated again with them.
+    void setInstructions(const QString& style, const QStringList& preferences);
     // The source pane's text: kept as what translate() sends; with translate-as-you-type on, translated once
     // typing pauses.
     void setSourceText(const QString& text);
@@ -65,6 +72,8 @@ Q_SIGNALS:
     // The previous model, if any, stays loaded (loadedModel()).
     void loadFailed(const QString& message);
     void adapterChanged(const QString& adapterIdOrPath);  // empty: none
+    // After a model loads and when they change: what the instructions field shows, and whether it is shown.
+    void instructionsChanged(const QString& style, const QStringList& preferences, bool available);
     // The adapter in use before stays (adapterInUse()).
     void adapterFailed(const QString& adapterIdOrPath, const QString& message);
     void translationStarted();  // the output starts empty
@@ -84,7 +93,9 @@ private:
 
     EngineWorker* engine_ = nullptr;
     QTimer* typingPause_ = nullptr;
-    QString from_, to_, source_, loadedModel_, adapter_;
+    QString from_, to_, source_, loadedModel_, adapter_, style_;
+    QStringList preferences_;
+    bool instructionsAvailable_ = false;
     bool asYouType_ = true;
     quint64 request_ = 0;   // the text translation whose output is shown
     quint64 document_ = 0;  // the document job whose progress is shown; 0: none running

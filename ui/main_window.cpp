@@ -1,6 +1,7 @@
 #include "main_window.h"
 
 #include "about_dialog.h"
+#include "instructions_bar.h"
 
 #include "documents/document_translation.h"
 #include "language_list.h"
@@ -263,6 +264,12 @@ void MainWindow::connectController() {
             modelPicker_->setCurrentIndex(std::max(0, modelPicker_->findData(loaded)));
         modelStatus_->setText(tr("Could not load the model: %1").arg(message));
     });
+    connect(controller_, &TranslationController::instructionsChanged, this,
+            [this](const QString& style, const QStringList& preferences, bool available) {
+                instructions_->display(style, preferences);
+                instructions_->setVisible(available);
+            });
+    connect(instructions_, &InstructionsBar::edited, controller_, &TranslationController::setInstructions);
     connect(controller_, &TranslationController::adapterChanged, this, [this](const QString& adapter) {
         adapterPicker_->setCurrentIndex(std::max(0, adapterPicker_->findData(adapter)));
         adapterStatus_->setText(adapter.isEmpty() ? QString() : tr("Adapter: %1").arg(QFileInfo(adapter).fileName()));
@@ -366,6 +373,8 @@ void MainWindow::buildUi() {
     adapterPicker_->setAccessibleName(tr("Adapter"));
     adapterPicker_->setToolTip(tr("A LoRA adapter applied on top of the model, without reloading it"));
     fillAdapterPicker();
+    instructions_ = new InstructionsBar;
+    instructions_->setVisible(false);
     cancelLoad_ = new QPushButton(tr("Cancel loading"));
     cancelLoad_->setAccessibleName(tr("Cancel loading the model"));
     cancelLoad_->setVisible(false);
@@ -411,6 +420,7 @@ void MainWindow::buildUi() {
     auto* layout = new QVBoxLayout(central);
     layout->addLayout(models);
     layout->addLayout(pickers);
+    layout->addWidget(instructions_);
     layout->addWidget(panes, 1);
     setCentralWidget(central);
 

@@ -20,6 +20,7 @@ class QToolButton;
 
 namespace dragoman {
 
+class InstructionsBar;
 class TranslationController;
 struct ModelInfo;
 struct LoadInfo;
@@ -48,6 +49,8 @@ public:
     // "No adapter", then the store's LoRA adapters; data = adapter id or folder ("" for none).
     QComboBox* adapterPicker() const { return adapterPicker_; }
     QLabel* adapterStatus() const { return adapterStatus_; }
+    // Style and preferences, shown for models whose prompts take them (Hy-MT2).
+    InstructionsBar* instructions() const { return instructions_; }
     QCheckBox* translateAsYouType() const { return asYouType_; }
     // Settings > Compute threads: one checkable action per choice, data = thread count (0: automatic).
     QList<QAction*> threadActions() const;
@@ -109,6 +112,7 @@ private:
     QComboBox* modelPicker_ = nullptr;
     QComboBox* adapterPicker_ = nullptr;
     QLabel* adapterStatus_ = nullptr;
+    InstructionsBar* instructions_ = nullptr;
     QPushButton* cancelLoad_ = nullptr;
     QPushButton* stop_ = nullptr;
     QPushButton* copy_ = nullptr;

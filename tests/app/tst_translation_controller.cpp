@@ -5,8 +5,10 @@
 #include "engine_worker.h"
 #include "translation_controller.h"
 
+#include <QDir>
 #include <QSettings>
 #include <QSignalSpy>
+#include <QTemporaryDir>
 #include <QTest>
 
 using dragoman::EngineWorker;
@@ -46,6 +48,7 @@ private Q_SLOTS:
     void failedAdapterKeepsTheOneInUse();
     void documentBeforeAModelIsRefused();
     void startupModelIsTheLastSessions();
+    void instructionsFollowTheModel();
 };
 
 void TestTranslationController::init() {
@@ -239,6 +242,53 @@ void TestTranslationController::startupModelIsTheLastSessions() {
     QCOMPARE(started.first().at(0).toString(), QStringLiteral("controller-marian"));
     TranslationController withoutEngine;
     QVERIFY(!withoutEngine.loadStartupModel());
+}
+
+// A Hy-MT2 model takes a style and preferences: they reach its prompt (the output is the model's own with them),
+// re-translate the text shown, are remembered for that model, and are not offered for a model without them.
+void TestTranslationController::instructionsFollowTheModel() {
+    QTemporaryDir dir;
+    const auto hymt2 = dir.filePath("Hy-MT2-tiny");  // the folder's name says which prompts it takes
+    QVERIFY(QDir().mkpath(hymt2));
+    for (const auto& file : QDir(DRAGOMAN_TEST_FIXTURES "/hunyuan-tiny").entryInfoList(QDir::Files))
+        QVERIFY(QFile::copy(file.filePath(), hymt2 + "/" + file.fileName()));
+    const QString text = QStringLiteral("Good morning.");
+    const auto direct = dragoman::Model::load(hymt2.toStdString());
+    dragoman::TranslationRequest request{text.toStdString(), "en", "de", 1, 1, {}};
+    request.style = "formal";
+    const auto formal = QString::fromStdString(direct->translate(request));
+    request.style.clear();
+    request.preferences = {"The translation style must strictly conform to [formal].", "Keep it short."};
+    const auto both = QString::fromStdString(direct->translate(request));
+
+    EngineWorker engine;
+    TranslationController controller(&engine);
+    controller.setTranslateAsYouType(false);
+    QSignalSpy instructions(&controller, &TranslationController::instructionsChanged);
+    QSignalSpy loaded(&controller, &TranslationController::modelLoaded);
+    controller.loadModel(hymt2);
+    QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 30000);
+    QVERIFY(controller.instructionsAvailable());
+    QCOMPARE(instructions.last().at(2).toBool(), true);
+    QSignalSpy finished(&controller, &TranslationController::translationFinished);
+    controller.setSourceText(text);
+    controller.setInstructions(QStringLiteral("formal"), {});
+    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 30000);  // the text shown, translated again
+    QCOMPARE(finished.last().at(0).value<TranslationInfo>().text, formal);
+    controller.setInstructions(QStringLiteral("formal"), {QStringLiteral("Keep it short."), QStringLiteral("  ")});
+    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 2, 30000);
+    QCOMPARE(finished.last().at(0).value<TranslationInfo>().text, both);
+    QCOMPARE(controller.preferences(), QStringList{QStringLiteral("Keep it short.")});
+
+    loadMarian(controller);  // no instructions there
+    QVERIFY(!controller.instructionsAvailable());
+    QCOMPARE(instructions.last().at(2).toBool(), false);
+    QCOMPARE(instructions.last().at(0).toString(), QString());
+    controller.loadModel(hymt2);  // the model's own come back
+    QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 3, 30000);
+    QCOMPARE(controller.style(), QStringLiteral("formal"));
+    QCOMPARE(controller.preferences(), QStringList{QStringLiteral("Keep it short.")});
+    QCOMPARE(instructions.last().at(0).toString(), QStringLiteral("formal"));
 }
 
 QTEST_MAIN(TestTranslationController)

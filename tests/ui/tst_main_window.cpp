@@ -2,6 +2,7 @@
 #include "about_dialog.h"
 #include "dragoman.h"
 #include "engine_worker.h"
+#include "instructions_bar.h"
 #include "main_window.h"
 #include "store/model_store.h"
 #include "translation_controller.h"
@@ -15,6 +16,7 @@
 #include <QElapsedTimer>
 #include <QFile>
 #include <QLabel>
+#include <QLineEdit>
 #include <QMenuBar>
 #include <QMimeData>
 #include <QPalette>
@@ -45,6 +47,7 @@ private Q_SLOTS:
     void stopCopyAndClear();
     void settingsSurviveARestart();
     void modelPickerListsTheStore();
+    void instructionsRowForHyMt2Models();
     void adapterPickerSwitchesWithoutReload();
     void guiThreadNeverStalls();
     void followsTheSystemPalette_data();
@@ -237,6 +240,36 @@ void TestMainWindow::modelPickerListsTheStore() {
     window.modelPicker()->setCurrentIndex(index);
     Q_EMIT window.modelPicker()->activated(index);  // as a user's choice does
     QTRY_VERIFY_WITH_TIMEOUT(window.modelStatus()->text().contains("picker-hunyuan"), 30000);
+}
+
+// The Instructions row appears for a model whose prompts take a style and preferences (a Hy-MT2 import) and not
+// for others; a style chosen there re-translates the text shown with it, as the model answers that prompt.
+void TestMainWindow::instructionsRowForHyMt2Models() {
+    QSettings().remove(QStringLiteral("instructions"));  // an earlier run's, remembered for this model
+    dragoman::ModelStore().importModel(DRAGOMAN_TEST_FIXTURES "/hunyuan-tiny", "tencent/Hy-MT2-tiny");
+    dragoman::TranslationRequest request{"Good morning.", "en", "de", 1, 1, {}};
+    request.style = "legal";
+    const auto legal = QString::fromStdString(dragoman::Model::load("tencent/Hy-MT2-tiny")->translate(request));
+    dragoman::EngineWorker engine;
+    dragoman::TranslationController controller(&engine);
+    controller.setTranslateAsYouType(false);
+    controller.setLanguages(QStringLiteral("en"), QStringLiteral("de"));
+    MainWindow window(&controller);
+    window.show();
+    window.loadModel(QStringLiteral(DRAGOMAN_TEST_FIXTURES "/marian-tiny"));
+    QTRY_VERIFY_WITH_TIMEOUT(window.translateButton()->isEnabled(), 30000);
+    QVERIFY(!window.instructions()->isVisible());
+    window.loadModel(QStringLiteral("tencent/Hy-MT2-tiny"));
+    QTRY_VERIFY_WITH_TIMEOUT(window.instructions()->isVisible(), 30000);
+    window.sourcePane()->setPlainText(QStringLiteral("Good morning."));
+    const int index = window.instructions()->stylePicker()->findText(QStringLiteral("legal"));
+    QVERIFY(index > 0);
+    window.instructions()->stylePicker()->setCurrentIndex(index);  // as choosing it from the list does
+    QTRY_COMPARE_WITH_TIMEOUT(window.outputPane()->toPlainText(), legal, 30000);
+    QCOMPARE(controller.style(), QStringLiteral("legal"));
+    window.instructions()->preferencesField()->setText(QStringLiteral("Keep it short; Use Sie"));
+    Q_EMIT window.instructions()->preferencesField()->editingFinished();
+    QCOMPARE(controller.preferences(), (QStringList{QStringLiteral("Keep it short"), QStringLiteral("Use Sie")}));
 }
 
 // The GUI thread keeps turning while a model loads and a translation streams: a 5 ms heartbeat never waits long.
