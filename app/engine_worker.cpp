@@ -73,9 +73,16 @@ void EngineWorker::setInstructions(const QString& style, const QStringList& pref
         if (!p.trimmed().isEmpty()) preferences_ << p.trimmed();
 }
 
-void EngineWorker::applyInstructions(TranslationRequest& request) {
-    if (!instructionsTaken_) return;
+void EngineWorker::setPromptProfile(const QString& profile) {
     std::lock_guard lock(mutex_);
+    profileOverride_ = profile;
+}
+
+void EngineWorker::applyInstructions(TranslationRequest& request) {
+    if (modelProfile_.isEmpty()) return;  // a model without prompts
+    std::lock_guard lock(mutex_);
+    request.promptProfile = profileOverride_.toStdString();
+    if ((profileOverride_.isEmpty() ? modelProfile_ : profileOverride_) != QLatin1String("hy-mt2")) return;
     if (preferences_.isEmpty()) {
         request.style = style_.toStdString();
         return;
@@ -140,11 +147,13 @@ void EngineWorker::runDocument(quint64 jobId, const QString& path, const QString
         // Data documents go whole with the structured prompt, which carries no other instruction.
         TranslationRequest probe;
         applyInstructions(probe);
-        if (instructionsTaken_ && probe.style.empty() && probe.preferences.empty())
+        const bool hymt2 = probe.promptProfile.empty() ? modelProfile_ == QLatin1String("hy-mt2") : probe.promptProfile == "hy-mt2";
+        if (hymt2 && probe.style.empty() && probe.preferences.empty())
             request.translateStructured = [&](const std::string& text, const std::string& format) {
                 TranslationRequest whole{text, from.toStdString(), request.to, 1, 0, {}};
                 whole.adapter = adapter_;
                 whole.structuredFormat = format;
+                whole.promptProfile = probe.promptProfile;
                 whole.onDelta = [&](std::string_view) { return !stopped(); };
                 auto out = backend_->translate(whole);
                 if (stopped()) throw Cancelled("document translation stopped");
@@ -182,14 +191,15 @@ void EngineWorker::runLoad(quint64 loadId, const QString& modelIdOrPath) {
         // Adapters are bound to the model they were loaded for.
         adapters_.clear();
         adapter_.reset();
-        instructionsTaken_ = model.instructions;
+        modelProfile_ = QString::fromStdString(model.promptProfile);
         ModelInfo info{QString::fromStdString(model.id),
                        QString::fromStdString(model.architecture),
                        QString::fromStdString(model.device),
                        {},
                        QString::fromStdString(model.fixedFrom),
                        QString::fromStdString(model.fixedTo),
-                       model.instructions};
+                       model.instructions,
+                       QString::fromStdString(model.promptProfile)};
         for (const auto& code : model.targetLanguages)
             info.targetLanguages << QString::fromStdString(code);
         Q_EMIT loaded(info, LoadInfo{report.readySeconds, report.bytes, report.copies});

@@ -24,6 +24,7 @@ struct ModelInfo {
     QStringList targetLanguages;  // empty: a fixed pair
     QString fixedFrom, fixedTo;
     bool instructions = false;  // takes a style and preferences (Hy-MT2's prompts)
+    QString promptProfile;      // "hy-mt1.5", "hy-mt2" as the model's identity says; empty: no prompts
 };
 
 struct LoadInfo {
@@ -59,6 +60,9 @@ public:
     // (ModelInfo::instructions; others ignore them). Both set: the style goes first among the preferences, in the
     // words of the card's style template, since Hy-MT2's prompts carry one instruction at a time.
     void setInstructions(const QString& style, const QStringList& preferences);
+    // The prompt templates later requests use in place of the model's own ("hy-mt1.5", "hy-mt2"; empty: the
+    // model's); ignored by models without prompts.
+    void setPromptProfile(const QString& profile);
     // A document (documents/document_translation.h) translated beside itself, on the engine thread after what
     // is queued before it; text translations requested meanwhile wait for it. Returns the job's id.
     quint64 requestDocument(const QString& path, const QString& from, const QString& to);
@@ -104,7 +108,8 @@ private:
     std::unique_ptr<TranslationBackend> backend_;                 // engine thread only
     std::map<QString, std::shared_ptr<const LoraSet>> adapters_;  // engine thread only: resident for this model
     std::shared_ptr<const LoraSet> adapter_;                      // engine thread only: the one requests use
-    bool instructionsTaken_ = false;                              // engine thread only: the loaded model's
+    QString modelProfile_;                                        // engine thread only: the loaded model's prompts
+    QString profileOverride_;                                     // guarded by mutex_
     QString style_;                                               // guarded by mutex_
     QStringList preferences_;                                     // guarded by mutex_
     // Puts the instructions in force into a request (engine thread).

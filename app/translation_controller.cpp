@@ -129,6 +129,21 @@ void TranslationController::setInstructions(const QString& style, const QStringL
     if (instructionsAvailable_ && !source_.trimmed().isEmpty()) translate();
 }
 
+void TranslationController::updateInstructionsAvailable() {
+    const auto effective = profileOverride_.isEmpty() ? modelProfile_ : profileOverride_;
+    instructionsAvailable_ = !modelProfile_.isEmpty() && effective == QLatin1String("hy-mt2");
+}
+
+void TranslationController::setPromptProfile(const QString& profile) {
+    if (profile == profileOverride_ || modelProfile_.isEmpty()) return;
+    profileOverride_ = profile;
+    QSettings().setValue(instructionsKey(loadedModel_, "profile"), profileOverride_);
+    if (engine_) engine_->setPromptProfile(profileOverride_);
+    updateInstructionsAvailable();
+    Q_EMIT instructionsChanged(style_, preferences_, instructionsAvailable_);
+    if (!source_.trimmed().isEmpty()) translate();
+}
+
 void TranslationController::setSourceText(const QString& text) {
     source_ = text;
     if (asYouType_ && canTranslate()) typingPause_->start();
@@ -161,13 +176,18 @@ void TranslationController::onLoaded(const ModelInfo& info, const LoadInfo& stat
     loadedModel_ = info.id;
     adapter_.clear();  // a new model starts without an adapter (the engine dropped them)
     QSettings().setValue(kModel, info.id);
-    instructionsAvailable_ = info.instructions;
+    modelProfile_ = info.promptProfile;
     {
         const QSettings settings;
         style_ = settings.value(instructionsKey(info.id, "style")).toString();
         preferences_ = settings.value(instructionsKey(info.id, "preferences")).toStringList();
+        profileOverride_ = modelProfile_.isEmpty() ? QString() : settings.value(instructionsKey(info.id, "profile")).toString();
     }
-    if (engine_) engine_->setInstructions(style_, preferences_);
+    updateInstructionsAvailable();
+    if (engine_) {
+        engine_->setPromptProfile(profileOverride_);
+        engine_->setInstructions(style_, preferences_);
+    }
     Q_EMIT instructionsChanged(style_, preferences_, instructionsAvailable_);
     if (!info.fixedFrom.isEmpty()) setLanguages(info.fixedFrom, info.fixedTo);
     Q_EMIT modelLoaded(info, stats);

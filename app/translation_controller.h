@@ -38,6 +38,10 @@ public:
     bool instructionsAvailable() const { return instructionsAvailable_; }
     QString style() const { return style_; }
     QStringList preferences() const { return preferences_; }
+    // The loaded model's prompt templates as its identity selects them (empty: a model without prompts), and
+    // the choice made for it by hand (empty: that one).
+    QString modelPromptProfile() const { return modelProfile_; }
+    QString promptProfile() const { return profileOverride_; }
 
 public Q_SLOTS:
     void setLanguages(const QString& from, const QString& to);
@@ -54,6 +58,8 @@ public Q_SLOTS:
     // The loaded model's style ("formal"; empty: none) and preferences; saved for that model, and the text
     // shown is translated again with them.
     void setInstructions(const QString& style, const QStringList& preferences);
+    // "hy-mt1.5" or "hy-mt2" for the loaded model in place of what its name selects, or empty; remembered for it.
+    void setPromptProfile(const QString& profile);
     // The source pane's text: kept as what translate() sends; with translate-as-you-type on, translated once
     // typing pauses.
     void setSourceText(const QString& text);
@@ -96,6 +102,8 @@ private:
     QString from_, to_, source_, loadedModel_, adapter_, style_;
     QStringList preferences_;
     bool instructionsAvailable_ = false;
+    QString modelProfile_, profileOverride_;
+    void updateInstructionsAvailable();
     bool asYouType_ = true;
     quint64 request_ = 0;   // the text translation whose output is shown
     quint64 document_ = 0;  // the document job whose progress is shown; 0: none running

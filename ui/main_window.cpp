@@ -118,12 +118,40 @@ void MainWindow::buildSettingsMenu() {
         action->setChecked(n == configured || (n == 0 && configured > cores));
         threads_->addAction(action);
     }
+    // Which model card's prompts a HunYuan model gets, where its name does not say (or says wrong).
+    auto* promptsMenu = settingsMenu->addMenu(tr("&Prompts"));
+    profiles_ = new QActionGroup(this);
+    for (const auto& [label, profile] :
+         {std::pair{tr("As the model's &name says"), QString()}, std::pair{tr("HY-MT&1.5"), QStringLiteral("hy-mt1.5")},
+          std::pair{tr("Hy-MT&2 (style and preferences)"), QStringLiteral("hy-mt2")}}) {
+        auto* action = promptsMenu->addAction(label);
+        action->setCheckable(true);
+        action->setData(profile);
+        profiles_->addAction(action);
+    }
+    connect(profiles_, &QActionGroup::triggered, this,
+            [this](QAction* action) { controller_->setPromptProfile(action->data().toString()); });
+    showPromptProfile();
     // The engine sizes its thread pools once, before its first inference: a new choice applies at the next start.
     connect(threads_, &QActionGroup::triggered, this, [this](QAction* action) {
         controller_->setConfiguredThreads(action->data().toInt());
         statusBar()->showMessage(
             tr("Compute threads: %1. This takes effect the next time Dragoman starts.").arg(action->text().remove('&')), 8000);
     });
+}
+
+void MainWindow::showPromptProfile() {
+    const auto model = controller_->modelPromptProfile();
+    for (auto* action : profiles_->actions()) {
+        action->setEnabled(!model.isEmpty());
+        action->setChecked(action->data().toString() == controller_->promptProfile());
+        if (action->data().toString().isEmpty())
+            action->setText(model.isEmpty() ? tr("As the model's &name says") : tr("As the model's &name says (%1)").arg(model));
+    }
+}
+
+QList<QAction*> MainWindow::promptProfileActions() const {
+    return profiles_->actions();
 }
 
 void MainWindow::fillModelPicker() {
@@ -268,6 +296,7 @@ void MainWindow::connectController() {
             [this](const QString& style, const QStringList& preferences, bool available) {
                 instructions_->display(style, preferences);
                 instructions_->setVisible(available);
+                showPromptProfile();
             });
     connect(instructions_, &InstructionsBar::edited, controller_, &TranslationController::setInstructions);
     connect(controller_, &TranslationController::adapterChanged, this, [this](const QString& adapter) {

@@ -54,6 +54,8 @@ public:
     QCheckBox* translateAsYouType() const { return asYouType_; }
     // Settings > Compute threads: one checkable action per choice, data = thread count (0: automatic).
     QList<QAction*> threadActions() const;
+    // Settings > Prompts: automatic (data ""), HY-MT1.5, Hy-MT2; enabled for models with prompts.
+    QList<QAction*> promptProfileActions() const;
     // A dropped or chosen document's job: its progress bar and the line that names the translated copy.
     QProgressBar* documentBar() const { return documentBar_; }
     QLabel* documentStatus() const { return documentStatus_; }
@@ -119,6 +121,8 @@ private:
     QPushButton* clear_ = nullptr;
     QCheckBox* asYouType_ = nullptr;
     QActionGroup* threads_ = nullptr;
+    QActionGroup* profiles_ = nullptr;
+    void showPromptProfile();
     QProgressBar* documentBar_ = nullptr;
     QLabel* documentStatus_ = nullptr;
 };

@@ -161,9 +161,8 @@ RemoteEngine::RemoteEngine(RemoteSettings settings) : settings_(std::move(settin
 
 std::string RemoteEngine::translate(const TranslationRequest& request) const {
     if (request.beams > 1) throw Error("unsupported", "beam search is not available through a server");
-    const bool prompted = !request.glossary.empty() || !request.context.empty() || request.formatted || request.sample ||
-                          !request.style.empty() || !request.preferences.empty() || request.keepDelimiters ||
-                          !request.structuredFormat.empty() || !request.promptProfile.empty();
+    // Everything but sampling and formatted text travels in Dragoman's translation extension.
+    const bool prompted = request.formatted || request.sample;
     // A Dragoman server translates a line itself when the request names its languages, exactly as the local
     // engine; other servers (and requests only a prompt can carry) get the HY-MT prompt line by line.
     if (request.text.find_first_not_of(" \t\r\n") == std::string::npos)  // blank lines stay blank, as locally
@@ -195,6 +194,13 @@ std::string RemoteEngine::complete(const TranslationRequest& request, const std:
     if (!prompt) {
         body["target_lang"] = request.to;
         if (!request.from.empty()) body["source_lang"] = request.from;
+        if (!request.glossary.empty()) body["glossary"] = request.glossary;
+        if (!request.context.empty()) body["context"] = request.context;
+        if (!request.style.empty()) body["style"] = request.style;
+        if (!request.preferences.empty()) body["preferences"] = request.preferences;
+        if (request.keepDelimiters) body["keep_delimiters"] = true;
+        if (!request.structuredFormat.empty()) body["structured_format"] = request.structuredFormat;
+        if (!request.promptProfile.empty()) body["prompt_profile"] = request.promptProfile;
     }
     if (request.sample) {
         body["seed"] = request.seed;

@@ -168,6 +168,13 @@ void ApiServer::Impl::chat(const httplib::Request& req, httplib::Response& res) 
             if (it->role == "user") r.text = it->content;
         r.from = call.sourceLang;
         r.to = call.targetLang;
+        r.glossary = call.glossary;
+        r.context = call.context;
+        r.style = call.style;
+        r.preferences = call.preferences;
+        r.keepDelimiters = call.keepDelimiters;
+        r.structuredFormat = call.structuredFormat;
+        r.promptProfile = call.promptProfile;
         checkLanguages(r);
     }
     auto ticket = admit();

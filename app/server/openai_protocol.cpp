@@ -99,6 +99,29 @@ ChatCall parseChatCall(const std::string& body) {
     }
     call.sourceLang = optionalText(j, "source_lang");
     call.targetLang = optionalText(j, "target_lang");
+    if (j.contains("glossary") && !j["glossary"].is_null()) {
+        if (!j["glossary"].is_array()) throw badField("glossary", "must be a list of [source, target] pairs");
+        for (const auto& pair : j["glossary"]) {
+            if (!pair.is_array() || pair.size() != 2 || !pair[0].is_string() || !pair[1].is_string())
+                throw badField("glossary", "must be a list of [source, target] pairs");
+            call.glossary.emplace_back(pair[0].get<std::string>(), pair[1].get<std::string>());
+        }
+    }
+    call.context = optionalText(j, "context");
+    call.style = optionalText(j, "style");
+    call.structuredFormat = optionalText(j, "structured_format");
+    call.promptProfile = optionalText(j, "prompt_profile");
+    if (j.contains("preferences") && !j["preferences"].is_null()) {
+        if (!j["preferences"].is_array()) throw badField("preferences", "must be a list of strings");
+        for (const auto& p : j["preferences"]) {
+            if (!p.is_string()) throw badField("preferences", "must be a list of strings");
+            call.preferences.push_back(p.get<std::string>());
+        }
+    }
+    if (j.contains("keep_delimiters") && !j["keep_delimiters"].is_null()) {
+        if (!j["keep_delimiters"].is_boolean()) throw badField("keep_delimiters", "must be true or false");
+        call.keepDelimiters = j["keep_delimiters"].get<bool>();
+    }
     return call;
 }
 

@@ -20,6 +20,13 @@ struct ChatCall {
     std::optional<std::uint64_t> seed;
     std::vector<std::string> stop;
     std::string sourceLang, targetLang;  // for a model without a chat format (Marian)
+    // Dragoman's translation extension (with target_lang): what shapes a prompted model's prompt, as
+    // TranslationRequest carries it: glossary ([[source, target], ...]), context, style, preferences,
+    // keep_delimiters, structured_format, prompt_profile.
+    std::vector<std::pair<std::string, std::string>> glossary;
+    std::string context, style, structuredFormat, promptProfile;
+    std::vector<std::string> preferences;
+    bool keepDelimiters = false;
 };
 
 // Throws ApiError(400) naming the field that is missing or of the wrong type.

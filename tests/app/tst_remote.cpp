@@ -88,6 +88,8 @@ private Q_SLOTS:
     void documentsEqualLocal_data();
     void documentsEqualLocal();
     void serverModelChoosesTheModel();
+    void instructionsThroughAServer_data();
+    void instructionsThroughAServer();
     void nothingListening();
     void refusedKey();
     void garbage_data();
@@ -134,6 +136,60 @@ void TestRemote::documentsEqualLocal() {
     QVERIFY2(local.code == 0, local.err.constData());
     const auto remote =
         cli({"translate-file", input, "--server", server.url(), "--from", "en", "--to", "de", "--concurrency", "4", "--out", remoteOut});
+    QVERIFY2(remote.code == 0, remote.err.constData());
+    QFile a(localOut), b(remoteOut);
+    QVERIFY(a.open(QIODevice::ReadOnly) && b.open(QIODevice::ReadOnly));
+    QCOMPARE(b.readAll(), a.readAll());
+}
+
+void TestRemote::instructionsThroughAServer_data() {
+    QTest::addColumn<QStringList>("options");
+    QTest::addColumn<QString>("input");  // a file name under the temporary folder, or "" for stdin lines
+    QTest::newRow("style") << QStringList{"--style", "formal"} << "";
+    QTest::newRow("preferences") << QStringList{"--preference", "Keep it short.", "--preference", "Use Sie."} << "";
+    QTest::newRow("kept delimiters") << QStringList{"--keep-delimiters"} << "";
+    QTest::newRow("glossary") << QStringList{"--glossary", "@terms"} << "";
+    QTest::newRow("context") << QStringList{"--context", "A letter to a friend."} << "";
+    QTest::newRow("HY-MT1.5's prompts by hand") << QStringList{"--prompt-profile", "hy-mt1.5"} << "";
+    QTest::newRow("a JSON document") << QStringList{} << "app.json";
+    QTest::newRow("a YAML document with a style") << QStringList{"--style", "casual"} << "app.yaml";
+}
+
+// A Hy-MT2 model served by Dragoman: the instructions travel with each request and the answers are the local
+// engine's, byte for byte, for lines and data documents.
+void TestRemote::instructionsThroughAServer() {
+    QFETCH(QStringList, options);
+    QFETCH(QString, input);
+    QTemporaryDir dir;
+    const auto model = dir.filePath("Hy-MT2-tiny");
+    QVERIFY(QDir().mkpath(model));
+    for (const auto& file : QDir(kHunyuan).entryInfoList(QDir::Files))
+        QVERIFY(QFile::copy(file.filePath(), model + "/" + file.fileName()));
+    QFile terms(dir.filePath("terms.tsv"));
+    QVERIFY(terms.open(QIODevice::WriteOnly));
+    terms.write("house\tHaus\n");
+    terms.close();
+    options.replaceInStrings(QStringLiteral("@terms"), terms.fileName());
+    Server server({"--model", model});
+    QVERIFY(!server.url().isEmpty());
+    if (input.isEmpty()) {
+        const auto local = cli(QStringList{"translate", "--model", model, "--from", "en", "--to", "de"} + options, lines());
+        QVERIFY2(local.code == 0, local.err.constData());
+        const auto remote = cli(QStringList{"translate", "--server", server.url(), "--from", "en", "--to", "de"} + options, lines());
+        QVERIFY2(remote.code == 0, remote.err.constData());
+        QCOMPARE(remote.out, local.out);
+        return;
+    }
+    QFile data(dir.filePath(input));
+    QVERIFY(data.open(QIODevice::WriteOnly));
+    data.write(input.endsWith(".json") ? "{\"title\": \"Welcome\", \"n\": 1, \"items\": [\"Open the file\"]}\n"
+                                       : "# strings\ntitle: Welcome\nitems:\n  - Open the file\n");
+    data.close();
+    const auto localOut = dir.filePath("local-" + input), remoteOut = dir.filePath("remote-" + input);
+    const auto local = cli(QStringList{"translate-file", data.fileName(), "--model", model, "--to", "de", "--out", localOut} + options);
+    QVERIFY2(local.code == 0, local.err.constData());
+    const auto remote =
+        cli(QStringList{"translate-file", data.fileName(), "--server", server.url(), "--to", "de", "--out", remoteOut} + options);
     QVERIFY2(remote.code == 0, remote.err.constData());
     QFile a(localOut), b(remoteOut);
     QVERIFY(a.open(QIODevice::ReadOnly) && b.open(QIODevice::ReadOnly));

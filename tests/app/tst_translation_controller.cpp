@@ -49,6 +49,7 @@ private Q_SLOTS:
     void documentBeforeAModelIsRefused();
     void startupModelIsTheLastSessions();
     void instructionsFollowTheModel();
+    void promptProfileChosenByHand();
 };
 
 void TestTranslationController::init() {
@@ -289,6 +290,46 @@ void TestTranslationController::instructionsFollowTheModel() {
     QCOMPARE(controller.style(), QStringLiteral("formal"));
     QCOMPARE(controller.preferences(), QStringList{QStringLiteral("Keep it short.")});
     QCOMPARE(instructions.last().at(0).toString(), QStringLiteral("formal"));
+}
+
+// A HunYuan model whose name says nothing gets HY-MT1.5's prompts; choosing Hy-MT2's for it offers the
+// instructions, its prompts change at once, and the choice is remembered for that model.
+void TestTranslationController::promptProfileChosenByHand() {
+    const QString model = QStringLiteral(DRAGOMAN_TEST_FIXTURES "/hunyuan-tiny");
+    const QString text = QStringLiteral("Good morning.");
+    const auto direct = dragoman::Model::load(model.toStdString());
+    dragoman::TranslationRequest request{text.toStdString(), "en", "de", 1, 1, {}};
+    request.promptProfile = "hy-mt2";
+    const auto hymt2 = QString::fromStdString(direct->translate(request));
+    request.promptProfile.clear();
+    const auto hymt15 = QString::fromStdString(direct->translate(request));
+
+    EngineWorker engine;
+    TranslationController controller(&engine);
+    controller.setTranslateAsYouType(false);
+    controller.setLanguages(QStringLiteral("en"), QStringLiteral("de"));
+    QSignalSpy loaded(&controller, &TranslationController::modelLoaded);
+    controller.loadModel(model);
+    QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 30000);
+    QCOMPARE(controller.modelPromptProfile(), QStringLiteral("hy-mt1.5"));
+    QVERIFY(!controller.instructionsAvailable());
+    QSignalSpy finished(&controller, &TranslationController::translationFinished);
+    controller.setSourceText(text);
+    controller.translate();
+    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 30000);
+    QCOMPARE(finished.last().at(0).value<TranslationInfo>().text, hymt15);
+    controller.setPromptProfile(QStringLiteral("hy-mt2"));
+    QVERIFY(controller.instructionsAvailable());
+    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 2, 30000);  // translated again with the other prompts
+    QCOMPARE(finished.last().at(0).value<TranslationInfo>().text, hymt2);
+
+    loadMarian(controller);  // no prompts: nothing to choose
+    controller.setPromptProfile(QStringLiteral("hy-mt1.5"));
+    QVERIFY(controller.promptProfile().isEmpty());
+    controller.loadModel(model);
+    QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 3, 30000);
+    QCOMPARE(controller.promptProfile(), QStringLiteral("hy-mt2"));
+    QVERIFY(controller.instructionsAvailable());
 }
 
 QTEST_MAIN(TestTranslationController)

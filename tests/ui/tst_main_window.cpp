@@ -7,6 +7,7 @@
 #include "store/model_store.h"
 #include "translation_controller.h"
 
+#include <QAction>
 #include <QApplication>
 #include <QCheckBox>
 #include <QClipboard>
@@ -259,6 +260,8 @@ void TestMainWindow::instructionsRowForHyMt2Models() {
     window.loadModel(QStringLiteral(DRAGOMAN_TEST_FIXTURES "/marian-tiny"));
     QTRY_VERIFY_WITH_TIMEOUT(window.translateButton()->isEnabled(), 30000);
     QVERIFY(!window.instructions()->isVisible());
+    for (auto* action : window.promptProfileActions())
+        QVERIFY(!action->isEnabled());  // a model without prompts
     window.loadModel(QStringLiteral("tencent/Hy-MT2-tiny"));
     QTRY_VERIFY_WITH_TIMEOUT(window.instructions()->isVisible(), 30000);
     window.sourcePane()->setPlainText(QStringLiteral("Good morning."));
@@ -270,6 +273,16 @@ void TestMainWindow::instructionsRowForHyMt2Models() {
     window.instructions()->preferencesField()->setText(QStringLiteral("Keep it short; Use Sie"));
     Q_EMIT window.instructions()->preferencesField()->editingFinished();
     QCOMPARE(controller.preferences(), (QStringList{QStringLiteral("Keep it short"), QStringLiteral("Use Sie")}));
+    // Settings > Prompts > HY-MT1.5: its prompts have no instructions, so the row goes.
+    const auto actions = window.promptProfileActions();
+    QCOMPARE(actions.size(), 3);
+    QVERIFY(actions[0]->isChecked() && actions[0]->isEnabled());
+    QVERIFY(actions[0]->text().contains("hy-mt2"));
+    actions[1]->trigger();
+    QCOMPARE(controller.promptProfile(), QStringLiteral("hy-mt1.5"));
+    QVERIFY(!window.instructions()->isVisible());
+    actions[0]->trigger();
+    QVERIFY(window.instructions()->isVisible());
 }
 
 // The GUI thread keeps turning while a model loads and a translation streams: a 5 ms heartbeat never waits long.
