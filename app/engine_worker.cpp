@@ -25,6 +25,7 @@ EngineWorker::~EngineWorker() {
         latest_ = std::numeric_limits<quint64>::max();  // nothing more is delivered
         running_.cancel();
         loadCancel_.cancel();
+        documentCancel_.cancel();
     }
     thread_.quit();
     thread_.wait();
@@ -123,10 +124,18 @@ quint64 EngineWorker::requestDocument(const QString& path, const QString& from, 
 
 void EngineWorker::cancelDocument() {
     cancelledUpTo_ = documents_.load();
+    std::lock_guard lock(mutex_);
+    documentCancel_.cancel();  // a server's requests in flight close their connections at once
 }
 
 void EngineWorker::runDocument(quint64 jobId, const QString& path, const QString& from, const QString& to) {
     auto stopped = [this, jobId] { return jobId <= cancelledUpTo_.load() || closing_.load(); };
+    CancelToken cancel;
+    {
+        std::lock_guard lock(mutex_);
+        documentCancel_ = cancel;
+    }
+    if (stopped()) cancel.cancel();
     if (!backend_->loaded()) {
         Q_EMIT documentFailed(jobId, tr("No model is loaded."));
         return;
@@ -135,11 +144,14 @@ void EngineWorker::runDocument(quint64 jobId, const QString& path, const QString
         documents::DocumentRequest request;
         request.input = path;
         request.to = to.toStdString();
+        // A server batches what is in flight; the local engine's segments take their turns.
+        request.parallel = backend_->capabilities().concurrency;
         request.translate = [&](const std::string& text) {
             TranslationRequest job{text, from.toStdString(), request.to, 1, 0, {}};
             job.adapter = adapter_;
             applyInstructions(job);
             job.onDelta = [&](std::string_view) { return !stopped(); };
+            job.cancel = cancel;
             auto out = backend_->translate(job);
             if (stopped()) throw Cancelled("document translation stopped");
             return out;
@@ -155,6 +167,7 @@ void EngineWorker::runDocument(quint64 jobId, const QString& path, const QString
                 whole.structuredFormat = format;
                 whole.promptProfile = probe.promptProfile;
                 whole.onDelta = [&](std::string_view) { return !stopped(); };
+                whole.cancel = cancel;
                 auto out = backend_->translate(whole);
                 if (stopped()) throw Cancelled("document translation stopped");
                 return out;

@@ -102,6 +102,7 @@ private:
     quint64 runningId_ = 0;           // guarded by mutex_
     std::atomic<quint64> latestLoad_{0};
     CancelToken loadCancel_;                                      // the running load's (guarded by mutex_)
+    CancelToken documentCancel_;                                  // the running document job's (guarded by mutex_)
     std::atomic<quint64> documents_{0};                           // last document job id handed out
     std::atomic<quint64> cancelledUpTo_{0};                       // document jobs up to this id are stopped
     std::atomic<bool> closing_{false};                            // the worker is being destroyed

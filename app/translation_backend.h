@@ -1,6 +1,6 @@
 #pragma once
-// What the application asks of whatever computes translations: the local engine (LocalBackend, below), and
-// later a remote OpenAI-compatible server. The engine worker holds this interface, so the window does not
+// What the application asks of whatever computes translations: the local engine (LocalBackend, below), or an
+// OpenAI-compatible server (remote/switching_backend.h). The engine worker holds this interface, so the window does not
 // know which one it talks to. Calls come from the engine thread, one at a time.
 #include "dragoman.h"
 
@@ -12,6 +12,8 @@ namespace dragoman {
 struct BackendCapabilities {
     bool prompts = false;  // glossary, context, sampling (chat models)
     bool beamSearch = false;
+    // Requests worth having in flight at once (a document's segments): a server batches them.
+    int concurrency = 1;
 };
 
 class TranslationBackend {

@@ -1,6 +1,7 @@
 #include "dragoman.h"
 #include "engine_worker.h"
 #include "main_window.h"
+#include "remote/switching_backend.h"
 #include "translation_controller.h"
 
 #include <QApplication>
@@ -16,7 +17,8 @@ int main(int argc, char** argv) {
     dragoman::logMessage(dragoman::LogLevel::Info, "Dragoman " DRAGOMAN_VERSION " starting");
 
     // The compute threads chosen in Settings (0: one per core); libtorch's pools are sized once per process.
-    dragoman::EngineWorker engine(dragoman::TranslationController::configuredThreads());
+    // A local model or a server saved in the settings, whichever the model picker loads.
+    dragoman::EngineWorker engine(dragoman::TranslationController::configuredThreads(), std::make_unique<dragoman::SwitchingBackend>());
     dragoman::TranslationController controller(&engine);
     dragoman::MainWindow window(&controller);
     window.show();

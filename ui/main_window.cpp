@@ -2,6 +2,7 @@
 
 #include "about_dialog.h"
 #include "instructions_bar.h"
+#include "server_dialog.h"
 
 #include "documents/document_translation.h"
 #include "language_list.h"
@@ -154,10 +155,28 @@ QList<QAction*> MainWindow::promptProfileActions() const {
     return profiles_->actions();
 }
 
+void MainWindow::connectToServer() {
+    runServerDialog(std::nullopt);
+}
+
+void MainWindow::editServer() {
+    runServerDialog(savedServerEngine(controller_->loadedModel()));
+}
+
+void MainWindow::runServerDialog(const std::optional<ServerEngine>& existing) {
+    ServerDialog dialog(existing, this);
+    if (dialog.exec() != QDialog::Accepted) return;
+    fillModelPicker();
+    if (!dialog.removed()) loadModel(dialog.engine().id());
+}
+
 void MainWindow::fillModelPicker() {
     modelPicker_->clear();
     for (const auto& model : availableModels())
         modelPicker_->addItem(model.label, model.id);
+    // Servers saved in the settings (File › Connect to a server…), beside the local models.
+    for (const auto& server : savedServerEngines())
+        modelPicker_->addItem(server.label(), server.id());
     modelPicker_->setEnabled(modelPicker_->count() > 0 && controller_->engine());
     if (const int last = modelPicker_->findData(controller_->lastSessionModel()); last >= 0) modelPicker_->setCurrentIndex(last);
 }
@@ -369,8 +388,14 @@ void MainWindow::onLoaded(const ModelInfo& info, const LoadInfo& stats) {
     modelPicker_->setCurrentIndex(modelPicker_->findData(info.id));
     modelPicker_->setEnabled(true);
     translate_->setEnabled(true);
-    modelStatus_->setText(
-        tr("Model %1 (%2) on %3, loaded in %4 s").arg(info.id, info.architecture, info.device).arg(stats.readySeconds, 0, 'f', 2));
+    editServer_->setEnabled(isServerEngineId(info.id));
+    if (isServerEngineId(info.id))
+        modelStatus_->setText(tr("Translating on %1: %2 at %3, connected in %4 s")
+                                  .arg(info.id.mid(7), info.architecture.section('/', -1), info.device)
+                                  .arg(stats.readySeconds, 0, 'f', 2));
+    else
+        modelStatus_->setText(
+            tr("Model %1 (%2) on %3, loaded in %4 s").arg(info.id, info.architecture, info.device).arg(stats.readySeconds, 0, 'f', 2));
 }
 
 void MainWindow::buildUi() {
@@ -456,6 +481,9 @@ void MainWindow::buildUi() {
     auto* file = menuBar()->addMenu(tr("&File"));
     file->addAction(tr("Translate &document…"), QKeySequence::Open, this, &MainWindow::chooseDocument);
     file->addAction(tr("Add &adapter…"), this, &MainWindow::chooseAdapter);
+    file->addAction(tr("Connect to a &server…"), this, &MainWindow::connectToServer);
+    editServer_ = file->addAction(tr("&Edit this server…"), this, &MainWindow::editServer);
+    editServer_->setEnabled(false);
     buildSettingsMenu();
     auto* help = menuBar()->addMenu(tr("&Help"));
     help->addAction(tr("&About Dragoman"), this, [this] { showAboutDialog(this); });

@@ -4,6 +4,8 @@
 // controller says is shown. The window keeps only its own geometry and font.
 #include <QMainWindow>
 
+#include <optional>
+
 class QAction;
 class QDragEnterEvent;
 class QDropEvent;
@@ -21,6 +23,7 @@ class QToolButton;
 namespace dragoman {
 
 class InstructionsBar;
+struct ServerEngine;
 class TranslationController;
 struct ModelInfo;
 struct LoadInfo;
@@ -78,6 +81,10 @@ public Q_SLOTS:
     // shown is translated again with it.
     void useAdapter(const QString& adapterIdOrPath);
     void chooseAdapter();
+    // File › Connect to a server… (a new one) and File › Edit this server… (the one in use): saved servers are
+    // listed in the model picker; a saved one is connected to at once.
+    void connectToServer();
+    void editServer();
 
 protected:
     void closeEvent(QCloseEvent* event) override;
@@ -122,6 +129,8 @@ private:
     QCheckBox* asYouType_ = nullptr;
     QActionGroup* threads_ = nullptr;
     QActionGroup* profiles_ = nullptr;
+    QAction* editServer_ = nullptr;
+    void runServerDialog(const std::optional<ServerEngine>& existing);
     void showPromptProfile();
     QProgressBar* documentBar_ = nullptr;
     QLabel* documentStatus_ = nullptr;

@@ -135,28 +135,68 @@ RemoteSettings remoteSettings(const QString& url, const QString& apiKeyFile, con
     return settings;
 }
 
-RemoteEngine::RemoteEngine(RemoteSettings settings) : settings_(std::move(settings)) {
-    const auto url = endpoint(settings_.base, QStringLiteral("/models"));
-    const auto e = exchange(requestFor(url, settings_), nullptr, nullptr, settings_.idleTimeoutMs, {});
-    throwFault(e, url, settings_.idleTimeoutMs);
-    json models;
+std::vector<ServerModel> listServerModels(const RemoteSettings& settings) {
+    const auto url = endpoint(settings.base, QStringLiteral("/models"));
+    const auto e = exchange(requestFor(url, settings), nullptr, nullptr, settings.idleTimeoutMs, {});
+    throwFault(e, url, settings.idleTimeoutMs);
+    std::vector<ServerModel> list;
     try {
-        models = json::parse(e.body.toStdString()).at("data");
+        const auto models = json::parse(e.body.toStdString()).at("data");
         if (!models.is_array() || models.empty()) throw Error("remote", where(url) + " lists no models");
         for (const auto& m : models) {
-            const auto id = QString::fromStdString(m.at("id").get<std::string>());
-            if (!settings_.model.isEmpty() && id != settings_.model) continue;
-            model_ = id;
+            ServerModel model;
+            model.id = QString::fromStdString(m.at("id").get<std::string>());
             // A Dragoman server says which models are not chat models; vLLM and SGLang serve chat models.
-            chat_ = m.value("chat", true);
-            dragoman_ = m.value("owned_by", "") == "dragoman";
-            profile_ = m.value("prompt_profile", promptProfileForName(id.toStdString()));
-            break;
+            model.chat = m.value("chat", true);
+            model.dragoman = m.value("owned_by", "") == "dragoman";
+            model.promptProfile = m.value("prompt_profile", promptProfileForName(model.id.toStdString()));
+            if (m.contains("parent") && m["parent"].is_string()) model.parent = QString::fromStdString(m["parent"].get<std::string>());
+            list.push_back(std::move(model));
         }
     } catch (const json::exception& x) {
         throw Error("remote", where(url) + " answered something that is not a model list: " + std::string(x.what()));
     }
-    if (model_.isEmpty()) throw Error("remote", where(url) + " has no model '" + settings_.model.toStdString() + "'");
+    return list;
+}
+
+RemoteEngine::RemoteEngine(RemoteSettings settings) : settings_(std::move(settings)) {
+    for (const auto& m : listServerModels(settings_)) {
+        if (!settings_.model.isEmpty() && m.id != settings_.model) continue;
+        model_ = m.id;
+        chat_ = m.chat;
+        dragoman_ = m.dragoman;
+        profile_ = m.promptProfile;
+        break;
+    }
+    if (model_.isEmpty())
+        throw Error("remote", where(endpoint(settings_.base, {})) + " has no model '" + settings_.model.toStdString() + "'");
+}
+
+std::vector<std::string> RemoteEngine::targetLanguages() const {
+    std::vector<std::string> codes;
+    // A translation model behind Dragoman lists its pairs LibreTranslate's way; a chat model takes HY-MT's 38.
+    if (dragoman_ && !chat_) {
+        auto root = settings_.base;
+        auto path = root.path();
+        while (path.endsWith('/'))
+            path.chop(1);
+        if (path.endsWith(QStringLiteral("/v1"))) path.chop(3);
+        root.setPath(path + QStringLiteral("/languages"));
+        const auto e = exchange(requestFor(root, settings_), nullptr, nullptr, settings_.idleTimeoutMs, {});
+        try {
+            if (e.status == 200)
+                for (const auto& language : json::parse(e.body.toStdString()))
+                    for (const auto& target : language.value("targets", json::array()))
+                        if (std::find(codes.begin(), codes.end(), target.get<std::string>()) == codes.end())
+                            codes.push_back(target.get<std::string>());
+        } catch (const json::exception&) {
+            codes.clear();
+        }
+        if (!codes.empty()) return codes;
+    }
+    for (const auto& language : allLanguages())
+        codes.push_back(language.code);
+    return codes;
 }
 
 std::string RemoteEngine::translate(const TranslationRequest& request) const {

@@ -12,6 +12,7 @@
 #include <QUrl>
 
 #include <string>
+#include <vector>
 
 namespace dragoman {
 
@@ -23,6 +24,17 @@ struct RemoteSettings {
     int retries = 3;            // a 429 or 503 before any token is retried this many times, waiting longer each time
 };
 
+// A model a server lists (GET /v1/models).
+struct ServerModel {
+    QString id;
+    bool chat = true;           // vLLM and SGLang serve chat models; Dragoman says which are not
+    bool dragoman = false;      // served by `dragoman-cli serve`
+    std::string promptProfile;  // what the server says, else what the name selects
+    QString parent;             // an adapter's base model, where the server names it
+};
+// Throws Error("remote") for a server that cannot be reached, refuses the key or answers garbage.
+std::vector<ServerModel> listServerModels(const RemoteSettings& settings);
+
 class RemoteEngine {
 public:
     // Asks the server for its models (GET /v1/models) and picks `settings.model`. Throws Error("remote") for a
@@ -32,6 +44,10 @@ public:
     const QString& model() const { return model_; }
     bool chat() const { return chat_; }
     const std::string& promptProfile() const { return profile_; }
+    const RemoteSettings& settings() const { return settings_; }
+    // What the model can be asked to translate into: a Dragoman translation model's pairs (GET /languages), else
+    // HY-MT's languages.
+    std::vector<std::string> targetLanguages() const;
     // As Model::translate: one output line per input line (empty lines stay empty), deltas through
     // request.onDelta, request.cancel closes the connection. Throws Error("remote") for any fault of the
     // server or the connection, Error("input") for a request the prompt cannot express.

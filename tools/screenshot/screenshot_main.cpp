@@ -2,8 +2,11 @@
 // window once the translation has finished streaming. Run it on a real X server (tools/screenshot.sh starts
 // Xvfb), so the picture is what a user sees, fonts and all.
 //   dragoman-screenshot --model M --from en --to de --text T --out shot.png
+//   dragoman-screenshot --server http://127.0.0.1:8080 --server-name gpu-box ...: the same, translating on a server
+//   (saved in the tool's own settings as the window's File › Connect to a server… would).
 #include "engine_worker.h"
 #include "main_window.h"
+#include "remote/switching_backend.h"
 #include "translation_controller.h"
 
 #include <QApplication>
@@ -26,13 +29,22 @@ int main(int argc, char** argv) {
                        {"from", "Source language.", "L", "en"},
                        {"to", "Target language.", "L", "de"},
                        {"text", "Text to translate.", "T"},
-                       {"out", "PNG file to write.", "FILE", "screenshot.png"}});
+                       {"out", "PNG file to write.", "FILE", "screenshot.png"},
+                       {"server", "Translate on this OpenAI-compatible server instead of --model.", "URL"},
+                       {"server-name", "The server's name in the window.", "NAME", "gpu-box"},
+                       {"server-model", "The server's model (default: its first).", "NAME"}});
     parser.process(app);
-    if (!parser.isSet("model") || !parser.isSet("text")) {
-        std::fprintf(stderr, "error: --model and --text are required\n");
+    if ((!parser.isSet("model") && !parser.isSet("server")) || !parser.isSet("text")) {
+        std::fprintf(stderr, "error: --model (or --server) and --text are required\n");
         return 2;
     }
-    dragoman::EngineWorker engine;
+    auto model = parser.value("model");
+    if (parser.isSet("server")) {
+        const dragoman::ServerEngine server{parser.value("server-name"), parser.value("server"), parser.value("server-model"), {}, {}, 60};
+        dragoman::saveServerEngine(server);
+        model = server.id();
+    }
+    dragoman::EngineWorker engine(0, std::make_unique<dragoman::SwitchingBackend>());
     dragoman::TranslationController controller(&engine);
     dragoman::MainWindow window(&controller);
     window.resize(1100, 560);
@@ -57,7 +69,7 @@ int main(int argc, char** argv) {
             QApplication::exit(ok ? 0 : 1);
         });
     });
-    window.loadModel(parser.value("model"));
+    window.loadModel(model);
     QTimer::singleShot(120000, &app, [] {
         std::fprintf(stderr, "error: timed out\n");
         QApplication::exit(1);

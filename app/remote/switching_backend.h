@@ -1,0 +1,31 @@
+#pragma once
+// The window's backend: the local engine, or a server saved in the settings (remote/server_engines.h), chosen
+// by what is loaded: "server:NAME" connects to that server (its model list read, nothing loaded here), anything
+// else is a local model. The one in use stays until another has loaded or connected.
+#include "remote/remote_engine.h"
+#include "remote/server_engines.h"
+#include "translation_backend.h"
+
+#include <memory>
+
+namespace dragoman {
+
+class SwitchingBackend : public TranslationBackend {
+public:
+    explicit SwitchingBackend(std::string device = "auto") : local_(std::move(device)) {}
+
+    ModelDescription load(const std::string& idOrPath, const ProgressCallback& progress, const CancelToken& cancel,
+                          LoadReport* report = nullptr) override;
+    bool loaded() const override { return remote_ || local_.loaded(); }
+    // A server's adapters are models of their own there: choose one as the server's model.
+    std::shared_ptr<const LoraSet> loadAdapter(const std::string& idOrPath) override;
+    // From several threads at once for a server (a document's segments in flight).
+    std::string translate(const TranslationRequest& request, TranslationStats* stats = nullptr) override;
+    BackendCapabilities capabilities() const override;
+
+private:
+    LocalBackend local_;
+    std::unique_ptr<RemoteEngine> remote_;  // set while a server is in use
+};
+
+}  // namespace dragoman
