@@ -205,6 +205,13 @@ void EngineWorker::runLoad(quint64 loadId, const QString& modelIdOrPath) {
         adapters_.clear();
         adapter_.reset();
         modelProfile_ = QString::fromStdString(model.promptProfile);
+        {
+            // The last model's instructions are not this one's: the controller sends its own once it hears of it.
+            std::lock_guard lock(mutex_);
+            profileOverride_.clear();
+            style_.clear();
+            preferences_.clear();
+        }
         ModelInfo info{QString::fromStdString(model.id),
                        QString::fromStdString(model.architecture),
                        QString::fromStdString(model.device),

@@ -7,6 +7,7 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMessageBox>
 #include <QPushButton>
 #include <QSpinBox>
 #include <QThread>
@@ -94,6 +95,7 @@ ServerDialog::ServerDialog(const std::optional<ServerEngine>& existing, QWidget*
     connect(buttons, &QDialogButtonBox::accepted, this, &ServerDialog::accept);
     connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
 
+    editing_ = existing.has_value();
     if (existing) {
         name_->setText(existing->name);
         name_->setReadOnly(true);  // the picker and the settings know it by its name
@@ -104,6 +106,16 @@ ServerDialog::ServerDialog(const std::optional<ServerEngine>& existing, QWidget*
         timeout_->setValue(existing->timeoutSeconds);
     }
     updateKey();
+}
+
+ServerDialog::~ServerDialog() {
+    for (auto* thread : running_) {
+        disconnect(thread, nullptr, this, nullptr);
+        if (thread->isFinished())
+            thread->deleteLater();
+        else
+            connect(thread, &QThread::finished, thread, &QObject::deleteLater);
+    }
 }
 
 ServerEngine ServerDialog::engine() const {
@@ -122,21 +134,21 @@ void ServerDialog::runInBackground(std::function<QString()> work, std::function<
     list_->setEnabled(false);
     test_->setEnabled(false);
     auto result = std::make_shared<std::pair<bool, QString>>();
-    auto* thread = QThread::create([work = std::move(work), result] {
+    QThread* thread = QThread::create([work = std::move(work), result] {
         try {
             *result = {true, work()};
         } catch (const std::exception& e) {
             *result = {false, QString::fromUtf8(e.what())};
         }
     });
+    running_ << thread;
     connect(thread, &QThread::finished, this, [this, thread, result, done = std::move(done)] {
+        running_.removeOne(thread);
         thread->deleteLater();
         list_->setEnabled(true);
         test_->setEnabled(true);
         done(result->first, result->second);
     });
-    // A dialog closed meanwhile: the thread ends on its own (bounded by the timeout) and deletes itself.
-    connect(this, &QObject::destroyed, thread, [thread] { QObject::connect(thread, &QThread::finished, thread, &QObject::deleteLater); });
     thread->start();
 }
 
@@ -189,6 +201,10 @@ void ServerDialog::testConnection() {
 }
 
 void ServerDialog::accept() {
+    if (!editing_ && savedServerEngine(engine().name) &&
+        QMessageBox::question(this, windowTitle(), tr("A server named %1 is saved already. Replace it?").arg(engine().name)) !=
+            QMessageBox::Yes)
+        return;
     try {
         saveServerEngine(engine());
     } catch (const std::exception& e) {

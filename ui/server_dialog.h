@@ -15,6 +15,7 @@ class QLabel;
 class QLineEdit;
 class QPushButton;
 class QSpinBox;
+class QThread;
 
 namespace dragoman {
 
@@ -23,6 +24,8 @@ class ServerDialog : public QDialog {
 public:
     // `existing`: edit that server (a Remove button appears); none: a new one.
     explicit ServerDialog(const std::optional<ServerEngine>& existing = std::nullopt, QWidget* parent = nullptr);
+    // A test still running goes on to its end (bounded by the timeout) on its own and then deletes itself.
+    ~ServerDialog() override;
 
     // What the fields say now.
     ServerEngine engine() const;
@@ -57,6 +60,8 @@ private:
     QPushButton *list_, *test_;
     QLabel* verdict_;
     bool removed_ = false;
+    bool editing_ = false;
+    QList<QThread*> running_;  // background work started and not yet reported
 };
 
 }  // namespace dragoman

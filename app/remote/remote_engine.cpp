@@ -135,9 +135,10 @@ RemoteSettings remoteSettings(const QString& url, const QString& apiKeyFile, con
     return settings;
 }
 
-std::vector<ServerModel> listServerModels(const RemoteSettings& settings) {
+std::vector<ServerModel> listServerModels(const RemoteSettings& settings, const CancelToken& cancel) {
     const auto url = endpoint(settings.base, QStringLiteral("/models"));
-    const auto e = exchange(requestFor(url, settings), nullptr, nullptr, settings.idleTimeoutMs, {});
+    const auto e = exchange(requestFor(url, settings), nullptr, &cancel, settings.idleTimeoutMs, {});
+    if (e.cancelled) throw Cancelled("stopped while asking " + where(url) + " for its models");
     throwFault(e, url, settings.idleTimeoutMs);
     std::vector<ServerModel> list;
     try {
@@ -149,6 +150,7 @@ std::vector<ServerModel> listServerModels(const RemoteSettings& settings) {
             // A Dragoman server says which models are not chat models; vLLM and SGLang serve chat models.
             model.chat = m.value("chat", true);
             model.dragoman = m.value("owned_by", "") == "dragoman";
+            model.translationOptions = model.dragoman && m.value("translation_options", false);
             model.promptProfile = m.value("prompt_profile", promptProfileForName(model.id.toStdString()));
             if (m.contains("parent") && m["parent"].is_string()) model.parent = QString::fromStdString(m["parent"].get<std::string>());
             list.push_back(std::move(model));
@@ -159,12 +161,13 @@ std::vector<ServerModel> listServerModels(const RemoteSettings& settings) {
     return list;
 }
 
-RemoteEngine::RemoteEngine(RemoteSettings settings) : settings_(std::move(settings)) {
-    for (const auto& m : listServerModels(settings_)) {
+RemoteEngine::RemoteEngine(RemoteSettings settings, const CancelToken& cancel) : settings_(std::move(settings)) {
+    for (const auto& m : listServerModels(settings_, cancel)) {
         if (!settings_.model.isEmpty() && m.id != settings_.model) continue;
         model_ = m.id;
         chat_ = m.chat;
         dragoman_ = m.dragoman;
+        translationOptions_ = m.translationOptions;
         profile_ = m.promptProfile;
         break;
     }
@@ -172,7 +175,7 @@ RemoteEngine::RemoteEngine(RemoteSettings settings) : settings_(std::move(settin
         throw Error("remote", where(endpoint(settings_.base, {})) + " has no model '" + settings_.model.toStdString() + "'");
 }
 
-std::vector<std::string> RemoteEngine::targetLanguages() const {
+std::vector<std::string> RemoteEngine::targetLanguages(const CancelToken& cancel) const {
     std::vector<std::string> codes;
     // A translation model behind Dragoman lists its pairs LibreTranslate's way; a chat model takes HY-MT's 38.
     if (dragoman_ && !chat_) {
@@ -182,7 +185,7 @@ std::vector<std::string> RemoteEngine::targetLanguages() const {
             path.chop(1);
         if (path.endsWith(QStringLiteral("/v1"))) path.chop(3);
         root.setPath(path + QStringLiteral("/languages"));
-        const auto e = exchange(requestFor(root, settings_), nullptr, nullptr, settings_.idleTimeoutMs, {});
+        const auto e = exchange(requestFor(root, settings_), nullptr, &cancel, settings_.idleTimeoutMs, {});
         try {
             if (e.status == 200)
                 for (const auto& language : json::parse(e.body.toStdString()))
@@ -201,8 +204,11 @@ std::vector<std::string> RemoteEngine::targetLanguages() const {
 
 std::string RemoteEngine::translate(const TranslationRequest& request) const {
     if (request.beams > 1) throw Error("unsupported", "beam search is not available through a server");
-    // Everything but sampling and formatted text travels in Dragoman's translation extension.
-    const bool prompted = request.formatted || request.sample;
+    // Everything but sampling and formatted text travels in Dragoman's translation extension, where the server
+    // takes it (an older `serve` would drop the fields it does not know: it gets the prompt instead).
+    const bool options = !request.glossary.empty() || !request.context.empty() || !request.style.empty() || !request.preferences.empty() ||
+                         request.keepDelimiters || !request.structuredFormat.empty() || !request.promptProfile.empty();
+    const bool prompted = request.formatted || request.sample || (options && !translationOptions_);
     // A Dragoman server translates a line itself when the request names its languages, exactly as the local
     // engine; other servers (and requests only a prompt can carry) get the HY-MT prompt line by line.
     if (request.text.find_first_not_of(" \t\r\n") == std::string::npos)  // blank lines stay blank, as locally

@@ -27,19 +27,22 @@ struct RemoteSettings {
 // A model a server lists (GET /v1/models).
 struct ServerModel {
     QString id;
-    bool chat = true;           // vLLM and SGLang serve chat models; Dragoman says which are not
-    bool dragoman = false;      // served by `dragoman-cli serve`
-    std::string promptProfile;  // what the server says, else what the name selects
-    QString parent;             // an adapter's base model, where the server names it
+    bool chat = true;                 // vLLM and SGLang serve chat models; Dragoman says which are not
+    bool dragoman = false;            // served by `dragoman-cli serve`
+    bool translationOptions = false;  // its translations take glossary, context, style, ... fields
+    std::string promptProfile;        // what the server says, else what the name selects
+    QString parent;                   // an adapter's base model, where the server names it
 };
 // Throws Error("remote") for a server that cannot be reached, refuses the key or answers garbage.
-std::vector<ServerModel> listServerModels(const RemoteSettings& settings);
+// `cancel` stops the request within ~50 ms (Cancelled).
+std::vector<ServerModel> listServerModels(const RemoteSettings& settings, const CancelToken& cancel = {});
 
 class RemoteEngine {
 public:
     // Asks the server for its models (GET /v1/models) and picks `settings.model`. Throws Error("remote") for a
     // server that cannot be reached, refuses the key, answers garbage or lacks the model.
-    explicit RemoteEngine(RemoteSettings settings);
+    // Throws Cancelled when `cancel` stops it first.
+    explicit RemoteEngine(RemoteSettings settings, const CancelToken& cancel = {});
 
     const QString& model() const { return model_; }
     bool chat() const { return chat_; }
@@ -47,7 +50,7 @@ public:
     const RemoteSettings& settings() const { return settings_; }
     // What the model can be asked to translate into: a Dragoman translation model's pairs (GET /languages), else
     // HY-MT's languages.
-    std::vector<std::string> targetLanguages() const;
+    std::vector<std::string> targetLanguages(const CancelToken& cancel = {}) const;
     // As Model::translate: one output line per input line (empty lines stay empty), deltas through
     // request.onDelta, request.cancel closes the connection. Throws Error("remote") for any fault of the
     // server or the connection, Error("input") for a request the prompt cannot express.
@@ -62,7 +65,8 @@ private:
     QString model_;
     bool chat_ = true;
     bool dragoman_ = false;  // the server is `dragoman-cli serve`
-    std::string profile_;    // the prompts the server's model takes: what it says, else what its name selects
+    bool translationOptions_ = false;
+    std::string profile_;  // the prompts the server's model takes: what it says, else what its name selects
 };
 
 // The settings of --server URL [--api-key-file F] [--server-model NAME]: the key file's first line.

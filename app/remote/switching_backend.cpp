@@ -4,8 +4,29 @@
 
 #include <atomic>
 #include <chrono>
+#include <exception>
+#include <thread>
 
 namespace dragoman {
+namespace {
+
+// `work` on a thread of its own, joined: no event loop of the caller's thread turns meanwhile.
+template <typename Work>
+auto offThread(Work work) {
+    decltype(work()) result{};
+    std::exception_ptr error;
+    std::thread([&] {
+        try {
+            result = work();
+        } catch (...) {
+            error = std::current_exception();
+        }
+    }).join();
+    if (error) std::rethrow_exception(error);
+    return result;
+}
+
+}  // namespace
 
 ModelDescription SwitchingBackend::load(const std::string& idOrPath, const ProgressCallback& progress, const CancelToken& cancel,
                                         LoadReport* report) {
@@ -19,7 +40,16 @@ ModelDescription SwitchingBackend::load(const std::string& idOrPath, const Progr
     if (!saved) throw Error("model_not_found", "no server named '" + id.mid(7).toStdString() + "' is saved (File › Connect to a server…)");
     const auto start = std::chrono::steady_clock::now();
     if (progress && !progress({"Connecting to " + saved->name.toStdString(), 0, 1, 0.1})) throw Cancelled("connecting was cancelled");
-    auto engine = std::make_unique<RemoteEngine>(remoteSettingsOf(*saved));
+    const auto settings = remoteSettingsOf(*saved);
+    struct Connected {
+        std::shared_ptr<const RemoteEngine> engine;
+        std::vector<std::string> languages;
+    };
+    const auto connected = offThread([&] {
+        auto engine = std::make_shared<const RemoteEngine>(settings, cancel);
+        return Connected{engine, engine->targetLanguages(cancel)};
+    });
+    const auto& engine = connected.engine;
     if (cancel.cancelled()) throw Cancelled("connecting was cancelled");
     ModelDescription description;
     description.id = idOrPath;
@@ -28,12 +58,12 @@ ModelDescription SwitchingBackend::load(const std::string& idOrPath, const Progr
     description.translates = true;
     description.prompts = engine->chat();
     description.chat = engine->chat();
-    description.targetLanguages = engine->targetLanguages();
+    description.targetLanguages = connected.languages;
     description.promptProfile = engine->chat() ? engine->promptProfile() : std::string();
     description.instructions = description.promptProfile == "hy-mt2";
     if (progress) progress({"Connected", 1, 1, 1.0});
     if (report) *report = {std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 0, 0, false};
-    remote_ = std::move(engine);
+    remote_ = engine;
     return description;
 }
 
@@ -45,7 +75,8 @@ std::shared_ptr<const LoraSet> SwitchingBackend::loadAdapter(const std::string& 
 }
 
 std::string SwitchingBackend::translate(const TranslationRequest& request, TranslationStats* stats) {
-    if (!remote_) return local_.translate(request, stats);
+    const auto remote = remote_;
+    if (!remote) return local_.translate(request, stats);
     // The server reports no token counts while streaming: each delta counts as one, as servers send them.
     const auto start = std::chrono::steady_clock::now();
     std::atomic<std::int64_t> deltas = 0;
@@ -55,7 +86,7 @@ std::string SwitchingBackend::translate(const TranslationRequest& request, Trans
         if (deltas++ == 0) first = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         return request.onDelta ? request.onDelta(delta) : true;
     };
-    auto text = remote_->translate(counted);
+    auto text = offThread([&] { return remote->translate(counted); });
     if (stats) {
         stats->generatedTokens = deltas;
         stats->firstTokenSeconds = first;
@@ -66,8 +97,9 @@ std::string SwitchingBackend::translate(const TranslationRequest& request, Trans
 }
 
 BackendCapabilities SwitchingBackend::capabilities() const {
-    if (!remote_) return local_.capabilities();
-    return {remote_->chat(), false, 8};
+    const auto remote = remote_;
+    if (!remote) return local_.capabilities();
+    return {remote->chat(), false, 8};
 }
 
 }  // namespace dragoman

@@ -2,6 +2,10 @@
 // The window's backend: the local engine, or a server saved in the settings (remote/server_engines.h), chosen
 // by what is loaded: "server:NAME" connects to that server (its model list read, nothing loaded here), anything
 // else is a local model. The one in use stays until another has loaded or connected.
+//
+// Server calls run on a thread of their own that the caller joins: RemoteEngine spins a Qt event loop for
+// each request, and spun on the engine thread that loop would deliver the worker's queued calls (a load, the
+// next translation) in the middle of this one.
 #include "remote/remote_engine.h"
 #include "remote/server_engines.h"
 #include "translation_backend.h"
@@ -25,7 +29,9 @@ public:
 
 private:
     LocalBackend local_;
-    std::unique_ptr<RemoteEngine> remote_;  // set while a server is in use
+    // Set while a server is in use; each translation holds its own reference, so a load replacing it never
+    // frees the one a request is still using.
+    std::shared_ptr<const RemoteEngine> remote_;
 };
 
 }  // namespace dragoman

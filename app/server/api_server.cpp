@@ -175,6 +175,11 @@ void ApiServer::Impl::chat(const httplib::Request& req, httplib::Response& res) 
         r.keepDelimiters = call.keepDelimiters;
         r.structuredFormat = call.structuredFormat;
         r.promptProfile = call.promptProfile;
+        // What the prompt cannot say (an unknown profile, two instructions at once, a model without prompts) is a
+        // 400 now, not an error event after a streamed 200.
+        if (!r.glossary.empty() || !r.context.empty() || !r.style.empty() || !r.preferences.empty() || r.keepDelimiters ||
+            !r.structuredFormat.empty() || !r.promptProfile.empty())
+            model->prompts(r);
         checkLanguages(r);
     }
     auto ticket = admit();

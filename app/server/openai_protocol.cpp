@@ -184,6 +184,10 @@ std::string modelList(const std::string& base, const std::vector<std::string>& a
     data.push_back({{"id", base}, {"object", "model"}, {"created", 0}, {"owned_by", "dragoman"}, {"chat", chat}});
     for (const auto& name : adapters)
         data.push_back({{"id", name}, {"object", "model"}, {"created", 0}, {"owned_by", "dragoman"}, {"parent", base}, {"chat", chat}});
+    // A request with target_lang may carry glossary, context, style, preferences, keep_delimiters,
+    // structured_format and prompt_profile: clients send them only where the server says so.
+    for (auto& entry : data)
+        entry["translation_options"] = true;
     // Which model card's prompts the model is spoken to with, for clients that build them (RemoteEngine).
     if (!promptProfile.empty())
         for (auto& entry : data)

@@ -21,8 +21,8 @@ PromptProfile parsePromptProfile(std::string_view name) {
 std::optional<PromptProfile> profileNamedBy(std::string_view name) {
     // Separators vary between uploads and conversions: Hy-MT2, hy_mt2, HYMT2-7B-GGUF; "hy-mt2" must not be the
     // start of another version number.
-    static const std::regex hymt2(R"(hy[-_ ]?mt[-_ ]?2(?![0-9.]))", std::regex::icase);
-    static const std::regex hymt15(R"(hy[-_ ]?mt[-_ ]?1[._]5|hunyuan[-_ ]?mt)", std::regex::icase);
+    static const std::regex hymt2(R"((hy|hunyuan)[-_ ]?mt[-_ ]?2(?![0-9]|\.[0-9]))", std::regex::icase);
+    static const std::regex hymt15(R"(hy[-_ ]?mt[-_ ]?1[._]5|hunyuan[-_ ]?mt(?![-_ ]?2))", std::regex::icase);
     const std::string text(name);
     if (std::regex_search(text, hymt2)) return PromptProfile::HyMt2;
     if (std::regex_search(text, hymt15)) return PromptProfile::HyMt15;

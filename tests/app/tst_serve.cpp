@@ -312,6 +312,16 @@ void TestServe::errors_data() {
                                    << "/v1/chat/completions" << chatBody("gpt-4", "Hi.", false) << 404;
     QTest::newRow("language the model lacks") << "POST"
                                               << "/v1/chat/completions" << chatBody("tuned", "Hi.", false, {{"target_lang", "fr"}}) << 400;
+    QTest::newRow("a style for a model without prompts, streamed")
+        << "POST"
+        << "/v1/chat/completions" << chatBody("tuned", "Hi.", true, {{"target_lang", "de"}, {"style", "formal"}}) << 400;
+    QTest::newRow("an unknown prompt profile") << "POST"
+                                               << "/v1/chat/completions"
+                                               << chatBody("tuned", "Hi.", true, {{"target_lang", "de"}, {"prompt_profile", "hy-mt9"}})
+                                               << 400;
+    QTest::newRow("a glossary of the wrong shape")
+        << "POST"
+        << "/v1/chat/completions" << chatBody("tuned", "Hi.", false, {{"target_lang", "de"}, {"glossary", "house=Haus"}}) << 400;
     QTest::newRow("unknown route") << "GET"
                                    << "/v1/embeddings" << QByteArray() << 404;
     QTest::newRow("libretranslate without target") << "POST"

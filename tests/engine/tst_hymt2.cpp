@@ -228,6 +228,10 @@ void TestHymt2::profileNames_data() {
                                              << "hy-mt2";
     QTest::newRow("GGUF conversion") << "HYMT2-7B-GGUF"
                                      << "hy-mt2";
+    QTest::newRow("a GGUF file name") << "Hy-MT2-1.8B.Q4_K_M.gguf"
+                                      << "hy-mt2";
+    QTest::newRow("Hunyuan-MT2") << "Hunyuan-MT2-7B"
+                                 << "hy-mt2";
     QTest::newRow("HY-MT1.5") << "tencent/HY-MT1.5-1.8B"
                               << "hy-mt1.5";
     QTest::newRow("Hunyuan-MT") << "tencent/Hunyuan-MT-7B"

@@ -22,6 +22,7 @@
 #include <QPushButton>
 #include <QSettings>
 #include <QSignalSpy>
+#include <QTcpServer>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -52,6 +53,8 @@ private Q_SLOTS:
     void dialogListsModelsAndTestsTheConnection();
     void windowTranslatesOnAServer();
     void stopClosesADocumentsRequests();
+    void loadingWhileAServerStreams();
+    void cancelWhileConnecting();
 };
 
 void TestRemoteWindow::savedServersNeverHoldTheKey() {
@@ -207,6 +210,50 @@ void TestRemoteWindow::stopClosesADocumentsRequests() {
     QVERIFY2(stopping.elapsed() < 5000, qPrintable(QString::number(stopping.elapsed())));  // not after the segments' ends
     QVERIFY(failed.last().at(0).toString().contains("nothing was written"));
     QCOMPARE(QDir(dir.path()).entryList(QDir::Files), QStringList{QStringLiteral("long.txt")});
+}
+
+// Choosing a local model while a slow server streams: the load waits for the translation's step, nothing runs
+// inside it, and the local model is the one in use afterwards.
+void TestRemoteWindow::loadingWhileAServerStreams() {
+    Server server({"--model", DRAGOMAN_TEST_FIXTURES "/hunyuan-tiny"});
+    QVERIFY(!server.url().isEmpty());
+    saveServerEngine({"slow", server.url(), {}, {}, {}, 30});
+    EngineWorker engine(0, std::make_unique<SwitchingBackend>());
+    TranslationController controller(&engine);
+    controller.setTranslateAsYouType(false);
+    MainWindow window(&controller);
+    window.loadModel(QStringLiteral("server:slow"));
+    QTRY_VERIFY_WITH_TIMEOUT(window.modelStatus()->text().startsWith("Translating on slow"), 30000);
+    QSignalSpy deltas(&controller, &TranslationController::outputAppended);
+    window.sourcePane()->setPlainText(QStringLiteral("The weather is nice today.\nMy brother lives in Berlin.\nGood morning."));
+    window.translateNow();
+    QTRY_VERIFY_WITH_TIMEOUT(deltas.count() > 0, 30000);
+    window.loadModel(kMarian);  // while the server streams
+    window.translateNow();
+    QTRY_VERIFY_WITH_TIMEOUT(window.modelStatus()->text().startsWith("Model"), 30000);
+    QTRY_VERIFY_WITH_TIMEOUT(window.translationStatus()->text().contains("tokens/s"), 30000);
+    window.translateNow();  // the local model now
+    QTRY_COMPARE_WITH_TIMEOUT(
+        window.outputPane()->toPlainText(),
+        localTranslation(kMarian, QStringLiteral("The weather is nice today.\nMy brother lives in Berlin.\nGood morning.")), 30000);
+}
+
+// A server that takes the connection and never answers: Cancel loading ends the attempt at once.
+void TestRemoteWindow::cancelWhileConnecting() {
+    QTcpServer silent;
+    QVERIFY(silent.listen(QHostAddress::LocalHost));
+    saveServerEngine({"silent", QStringLiteral("http://127.0.0.1:%1").arg(silent.serverPort()), {}, {}, {}, 120});
+    EngineWorker engine(0, std::make_unique<SwitchingBackend>());
+    TranslationController controller(&engine);
+    QSignalSpy failed(&controller, &TranslationController::loadFailed);
+    controller.loadModel(QStringLiteral("server:silent"));
+    QTRY_VERIFY_WITH_TIMEOUT(silent.hasPendingConnections() || silent.waitForNewConnection(100), 10000);
+    QElapsedTimer cancelling;
+    cancelling.start();
+    controller.cancelLoad();
+    QTRY_COMPARE_WITH_TIMEOUT(failed.count(), 1, 10000);
+    QVERIFY(cancelling.elapsed() < 3000);
+    QVERIFY2(failed.last().at(0).toString().contains("cancelled"), qPrintable(failed.last().at(0).toString()));
 }
 
 QTEST_MAIN(TestRemoteWindow)
