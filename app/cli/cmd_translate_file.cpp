@@ -25,6 +25,7 @@ int runTranslateFile(const QStringList& args) {
                    QStringLiteral("PATH")});
     cmd.addOption({QStringLiteral("beams"), QStringLiteral("Beam search with K beams (default: greedy)"), QStringLiteral("K")});
     addPromptOptions(cmd);
+    cmd.addOption({QStringLiteral("retranslate"), QStringLiteral("PO catalogs: translate the entries that have a translation too")});
     addServerOptions(cmd);
     cmd.addOption({QStringLiteral("concurrency"),
                    QStringLiteral("Segments in flight at once (default: 8 on a server or with a chat model, else 1)"),
@@ -48,6 +49,7 @@ int runTranslateFile(const QStringList& args) {
     request.input = positional[0];
     request.output = cmd.value("out");
     request.to = cmd.value("to").toStdString();
+    request.retranslate = cmd.isSet("retranslate");
     // Segments decode together (the model shares their steps); model->translate() is safe from several threads.
     request.parallel = static_cast<int>(cmd.intValue("concurrency", remote ? kRemoteConcurrency : defaultTogether(*model), 1, 64));
     request.translate = [&](const std::string& text) {

@@ -156,7 +156,7 @@ class JsonFormat : public DocumentFormat {
 public:
     QString name() const override { return QStringLiteral("JSON"); }
     QStringList suffixes() const override { return {QStringLiteral("json")}; }
-    std::unique_ptr<ReadDocument> read(const QString& path, const std::string&) const override {
+    std::unique_ptr<ReadDocument> read(const QString& path, const ReadOptions&) const override {
         auto [bom, text] = readWithoutBom(path);
         ordered_json source;
         try {
@@ -264,7 +264,7 @@ class YamlFormat : public DocumentFormat {
 public:
     QString name() const override { return QStringLiteral("YAML"); }
     QStringList suffixes() const override { return {QStringLiteral("yaml"), QStringLiteral("yml")}; }
-    std::unique_ptr<ReadDocument> read(const QString& path, const std::string&) const override {
+    std::unique_ptr<ReadDocument> read(const QString& path, const ReadOptions&) const override {
         auto [bom, text] = readWithoutBom(path);
         std::string problem;
         auto nodes = yamlNodes(text, &problem);

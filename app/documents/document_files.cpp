@@ -28,14 +28,14 @@ public:
         : name_(std::move(name)), suffixes_(std::move(suffixes)), segment_(std::move(segment)) {}
     QString name() const override { return name_; }
     QStringList suffixes() const override { return suffixes_; }
-    std::unique_ptr<ReadDocument> read(const QString& path, const std::string& targetLanguage) const override {
+    std::unique_ptr<ReadDocument> read(const QString& path, const ReadOptions& options) const override {
         auto text = readUtf8File(path);
         std::string bom;
         if (text.starts_with("\xEF\xBB\xBF")) {
             bom = text.substr(0, 3);
             text.erase(0, 3);
         }
-        return rebuiltAsText(segment_(text, targetLanguage), bom);
+        return rebuiltAsText(segment_(text, options.targetLanguage), bom);
     }
 
 private:

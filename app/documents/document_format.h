@@ -32,6 +32,12 @@ public:
     virtual std::optional<std::vector<std::string>> translationsIn(const std::string&) const { return std::nullopt; }
 };
 
+// What a read is for.
+struct ReadOptions {
+    std::string targetLanguage;  // the code translated into (HTML's lang attribute, a PO file's header)
+    bool retranslate = false;    // formats that hold translations already (PO): translate those entries again
+};
+
 class DocumentFormat {
 public:
     virtual ~DocumentFormat() = default;
@@ -41,7 +47,7 @@ public:
     // kind of file (a PDF's text becomes .txt).
     virtual QString outputSuffix(const QString& inputSuffix) const { return inputSuffix; }
     // Throws Error("input") for a file this format cannot read (malformed, not UTF-8 where text is expected).
-    virtual std::unique_ptr<ReadDocument> read(const QString& path, const std::string& targetLanguage) const = 0;
+    virtual std::unique_ptr<ReadDocument> read(const QString& path, const ReadOptions& options) const = 0;
 };
 
 // Every format translate-file reads.

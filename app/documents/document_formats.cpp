@@ -4,6 +4,7 @@
 #include "documents/document_format.h"
 #include "documents/docx_document.h"
 #include "documents/pdf_document.h"
+#include "documents/po_document.h"
 #include "documents/text_formats.h"
 
 #include <QFileInfo>
@@ -23,6 +24,7 @@ const std::vector<std::unique_ptr<DocumentFormat>>& documentFormats() {
         all.push_back(docxFormat());
         all.push_back(jsonFormat());
         all.push_back(yamlFormat());
+        all.push_back(poFormat());
         all.push_back(pdfFormat());
         return all;
     }();

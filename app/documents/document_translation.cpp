@@ -160,7 +160,7 @@ DocumentResult translateDocument(const DocumentRequest& request) {
         throw Error("io", result.output.toStdString() + " exists; Dragoman never overwrites a file (choose another --out)");
     if (!out.absoluteDir().exists()) throw Error("io", "no such folder: " + out.absolutePath().toStdString());
 
-    const auto document = format->read(request.input, request.to);
+    const auto document = format->read(request.input, {request.to, request.retranslate});
     const auto segments = document->segments();
     auto translations = translateWhole(*document, segments, request);
     result.whole = translations.has_value();

@@ -29,6 +29,8 @@ struct DocumentRequest {
     // Segments translated at once, on as many threads (their decoding steps are shared by the model): more
     // than 1 only where `translate` may be called from several threads together. The output is the same.
     int parallel = 1;
+    // Formats that hold translations already (PO): translate the entries that have one too.
+    bool retranslate = false;
     // Translates a whole data document (JSON, YAML; `format` names it) with a structured-data prompt, for models
     // that have one (Hy-MT2); unset: data documents go one value at a time. A document up to
     // kMaxStructuredBytes goes whole; an answer that breaks its structure is dropped for one value at a time.

@@ -238,7 +238,7 @@ class DocxFormat : public DocumentFormat {
 public:
     QString name() const override { return QStringLiteral("Word document"); }
     QStringList suffixes() const override { return {QStringLiteral("docx")}; }
-    std::unique_ptr<ReadDocument> read(const QString& path, const std::string&) const override {
+    std::unique_ptr<ReadDocument> read(const QString& path, const ReadOptions&) const override {
         return std::make_unique<DocxDocument>(path, readDocx(path));
     }
 };

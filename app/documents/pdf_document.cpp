@@ -75,7 +75,7 @@ public:
     QString name() const override { return QStringLiteral("PDF text"); }
     QStringList suffixes() const override { return {QStringLiteral("pdf")}; }
     QString outputSuffix(const QString&) const override { return QStringLiteral("txt"); }
-    std::unique_ptr<ReadDocument> read(const QString& path, const std::string&) const override { return rebuiltAsText(segmentPdf(path)); }
+    std::unique_ptr<ReadDocument> read(const QString& path, const ReadOptions&) const override { return rebuiltAsText(segmentPdf(path)); }
 };
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include "api/model_of.h"
 #include "documents/data_formats.h"
 #include "documents/document_translation.h"
+#include "documents/po_document.h"
 #include "util/error.h"
 
 #include <QCryptographicHash>
@@ -90,6 +91,8 @@ private Q_SLOTS:
     void dataGoesWholeWhenTheModelKeepsItsShape();
     void placeholders_data();
     void placeholders();
+    void poCatalogs_data();
+    void poCatalogs();
 
 private:
     documents::DocumentRequest request(const QString& input, const QString& output);
@@ -318,6 +321,10 @@ void TestDocuments::badDocumentsAreRefused_data() {
     QTest::newRow("huge") << "huge.txt" << QByteArray("@size:70000000") << "MiB";
     QTest::newRow("missing") << "absent.txt" << QByteArray("@none") << "no such file";
     QTest::newRow("broken JSON") << "strings.json" << QByteArray("{\"a\": \"Hello\",}") << "not valid JSON";
+    QTest::newRow("malformed PO") << "app.po" << QByteArray("msgid \"a\"\nmsgstr \"b\nmsgid") << "not a valid PO file";
+    QTest::newRow("PO in Latin-1")
+        << "old.po" << QByteArray("msgid \"\"\nmsgstr \"Content-Type: text/plain; charset=ISO-8859-1\\n\"\n\nmsgid \"Hi\"\nmsgstr \"\"\n")
+        << "msgconv --to-code=UTF-8";
     QTest::newRow("broken YAML") << "strings.yaml" << QByteArray("a: [Hello\nb: c\n") << "not valid YAML";
     QTest::newRow("binary named .json") << "data.json" << QByteArray("\x89PNG\r\n\x1a\n\0\0", 10) << "not UTF-8";
 }
@@ -591,6 +598,94 @@ void TestDocuments::placeholders() {
     QCOMPARE(found, expected);
     QVERIFY(documents::keepsPlaceholders("%s and {name}", "{name} und %s"));
     QVERIFY(!documents::keepsPlaceholders("%s and {name}", "{Name} und %s"));
+}
+
+namespace {
+
+const QByteArray kPot =
+    "# A template.\n"
+    "msgid \"\"\n"
+    "msgstr \"\"\n"
+    "\"Project-Id-Version: app 1.0\\n\"\n"
+    "\"Language: \\n\"\n"
+    "\"Content-Type: text/plain; charset=CHARSET\\n\"\n"
+    "\"Plural-Forms: nplurals=INTEGER; plural=EXPRESSION;\\n\"\n"
+    "\n"
+    "#. Shown on the start page\n"
+    "#: src/main.c:10\n"
+    "msgid \"Good morning\"\n"
+    "msgstr \"\"\n"
+    "\n"
+    "#: src/main.c:20\n"
+    "#, c-format\n"
+    "msgctxt \"menu\"\n"
+    "msgid \"Open %s\"\n"
+    "msgstr \"\"\n"
+    "\n"
+    "msgid \"Already done\"\n"
+    "msgstr \"Schon erledigt\"\n"
+    "\n"
+    "#, c-format\n"
+    "msgid \"%d file\"\n"
+    "msgid_plural \"%d files\"\n"
+    "msgstr[0] \"\"\n"
+    "msgstr[1] \"\"\n"
+    "\n"
+    "#~ msgid \"Old entry\"\n"
+    "#~ msgstr \"Alter Eintrag\"\n";
+
+}  // namespace
+
+void TestDocuments::poCatalogs_data() {
+    QTest::addColumn<QString>("to");
+    QTest::addColumn<bool>("retranslate");
+    QTest::addColumn<QStringList>("expected");  // pieces of the written catalog
+    QTest::addColumn<QStringList>("absent");
+    QTest::newRow("German, two plural forms")
+        << "de" << false
+        << QStringList{"\"Language: de\\n\"",
+                       "\"Content-Type: text/plain; charset=UTF-8\\n\"",
+                       "\"Plural-Forms: nplurals=2; plural=(n != 1);\\n\"",
+                       "\"X-Generator: Dragoman ",
+                       "#. Shown on the start page\n#: src/main.c:10\n#, fuzzy\nmsgid \"Good morning\"\nmsgstr \"[Good morning]\"",
+                       "#: src/main.c:20\n#, fuzzy, c-format\nmsgctxt \"menu\"\nmsgid \"Open %s\"\nmsgstr \"[Open %s]\"",
+                       "msgid \"Already done\"\nmsgstr \"Schon erledigt\"",
+                       "msgstr[0] \"[%d file]\"\nmsgstr[1] \"[%d files]\"",
+                       "#~ msgid \"Old entry\"\n#~ msgstr \"Alter Eintrag\""}
+        << QStringList{"[Already done]", "[Old entry]"};
+    QTest::newRow("Chinese, one form, retranslated") << "zh" << true
+                                                     << QStringList{"\"Language: zh_CN\\n\"", "\"Plural-Forms: nplurals=1; plural=0;\\n\"",
+                                                                    "msgstr \"[Already done]\"", "msgstr[0] \"[%d files]\""}
+                                                     << QStringList{"msgstr[1]", "Schon erledigt"};
+}
+
+// A gettext template filled in: entries, plurals and the header as a translator's tools expect them, context,
+// comments, flags and obsolete entries kept, machine output marked fuzzy; the copy of a .pot is a .po.
+void TestDocuments::poCatalogs() {
+    QFETCH(QString, to);
+    QFETCH(bool, retranslate);
+    QFETCH(QStringList, expected);
+    QFETCH(QStringList, absent);
+    QTemporaryDir dir;
+    QVERIFY(writeBytes(dir.filePath("app.pot"), kPot));
+    auto r = request(dir.filePath("app.pot"), {});
+    r.to = to.toStdString();
+    r.retranslate = retranslate;
+    std::vector<std::string> sent;
+    r.translate = [&](const std::string& text) {
+        sent.push_back(text);
+        return "[" + text + "]";
+    };
+    const auto result = documents::translateDocument(r);
+    QCOMPARE(result.output, dir.filePath("app." + to + ".po"));
+    const auto text = QString::fromUtf8(fileBytes(result.output));
+    for (const auto& piece : expected)
+        QVERIFY2(text.contains(piece), qPrintable("missing: " + piece + "\nin:\n" + text));
+    for (const auto& piece : absent)
+        QVERIFY2(!text.contains(piece), qPrintable("present: " + piece + "\nin:\n" + text));
+    QCOMPARE(sent.size(), retranslate ? std::size_t{5} : std::size_t{4});
+    QCOMPARE(fileBytes(dir.filePath("app.pot")), kPot);  // the template is untouched
+    QCOMPARE(documents::pluralFormsFor("ru").substr(0, 11), std::string("nplurals=3;"));
 }
 
 QTEST_GUILESS_MAIN(TestDocuments)
