@@ -93,6 +93,7 @@ private Q_SLOTS:
     void placeholders();
     void poCatalogs_data();
     void poCatalogs();
+    void realPoCatalog();
 
 private:
     documents::DocumentRequest request(const QString& input, const QString& output);
@@ -686,6 +687,34 @@ void TestDocuments::poCatalogs() {
     QCOMPARE(sent.size(), retranslate ? std::size_t{5} : std::size_t{4});
     QCOMPARE(fileBytes(dir.filePath("app.pot")), kPot);  // the template is untouched
     QCOMPARE(documents::pluralFormsFor("ru").substr(0, 11), std::string("nplurals=3;"));
+}
+
+// A real catalog (gdk-pixbuf's German, 198 entries, contexts and plurals): left alone where everything is
+// translated, and with --retranslate every entry, context and plural form filled again, the copy a valid catalog.
+void TestDocuments::realPoCatalog() {
+    QTemporaryDir dir;
+    const auto input = documentFixture("gdk-pixbuf.de.po");
+    const auto source = QString::fromUtf8(fileBytes(input));
+    auto r = request(input, dir.filePath("kept.po"));
+    int calls = 0;
+    r.translate = [&](const std::string& text) {
+        ++calls;
+        return "[" + text + "]";
+    };
+    QCOMPARE(documents::translateDocument(r).segments, std::size_t{0});  // every entry has its translation
+    QCOMPARE(calls, 0);
+    r.output = dir.filePath("again.po");
+    r.retranslate = true;
+    documents::translateDocument(r);
+    QCOMPARE(calls, 198 + 4);  // every entry's msgid and each plural entry's msgid_plural
+    const auto text = QString::fromUtf8(fileBytes(r.output));
+    QCOMPARE(text.count(QStringLiteral("\nmsgctxt ")), source.count(QStringLiteral("\nmsgctxt ")));
+    QCOMPARE(text.count(QStringLiteral("\nmsgstr[1] \"[")), 4);
+    QCOMPARE(text.count(QStringLiteral("#, fuzzy")), 198);
+    // The copy reads back as a catalog whose entries are all translated.
+    auto check = request(r.output, dir.filePath("check.po"));
+    check.translate = r.translate;
+    QCOMPARE(documents::translateDocument(check).segments, std::size_t{0});
 }
 
 QTEST_GUILESS_MAIN(TestDocuments)
