@@ -157,15 +157,14 @@ void EngineWorker::runDocument(quint64 jobId, const QString& path, const QString
             return out;
         };
         // Data documents go whole with the structured prompt, which carries no other instruction.
-        TranslationRequest probe;
-        applyInstructions(probe);
-        const bool hymt2 = probe.promptProfile.empty() ? modelProfile_ == QLatin1String("hy-mt2") : probe.promptProfile == "hy-mt2";
-        if (hymt2 && probe.style.empty() && probe.preferences.empty())
+        TranslationRequest sample;
+        applyInstructions(sample);
+        if (documents::takesStructuredPrompt(modelProfile_.toStdString(), sample))
             request.translateStructured = [&](const std::string& text, const std::string& format) {
                 TranslationRequest whole{text, from.toStdString(), request.to, 1, 0, {}};
                 whole.adapter = adapter_;
                 whole.structuredFormat = format;
-                whole.promptProfile = probe.promptProfile;
+                whole.promptProfile = sample.promptProfile;
                 whole.onDelta = [&](std::string_view) { return !stopped(); };
                 whole.cancel = cancel;
                 auto out = backend_->translate(whole);

@@ -59,10 +59,10 @@ int runTranslateFile(const QStringList& args) {
         return remote ? remote->translate(segment) : model->translate(segment);
     };
     // Data documents (JSON, YAML) go whole with Hy-MT2's structured prompt, which carries no other instruction.
-    const auto profile = !prompt.profile.empty() ? prompt.profile : remote ? remote->promptProfile() : model->description().promptProfile;
-    const bool onlyData =
-        prompt.glossary.empty() && prompt.context.empty() && prompt.style.empty() && prompt.preferences.empty() && !prompt.keepDelimiters;
-    if (profile == "hy-mt2" && onlyData && (remote ? remote->chat() : model->description().prompts))
+    TranslationRequest sample;
+    prompt.applyTo(sample);
+    const auto modelProfile = remote ? remote->promptProfile() : model->description().promptProfile;
+    if (documents::takesStructuredPrompt(modelProfile, sample) && (remote ? remote->chat() : model->description().prompts))
         request.translateStructured = [&](const std::string& text, const std::string& format) {
             TranslationRequest whole{text, from, request.to, beams, ++requestId, {}};
             whole.structuredFormat = format;

@@ -93,16 +93,6 @@ private:
     Extract extract_;
 };
 
-std::pair<std::string, std::string> readWithoutBom(const QString& path) {
-    auto text = readUtf8File(path);
-    std::string bom;
-    if (text.starts_with("\xEF\xBB\xBF")) {
-        bom = text.substr(0, 3);
-        text.erase(0, 3);
-    }
-    return {bom, text};
-}
-
 // ---- JSON ----
 
 // String tokens of a valid JSON text that are values (not keys) and hold text.
@@ -157,7 +147,7 @@ public:
     QString name() const override { return QStringLiteral("JSON"); }
     QStringList suffixes() const override { return {QStringLiteral("json")}; }
     std::unique_ptr<ReadDocument> read(const QString& path, const ReadOptions&) const override {
-        auto [bom, text] = readWithoutBom(path);
+        auto [bom, text] = readUtf8FileWithoutBom(path);
         ordered_json source;
         try {
             source = ordered_json::parse(text);
@@ -265,7 +255,7 @@ public:
     QString name() const override { return QStringLiteral("YAML"); }
     QStringList suffixes() const override { return {QStringLiteral("yaml"), QStringLiteral("yml")}; }
     std::unique_ptr<ReadDocument> read(const QString& path, const ReadOptions&) const override {
-        auto [bom, text] = readWithoutBom(path);
+        auto [bom, text] = readUtf8FileWithoutBom(path);
         std::string problem;
         auto nodes = yamlNodes(text, &problem);
         if (!nodes) throw Error("input", path.toStdString() + " is not valid YAML: " + problem);

@@ -29,12 +29,7 @@ public:
     QString name() const override { return name_; }
     QStringList suffixes() const override { return suffixes_; }
     std::unique_ptr<ReadDocument> read(const QString& path, const ReadOptions& options) const override {
-        auto text = readUtf8File(path);
-        std::string bom;
-        if (text.starts_with("\xEF\xBB\xBF")) {
-            bom = text.substr(0, 3);
-            text.erase(0, 3);
-        }
+        const auto [bom, text] = readUtf8FileWithoutBom(path);
         return rebuiltAsText(segment_(text, options.targetLanguage), bom);
     }
 
@@ -56,6 +51,16 @@ std::string readUtf8File(const QString& path) {
         throw Error("input",
                     path.toStdString() + " is not UTF-8 text (save it as UTF-8, or check that it is the kind of file its name says)");
     return text;
+}
+
+std::pair<std::string, std::string> readUtf8FileWithoutBom(const QString& path) {
+    auto text = readUtf8File(path);
+    std::string bom;
+    if (text.starts_with("\xEF\xBB\xBF")) {
+        bom = text.substr(0, 3);
+        text.erase(0, 3);
+    }
+    return {bom, text};
 }
 
 void writeAtomically(const QString& path, const std::string& bytes) {

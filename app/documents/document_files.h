@@ -14,6 +14,8 @@ namespace dragoman::documents {
 
 // The whole file; Error("input") when it cannot be read or is not UTF-8 text.
 std::string readUtf8File(const QString& path);
+// readUtf8File() split into its byte-order mark (or "") and the text after it, for formats that write it back.
+std::pair<std::string, std::string> readUtf8FileWithoutBom(const QString& path);
 // Through QSaveFile: the file appears whole or not at all. Error("io") on failure.
 void writeAtomically(const QString& path, const std::string& bytes);
 // `write` fills a temporary file beside `output` (a name no file has), which is then renamed to `output`; on

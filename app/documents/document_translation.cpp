@@ -130,6 +130,12 @@ std::optional<std::vector<std::string>> translateWhole(const ReadDocument& docum
 
 }  // namespace
 
+bool takesStructuredPrompt(const std::string& modelProfile, const TranslationRequest& sample) {
+    const auto& profile = sample.promptProfile.empty() ? modelProfile : sample.promptProfile;
+    return profile == "hy-mt2" && sample.glossary.empty() && sample.context.empty() && sample.style.empty() && sample.preferences.empty() &&
+           !sample.keepDelimiters;
+}
+
 QString defaultOutputPath(const QString& input, const QString& targetLanguage) {
     const QFileInfo info(input);
     const auto* format = formatOf(input);

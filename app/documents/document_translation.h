@@ -4,6 +4,7 @@
 // .txt). The input is never written to, an existing file is never overwritten, and a failed or cancelled job
 // leaves no output behind.
 #include "documents/document_format.h"
+#include "dragoman.h"
 
 #include <QString>
 
@@ -38,6 +39,10 @@ struct DocumentRequest {
 };
 
 constexpr std::size_t kMaxStructuredBytes = 4096;
+
+// Whether requests shaped like `sample` (its instructions and prompt profile) may send a data document whole to a
+// model whose prompts are `modelProfile`'s: Hy-MT2's structured prompt, which carries no other instruction.
+bool takesStructuredPrompt(const std::string& modelProfile, const TranslationRequest& sample);
 
 struct DocumentResult {
     QString output;
