@@ -3,8 +3,10 @@
 #include "documents/document_files.h"
 #include "documents/document_format.h"
 #include "documents/docx_document.h"
+#include "documents/opendocument_document.h"
 #include "documents/pdf_document.h"
 #include "documents/po_document.h"
+#include "documents/pptx_document.h"
 #include "documents/text_formats.h"
 
 #include <QFileInfo>
@@ -22,6 +24,9 @@ const std::vector<std::unique_ptr<DocumentFormat>>& documentFormats() {
         all.push_back(
             textFormat("Subtitles", {"srt", "vtt"}, [](std::string_view text, const std::string&) { return segmentSubtitles(text); }));
         all.push_back(docxFormat());
+        all.push_back(openDocumentTextFormat());
+        all.push_back(openDocumentPresentationFormat());
+        all.push_back(pptxFormat());
         all.push_back(jsonFormat());
         all.push_back(yamlFormat());
         all.push_back(poFormat());

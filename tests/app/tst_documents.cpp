@@ -6,59 +6,30 @@
 #include "documents/data_formats.h"
 #include "documents/document_translation.h"
 #include "documents/po_document.h"
+#include "package_files.h"
 #include "util/error.h"
 
 #include <QCryptographicHash>
 #include <QFile>
+#include <QProcess>
+#include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
 
-#include <zip.h>
-
 using namespace dragoman;
+using namespace dragoman::test;
 
 namespace {
 
-QByteArray fileBytes(const QString& path) {
-    QFile f(path);
-    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
-}
-
-bool writeBytes(const QString& path, const QByteArray& data) {
-    QFile f(path);
-    return f.open(QIODevice::WriteOnly) && f.write(data) == data.size();
-}
-
-QByteArray zipEntry(const QString& path, const char* name) {
-    int error = 0;
-    zip_t* z = zip_open(QFile::encodeName(path).constData(), ZIP_RDONLY, &error);
-    if (!z) return {};
-    QByteArray out;
-    zip_stat_t st;
-    if (zip_stat(z, name, 0, &st) == 0)
-        if (zip_file_t* f = zip_fopen(z, name, 0)) {
-            out.resize(static_cast<qsizetype>(st.size));
-            zip_fread(f, out.data(), st.size);
-            zip_fclose(f);
-        }
-    zip_discard(z);
-    return out;
-}
-
-// Replaces (or, with an empty `data`, deletes) one entry of a ZIP package in place.
-bool replaceZipEntry(const QString& path, const char* name, const QByteArray& data) {
-    int error = 0;
-    zip_t* z = zip_open(QFile::encodeName(path).constData(), 0, &error);
-    if (!z) return false;
-    const auto index = zip_name_locate(z, name, 0);
-    bool ok = index >= 0;
-    if (ok && data.isEmpty())
-        ok = zip_delete(z, static_cast<zip_uint64_t>(index)) == 0;
-    else if (ok) {
-        zip_source_t* source = zip_source_buffer(z, data.constData(), static_cast<zip_uint64_t>(data.size()), 0);
-        ok = source && zip_file_replace(z, static_cast<zip_uint64_t>(index), source, 0) == 0;
-    }
-    return zip_close(z) == 0 && ok;
+// What `msgfmt --check` (GNU gettext, which gettext's own tools and every distribution's build run) says of a
+// catalog: empty when it compiles, format strings included.
+QString msgfmtComplaints(const QString& path) {
+    const auto msgfmt = QStandardPaths::findExecutable(QStringLiteral("msgfmt"));
+    if (msgfmt.isEmpty()) return QStringLiteral("msgfmt is not installed (installer/packages.txt: gettext)");
+    QProcess run;
+    run.start(msgfmt, {"--check", "--use-fuzzy", "-o", "/dev/null", path});
+    if (!run.waitForFinished(60000)) return QStringLiteral("msgfmt did not finish");
+    return run.exitCode() == 0 ? QString() : QString::fromUtf8(run.readAllStandardError());
 }
 
 QString documentFixture(const char* name) {
@@ -686,6 +657,7 @@ void TestDocuments::poCatalogs() {
         QVERIFY2(!text.contains(piece), qPrintable("present: " + piece + "\nin:\n" + text));
     QCOMPARE(sent.size(), retranslate ? std::size_t{5} : std::size_t{4});
     QCOMPARE(fileBytes(dir.filePath("app.pot")), kPot);  // the template is untouched
+    QCOMPARE(msgfmtComplaints(result.output), QString());
     QCOMPARE(documents::pluralFormsFor("ru").substr(0, 11), std::string("nplurals=3;"));
 }
 
@@ -711,6 +683,7 @@ void TestDocuments::realPoCatalog() {
     QCOMPARE(text.count(QStringLiteral("\nmsgctxt ")), source.count(QStringLiteral("\nmsgctxt ")));
     QCOMPARE(text.count(QStringLiteral("\nmsgstr[1] \"[")), 4);
     QCOMPARE(text.count(QStringLiteral("#, fuzzy")), 198);
+    QCOMPARE(msgfmtComplaints(r.output), QString());
     // The copy reads back as a catalog whose entries are all translated.
     auto check = request(r.output, dir.filePath("check.po"));
     check.translate = r.translate;

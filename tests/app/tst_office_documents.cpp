@@ -1,0 +1,249 @@
+// Office packages (OpenDocument text and presentations, PowerPoint) translated: the package is copied entry for
+// entry with only its text parts replaced, each paragraph's structure (tabs, breaks, links, footnotes, fields,
+// formatting) stays, and LibreOffice opens the translated copy. The fixtures were saved by LibreOffice itself
+// from the flat sources beside them (tests/fixtures/documents/README.md).
+#include "../engine/test_files.h"
+#include "documents/document_format.h"
+#include "documents/document_translation.h"
+#include "package_files.h"
+#include "util/error.h"
+
+#include <QCryptographicHash>
+#include <QFileInfo>
+#include <QProcess>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <zip.h>
+
+using namespace dragoman;
+using namespace dragoman::test;
+
+namespace {
+
+QString documentFixture(const QString& name) {
+    return QString::fromStdString((test::fixture("documents") / name.toStdString()).string());
+}
+
+// Every translation is the source in brackets, so what was translated, and where it went, is exact.
+documents::DocumentRequest bracketing(const QString& input, const QString& output, int* calls = nullptr) {
+    documents::DocumentRequest r;
+    r.input = input;
+    r.output = output;
+    r.to = "de";
+    r.translate = [calls](const std::string& text) {
+        if (calls) ++*calls;
+        return "[" + text + "]";
+    };
+    return r;
+}
+
+// An OpenDocument text whose content.xml declares `bytes` of zeros: deflate packs it about a thousand to one.
+bool writeZipBomb(const QString& path, std::size_t bytes) {
+    int error = 0;
+    zip_t* z = zip_open(QFile::encodeName(path).constData(), ZIP_CREATE | ZIP_EXCL, &error);
+    if (!z) return false;
+    static const char mimetype[] = "application/vnd.oasis.opendocument.text";
+    zip_source_t* kind = zip_source_buffer(z, mimetype, sizeof mimetype - 1, 0);
+    if (!kind || zip_file_add(z, "mimetype", kind, 0) < 0) {
+        zip_discard(z);
+        return false;
+    }
+    QByteArray zeros(static_cast<qsizetype>(bytes), '\0');
+    zip_source_t* source = zip_source_buffer(z, zeros.constData(), static_cast<zip_uint64_t>(zeros.size()), 0);
+    const auto index = source ? zip_file_add(z, "content.xml", source, 0) : -1;
+    if (index < 0 || zip_set_file_compression(z, static_cast<zip_uint64_t>(index), ZIP_CM_DEFLATE, 1) != 0) {
+        zip_discard(z);
+        return false;
+    }
+    return zip_close(z) == 0;
+}
+
+}  // namespace
+
+class TestOfficeDocuments : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void packagesKeepTheirStructure_data();
+    void packagesKeepTheirStructure();
+    void libreOfficeOpensTheCopy_data();
+    void libreOfficeOpensTheCopy();
+    void badPackagesAreRefused_data();
+    void badPackagesAreRefused();
+};
+
+void TestOfficeDocuments::packagesKeepTheirStructure_data() {
+    QTest::addColumn<QString>("file");
+    QTest::addColumn<QStringList>("translatedParts");  // entry=text that must now be there, bracketed
+    QTest::addColumn<QStringList>("keptXml");          // structure that must still be in the first part
+    QTest::addColumn<QStringList>("unchangedParts");   // entries copied byte for byte
+    QTest::newRow("odt") << "sample.odt"
+                         << QStringList{"content.xml=[The weather report]",
+                                        "content.xml=[Note: the weather is nice today.]",
+                                        "content.xml=[See] ",
+                                        "content.xml=[our report]",
+                                        "content.xml= [for the weather.]",
+                                        "content.xml=[Name]<text:tab/>[A small house]",
+                                        "content.xml=[Good morning]<text:line-break/>[Good evening]",
+                                        "content.xml=[The man sees the house.]<text:note text:id=\"ftn1\" "
+                                        "text:note-class=\"footnote\"><text:note-citation>1</text:note-citation>",
+                                        "content.xml=[The house is small.]",
+                                        "content.xml=[City]",
+                                        "content.xml=\">42</text:p>",
+                                        "styles.xml=[Good morning from the header]",
+                                        "styles.xml=[Page] <text:page-number"}
+                         << QStringList{"xlink:href=\"https://example.org/report.html\"", "<text:span text:style-name=\"Strong\">",
+                                        "<text:list text:style-name=\"L1\">", "<table:table table:name=\"T1\""}
+                         << QStringList{"meta.xml", "settings.xml", "META-INF/manifest.xml", "mimetype"};
+    QTest::newRow("odp") << "sample.odp"
+                         << QStringList{"content.xml=[The weather report]",
+                                        "content.xml=[Good morning]<text:line-break/>[Good evening]",
+                                        "content.xml=[our report]",
+                                        "content.xml=[The man sees the house.]",  // speaker notes
+                                        "content.xml=[City]",
+                                        "content.xml=[I like the house.]"}
+                         << QStringList{"presentation:class=\"notes\"", "<table:table-cell"}
+                         << QStringList{"meta.xml", "styles.xml", "META-INF/manifest.xml", "mimetype"};
+    QTest::newRow("pptx") << "sample.pptx"
+                          << QStringList{"ppt/slides/slide1.xml=<a:t>[The weather report]</a:t>",
+                                         "ppt/slides/slide1.xml=<a:t>[Note: the weather is nice today.]</a:t>",
+                                         "ppt/slides/slide1.xml=<a:t>[Good morning]</a:t></a:r><a:br>",
+                                         "ppt/slides/slide1.xml=<a:t>[our report]</a:t>",
+                                         "ppt/slides/slide2.xml=<a:t>[City]</a:t>",
+                                         "ppt/slides/slide2.xml=<a:t>42</a:t>",
+                                         "ppt/notesSlides/notesSlide1.xml=<a:t>[The man sees the house.]</a:t>"}
+                          << QStringList{"<a:hlinkClick r:id=\"rId1\"/>", "b=\"1\""}
+                          << QStringList{"[Content_Types].xml", "ppt/presentation.xml", "ppt/slideLayouts/slideLayout2.xml",
+                                         "ppt/slideMasters/slideMaster1.xml", "ppt/slides/_rels/slide1.xml.rels"};
+}
+
+void TestOfficeDocuments::packagesKeepTheirStructure() {
+    QFETCH(QString, file);
+    QFETCH(QStringList, translatedParts);
+    QFETCH(QStringList, keptXml);
+    QFETCH(QStringList, unchangedParts);
+    QTemporaryDir dir;
+    const auto input = documentFixture(file);
+    const auto before = fileBytes(input);
+    const auto output = dir.filePath("out." + QFileInfo(file).suffix());
+    const auto result = documents::translateDocument(bracketing(input, output));
+    QCOMPARE(result.output, output);
+    QCOMPARE(fileBytes(input), before);
+    QCOMPARE(zipEntryNames(output), zipEntryNames(input));  // every entry, in its order
+    for (const auto& entry : unchangedParts)
+        QVERIFY2(zipEntry(output, entry.toUtf8().constData()) == zipEntry(input, entry.toUtf8().constData()), qPrintable(entry));
+    QString first;
+    for (const auto& expected : translatedParts) {
+        const auto entry = expected.section('=', 0, 0), text = expected.section('=', 1);
+        const auto xml = QString::fromUtf8(zipEntry(output, entry.toUtf8().constData()));
+        if (first.isEmpty()) first = xml;
+        QVERIFY2(xml.contains(text), qPrintable("no " + text + " in " + entry + ":\n" + xml.right(3000)));
+    }
+    for (const auto& kept : keptXml)
+        QVERIFY2(first.contains(kept), qPrintable("lost " + kept));
+    if (file.startsWith("sample.od")) {  // the OpenDocument package rule: mimetype first, stored uncompressed
+        QCOMPARE(zipEntryNames(output).value(0), QStringLiteral("mimetype"));
+        QVERIFY(zipEntryStored(output, "mimetype"));
+    }
+}
+
+void TestOfficeDocuments::libreOfficeOpensTheCopy_data() {
+    QTest::addColumn<QString>("file");
+    QTest::newRow("odt") << "sample.odt";
+    QTest::newRow("odp") << "sample.odp";
+    QTest::newRow("pptx") << "sample.pptx";
+    QTest::newRow("docx") << "sample.docx";
+}
+
+// LibreOffice (installer/packages.txt installs it for the tests) turns the translated copy into a PDF, and the
+// PDF's text holds the translations: the package is one an office suite reads, not only one our reader takes.
+void TestOfficeDocuments::libreOfficeOpensTheCopy() {
+    QFETCH(QString, file);
+    const auto soffice = QStandardPaths::findExecutable(QStringLiteral("soffice"));
+    if (soffice.isEmpty()) QSKIP("LibreOffice (soffice) is not installed");
+    QTemporaryDir dir;
+    const auto output = dir.filePath("translated." + QFileInfo(file).suffix());
+    documents::translateDocument(bracketing(documentFixture(file), output));
+    QProcess convert;
+    convert.setWorkingDirectory(dir.path());
+    convert.start(soffice, {"-env:UserInstallation=file://" + dir.filePath("profile"), "--headless", "--convert-to", "pdf", "--outdir",
+                            dir.path(), output});
+    QVERIFY(convert.waitForFinished(180000));
+    QCOMPARE(convert.exitCode(), 0);
+    const auto pdf = dir.filePath("translated.pdf");
+    QVERIFY2(QFileInfo(pdf).size() > 0, convert.readAllStandardError().constData());
+    const auto* format = documents::formatOf(pdf);
+    QVERIFY(format);
+    std::string text;
+    for (const auto& segment : format->read(pdf, {})->segments())
+        text += segment + "\n";
+    QVERIFY2(text.find("[The weather report]") != std::string::npos || text.find("[The weather is nice today.]") != std::string::npos,
+             text.c_str());
+}
+
+void TestOfficeDocuments::badPackagesAreRefused_data() {
+    QTest::addColumn<QString>("name");
+    QTest::addColumn<QString>("make");  // how the file is made
+    QTest::addColumn<QString>("message");
+    QTest::newRow("text named .odt") << "letter.odt"
+                                     << "text"
+                                     << "is not an OpenDocument text (not a readable ZIP package";
+    QTest::newRow("text named .pptx") << "slides.pptx"
+                                      << "text"
+                                      << "is not a PowerPoint presentation (not a readable ZIP package";
+    QTest::newRow("presentation named .odt") << "deck.odt"
+                                             << "copy:sample.odp"
+                                             << "its mimetype is application/vnd.oasis.opendocument.presentation";
+    QTest::newRow("word document named .pptx") << "deck.pptx"
+                                               << "copy:sample.docx"
+                                               << "no ppt/presentation.xml in the package";
+    QTest::newRow("odt without content") << "empty.odt"
+                                         << "delete:sample.odt:content.xml"
+                                         << "no content.xml in the package";
+    QTest::newRow("odt with broken XML") << "broken.odt"
+                                         << "break:sample.odt:content.xml"
+                                         << "content.xml is not valid XML";
+    QTest::newRow("slide with broken XML") << "broken.pptx"
+                                           << "break:sample.pptx:ppt/slides/slide2.xml"
+                                           << "slide2.xml is not valid XML";
+    QTest::newRow("zip bomb") << "bomb.odt"
+                              << "bomb"
+                              << "unreadable or too large";
+}
+
+void TestOfficeDocuments::badPackagesAreRefused() {
+    QFETCH(QString, name);
+    QFETCH(QString, make);
+    QFETCH(QString, message);
+    QTemporaryDir dir;
+    const auto input = dir.filePath(name);
+    const auto how = make.split(':');
+    if (how[0] == "text") {
+        QVERIFY(writeBytes(input, "Dear Sir,\n"));
+    } else if (how[0] == "bomb") {
+        QVERIFY(writeZipBomb(input, 300u << 20));
+        QVERIFY(QFileInfo(input).size() < 2 << 20);
+    } else {
+        QVERIFY(QFile::copy(documentFixture(how[1]), input));
+        QFile::setPermissions(input, QFile::ReadOwner | QFile::WriteOwner);
+        if (how[0] == "delete") QVERIFY(replaceZipEntry(input, how[2].toUtf8().constData(), {}));
+        if (how[0] == "break") QVERIFY(replaceZipEntry(input, how[2].toUtf8().constData(), "<office:document-content><text:p>unclosed"));
+    }
+    const auto before = fileBytes(input);
+    int calls = 0;
+    const auto output = dir.filePath("out." + QFileInfo(name).suffix());
+    try {
+        documents::translateDocument(bracketing(input, output, &calls));
+        QFAIL("accepted a bad package");
+    } catch (const Error& e) {
+        QCOMPARE(QString::fromStdString(e.category()), QStringLiteral("input"));
+        QVERIFY2(QString::fromUtf8(e.what()).contains(message), e.what());
+    }
+    QCOMPARE(calls, 0);
+    QVERIFY(!QFile::exists(output));
+    QCOMPARE(fileBytes(input), before);
+}
+
+QTEST_GUILESS_MAIN(TestOfficeDocuments)
+#include "tst_office_documents.moc"
