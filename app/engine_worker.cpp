@@ -171,6 +171,19 @@ void EngineWorker::runDocument(quint64 jobId, const QString& path, const QString
                 if (stopped()) throw Cancelled("document translation stopped");
                 return out;
             };
+        // Segments with inline markup go whole with HY-MT's formatted-text prompt, which keeps their tags.
+        if (documents::takesFormattedPrompt(backend_->capabilities().prompts, sample))
+            request.translateFormatted = [&](const std::string& tagged) {
+                TranslationRequest segment{tagged, from.toStdString(), request.to, 1, 0, {}};
+                segment.adapter = adapter_;
+                segment.formatted = true;
+                segment.promptProfile = sample.promptProfile;
+                segment.onDelta = [&](std::string_view) { return !stopped(); };
+                segment.cancel = cancel;
+                auto out = backend_->translate(segment);
+                if (stopped()) throw Cancelled("document translation stopped");
+                return out;
+            };
         request.progress = [this, jobId](std::size_t done, std::size_t total) {
             Q_EMIT documentProgress(jobId, static_cast<int>(done), static_cast<int>(total));
         };

@@ -70,6 +70,15 @@ int runTranslateFile(const QStringList& args) {
             whole.adapter = adapter;
             return remote ? remote->translate(whole) : model->translate(whole);
         };
+    // Segments with inline markup (bold words, links, XLIFF codes) go whole with HY-MT's formatted-text prompt.
+    if (documents::takesFormattedPrompt(remote ? remote->chat() : model->description().prompts, sample))
+        request.translateFormatted = [&](const std::string& tagged) {
+            TranslationRequest segment{tagged, from, request.to, beams, ++requestId, {}};
+            segment.formatted = true;
+            segment.promptProfile = prompt.profile;
+            segment.adapter = adapter;
+            return remote ? remote->translate(segment) : model->translate(segment);
+        };
     // Progress for a person at a terminal; scripts reading stdout get only the output path.
     const bool terminal = ::isatty(STDERR_FILENO) == 1;
     if (terminal)
@@ -81,6 +90,11 @@ int runTranslateFile(const QStringList& args) {
     if (result.keptSource > 0)
         std::fprintf(stderr, "warning: the model returned nothing for %zu of %zu segments; their source text was kept\n", result.keptSource,
                      result.segments);
+    if (result.tagsLost > 0)
+        std::fprintf(
+            stderr,
+            "note: the model's answer lost the inline formatting of %zu of %zu formatted segments; their pieces were translated apart\n",
+            result.tagsLost, result.tagged);
     if (result.changedPlaceholders > 0)
         std::fprintf(stderr, "warning: %zu of %zu segments have other placeholders ({name}, %%s, ...) than their source; check them\n",
                      result.changedPlaceholders, result.segments);

@@ -22,6 +22,9 @@ public:
     // Writes the translated copy to `output`, a name no file has, with one translation per segment: whole or not
     // at all. Throws Error("io").
     virtual void write(const QString& output, const std::vector<std::string>& translations) const = 0;
+    // Which segments carry inline markup as tags (inline_markup.h): their translations must keep the tags.
+    // Empty: none.
+    virtual std::vector<bool> taggedSegments() const { return {}; }
 
     // Data documents (JSON, YAML) can also go to the model whole, with Hy-MT2's structured-data prompt: the
     // format's name ("JSON"; empty for other documents), the text, and the translations a translated copy of

@@ -8,6 +8,7 @@
 #include "documents/po_document.h"
 #include "documents/pptx_document.h"
 #include "documents/text_formats.h"
+#include "documents/xliff_document.h"
 
 #include <QFileInfo>
 
@@ -30,6 +31,7 @@ const std::vector<std::unique_ptr<DocumentFormat>>& documentFormats() {
         all.push_back(jsonFormat());
         all.push_back(yamlFormat());
         all.push_back(poFormat());
+        all.push_back(xliffFormat());
         all.push_back(pdfFormat());
         return all;
     }();

@@ -1,6 +1,8 @@
 #include "documents/document_translation.h"
 
 #include "documents/data_formats.h"
+#include "documents/inline_markup.h"
+#include "documents/segmented_document.h"
 #include "dragoman.h"
 
 #include <QDir>
@@ -22,9 +24,12 @@ class SegmentTranslator {
 public:
     explicit SegmentTranslator(const DocumentRequest& request) : request_(request) {}
 
-    void add(const std::vector<std::string>& segments) {
-        for (const auto& s : segments)
-            if (done_.emplace(s, std::string()).second) order_.push_back(s);
+    // `tagged` (empty: none) marks the segments with inline markup.
+    void add(const std::vector<std::string>& segments, const std::vector<bool>& tagged = {}) {
+        for (std::size_t i = 0; i < segments.size(); ++i) {
+            const auto k = key(segments[i], i < tagged.size() && tagged[i]);
+            if (done_.emplace(k, std::string()).second) order_.push_back(k);
+        }
     }
     void run() {
         const auto total = order_.size();
@@ -41,7 +46,7 @@ public:
                     request_.progress(started++, total);
                 }
                 try {
-                    translations[i] = request_.translate(order_[i]);
+                    translations[i] = isTagged(order_[i]) ? translateTagged(order_[i].substr(1)) : request_.translate(order_[i]);
                 } catch (...) {
                     std::lock_guard lock(mutex);
                     if (!error) error = std::current_exception();
@@ -61,7 +66,7 @@ public:
         }
         if (error) std::rethrow_exception(error);
         for (std::size_t i = 0; i < total; ++i)
-            done_[order_[i]] = finish(order_[i], std::move(translations[i]));
+            done_[order_[i]] = isTagged(order_[i]) ? std::move(translations[i]) : finish(order_[i], std::move(translations[i]));
         if (request_.progress) request_.progress(total, total);
     }
     // A segment's translation as the document gets it.
@@ -79,20 +84,55 @@ public:
         }
         return translation;
     }
-    std::vector<std::string> of(const std::vector<std::string>& segments) const {
+    std::vector<std::string> of(const std::vector<std::string>& segments, const std::vector<bool>& tagged = {}) const {
         std::vector<std::string> out;
-        for (const auto& s : segments)
-            out.push_back(done_.at(s));
+        for (std::size_t i = 0; i < segments.size(); ++i)
+            out.push_back(done_.at(key(segments[i], i < tagged.size() && tagged[i])));
         return out;
     }
     std::size_t count() const { return order_.size(); }
     std::size_t keptSource() const { return keptSource_; }
+    std::size_t tagged() const { return static_cast<std::size_t>(std::count_if(order_.begin(), order_.end(), isTagged)); }
+    std::size_t tagsLost() const { return tagsLost_; }
 
 private:
+    // Tagged segments are keyed apart: the same words as plain text are another segment.
+    static std::string key(const std::string& segment, bool tagged) { return tagged ? '\x01' + segment : segment; }
+    static bool isTagged(const std::string& key) { return !key.empty() && key.front() == '\x01'; }
+
+    // Whole, with the formatted prompt, where the model has one and its answer keeps every tag in place;
+    // otherwise the text between the tags piece by piece.
+    std::string translateTagged(const std::string& tagged) {
+        const int spans = spanCount(tagged);
+        const auto source = parseMarked(tagged, spans);
+        if (!source) return finish(tagged, request_.translate(tagged));  // not ours: cannot happen
+        if (request_.translateFormatted) {
+            auto answer = request_.translateFormatted(tagged);
+            for (auto& c : answer)
+                if (c == '\n' || c == '\r') c = ' ';
+            const auto parts = parseMarked(answer, spans);
+            if (parts && hasLetters(withoutTags(*parts))) return joinMarked(*parts);
+            ++tagsLost_;
+        }
+        auto parts = *source;
+        for (auto& part : parts) {
+            const auto first = part.text.find_first_not_of(" \t\r\n");
+            if (part.kind != MarkedPart::Kind::Text || first == std::string::npos || !hasLetters(part.text)) continue;
+            const auto last = part.text.find_last_not_of(" \t\r\n");
+            const auto words = part.text.substr(first, last - first + 1);
+            auto translated = request_.translate(words);
+            std::lock_guard lock(finishing_);
+            part.text = part.text.substr(0, first) + finish(words, std::move(translated)) + part.text.substr(last + 1);
+        }
+        return joinMarked(parts);
+    }
+
     const DocumentRequest& request_;
     std::map<std::string, std::string> done_;
     std::vector<std::string> order_;
     std::size_t keptSource_ = 0;
+    std::atomic<std::size_t> tagsLost_ = 0;
+    std::mutex finishing_;  // finish() counts
 };
 
 // A data document translated whole with the structured prompt, where the model has one and its answer keeps
@@ -136,6 +176,11 @@ bool takesStructuredPrompt(const std::string& modelProfile, const TranslationReq
            !sample.keepDelimiters;
 }
 
+bool takesFormattedPrompt(bool chat, const TranslationRequest& sample) {
+    return chat && sample.glossary.empty() && sample.context.empty() && sample.style.empty() && sample.preferences.empty() &&
+           !sample.keepDelimiters && sample.structuredFormat.empty();
+}
+
 QString defaultOutputPath(const QString& input, const QString& targetLanguage) {
     const QFileInfo info(input);
     const auto* format = formatOf(input);
@@ -171,12 +216,15 @@ DocumentResult translateDocument(const DocumentRequest& request) {
     auto translations = translateWhole(*document, segments, request);
     result.whole = translations.has_value();
     if (!translations) {
+        const auto tagged = document->taggedSegments();
         SegmentTranslator translator(request);
-        translator.add(segments);
+        translator.add(segments, tagged);
         translator.run();
-        translations = translator.of(segments);
+        translations = translator.of(segments, tagged);
         result.segments = translator.count();
         result.keptSource = translator.keptSource();
+        result.tagged = translator.tagged();
+        result.tagsLost = translator.tagsLost();
     } else {
         result.segments = segments.size();
     }

@@ -1,6 +1,6 @@
 #pragma once
 // translate-file: a document in, a translated copy with the same structure out, for every format in
-// document_format.h (plain text, Markdown, HTML, subtitles and Word keep their format; a PDF's text becomes a
+// document_format.h (every format keeps its structure; a PDF's text becomes a
 // .txt). The input is never written to, an existing file is never overwritten, and a failed or cancelled job
 // leaves no output behind.
 #include "documents/document_format.h"
@@ -30,6 +30,10 @@ struct DocumentRequest {
     // Segments translated at once, on as many threads (their decoding steps are shared by the model): more
     // than 1 only where `translate` may be called from several threads together. The output is the same.
     int parallel = 1;
+    // Translates a segment that carries inline markup as tags (inline_markup.h: bold words, a link, XLIFF's codes)
+    // with a prompt that keeps them (HY-MT's formatted-text template); unset, or when an answer loses, repeats or
+    // misnests a tag: the text between the tags goes through `translate` piece by piece.
+    std::function<std::string(const std::string& tagged)> translateFormatted;
     // Formats that hold translations already (PO): translate the entries that have one too.
     bool retranslate = false;
     // Translates a whole data document (JSON, YAML; `format` names it) with a structured-data prompt, for models
@@ -44,12 +48,18 @@ constexpr std::size_t kMaxStructuredBytes = 4096;
 // model whose prompts are `modelProfile`'s: Hy-MT2's structured prompt, which carries no other instruction.
 bool takesStructuredPrompt(const std::string& modelProfile, const TranslationRequest& sample);
 
+// Whether segments with inline markup may go with the formatted-text prompt, to a model with prompts (`chat`),
+// for requests shaped like `sample`: that prompt carries no glossary, context or other instruction.
+bool takesFormattedPrompt(bool chat, const TranslationRequest& sample);
+
 struct DocumentResult {
     QString output;
     QString format;              // its name ("Markdown")
     std::size_t segments = 0;    // distinct segments translated
     std::size_t keptSource = 0;  // of them, those the model answered with nothing: their source text was kept
     bool whole = false;          // a data document translated whole, with the structured prompt
+    std::size_t tagged = 0;      // distinct segments with inline markup
+    std::size_t tagsLost = 0;    // of them, those whose formatted answer lost its tags: translated piece by piece
     // Segments whose translation has other placeholders ({name}, %s, ...) than their source, after a data
     // document's such values were retranslated one at a time.
     std::size_t changedPlaceholders = 0;

@@ -85,6 +85,15 @@ public:
             all.insert(all.end(), part.segments.begin(), part.segments.end());
         return all;
     }
+    std::vector<bool> taggedSegments() const override {
+        std::vector<bool> all;
+        for (const auto& [name, part] : parts_) {
+            auto own = part.tagged;
+            own.resize(part.segments.size(), false);
+            all.insert(all.end(), own.begin(), own.end());
+        }
+        return all;
+    }
     void write(const QString& output, const std::vector<std::string>& translations) const override {
         std::map<std::string, std::string> replaced;
         auto next = translations.begin();

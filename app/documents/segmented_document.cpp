@@ -1,5 +1,7 @@
 #include "documents/segmented_document.h"
 
+#include "documents/inline_markup.h"
+
 #include <QString>
 
 namespace dragoman::documents {
@@ -23,12 +25,42 @@ void SegmentWriter::segment(std::string_view text, Shape shape) {
     literal(text.substr(0, first));
     segments_.emplace_back(text.substr(first, last - first + 1));
     shapes_.push_back(std::move(shape));
+    tagged_.push_back(false);
     pieces_.emplace_back(text.substr(last + 1));
+}
+
+void SegmentWriter::markedSegment(std::string_view tagged, std::vector<Span> spans, Shape shape) {
+    if (spans.empty()) return segment(tagged, std::move(shape));
+    const auto first = tagged.find_first_not_of(" \t\r\n");
+    if (first == std::string_view::npos || !hasLetters(tagged)) {
+        literal(tagged);
+        return;
+    }
+    const auto last = tagged.find_last_not_of(" \t\r\n");
+    literal(tagged.substr(0, first));
+    segments_.emplace_back(tagged.substr(first, last - first + 1));
+    tagged_.push_back(true);
+    // The document translator hands over only answers whose tags are all there, nested as in the source.
+    shapes_.push_back([spans = std::move(spans), shape = std::move(shape)](const std::string& translation) {
+        const auto parts = parseMarked(translation, static_cast<int>(spans.size()));
+        if (!parts) return shape ? shape(translation) : translation;
+        std::string out;
+        for (const auto& part : *parts) {
+            const auto index = static_cast<std::size_t>(part.span) - 1;
+            if (part.kind == MarkedPart::Kind::Text)
+                out += shape ? shape(part.text) : part.text;
+            else
+                out += part.kind == MarkedPart::Kind::Open ? spans[index].open : spans[index].close;
+        }
+        return out;
+    });
+    pieces_.emplace_back(tagged.substr(last + 1));
 }
 
 SegmentedDocument SegmentWriter::finish() {
     SegmentedDocument doc;
     doc.segments = segments_;
+    doc.tagged = tagged_;
     doc.rebuild = [pieces = pieces_, shapes = shapes_](const std::vector<std::string>& translations) {
         std::string out = pieces.front();
         for (std::size_t i = 0; i < translations.size() && i + 1 < pieces.size(); ++i)

@@ -11,6 +11,8 @@ namespace dragoman::documents {
 
 struct SegmentedDocument {
     std::vector<std::string> segments;
+    // Which segments carry inline markup as tags (inline_markup.h), their translations too; empty: none.
+    std::vector<bool> tagged;
     // Receives one translation per segment, in order; returns the whole document.
     std::function<std::string(const std::vector<std::string>& translations)> rebuild;
 };
@@ -25,12 +27,19 @@ public:
     // A segment with letters is translated; one without (numbers, dates, punctuation, symbols) stays as it is.
     // `shape` turns its translation into document text (escaping, wrapping); none: as it is.
     void segment(std::string_view text, Shape shape = {});
+    // A segment with inline markup: `tagged` in inline_markup.h's notation, spans[N-1] the document's markup for
+    // <sN> and </sN>; `shape` turns the text between the tags into document text. Without spans: segment().
+    struct Span {
+        std::string open, close;
+    };
+    void markedSegment(std::string_view tagged, std::vector<Span> spans, Shape shape = {});
     SegmentedDocument finish();
 
 private:
     std::vector<std::string> pieces_{std::string()};  // literal text before each segment, and after the last
     std::vector<std::string> segments_;
     std::vector<Shape> shapes_;
+    std::vector<bool> tagged_;
 };
 
 // True when `text` has a letter (in any script): only such text is worth sending to a model.

@@ -98,7 +98,7 @@ private:
 
 SegmentedDocument segmentXmlParagraphs(const std::string& xml, const std::string& entry, const XmlParagraphRules& rules) {
     auto doc = std::make_shared<pugi::xml_document>();
-    const auto parsed = doc->load_buffer(xml.data(), xml.size(), pugi::parse_default | pugi::parse_ws_pcdata | pugi::parse_declaration);
+    const auto parsed = doc->load_buffer(xml.data(), xml.size(), pugi::parse_full | pugi::parse_ws_pcdata);
     if (!parsed) throw Error("input", "the " + rules.kind + " part " + entry + " is not valid XML: " + parsed.description());
     SegmentedDocument out;
     auto pieces = std::make_shared<std::vector<Piece>>();
