@@ -116,13 +116,12 @@ private:
         }
         auto parts = *source;
         for (auto& part : parts) {
-            const auto first = part.text.find_first_not_of(" \t\r\n");
-            if (part.kind != MarkedPart::Kind::Text || first == std::string::npos || !hasLetters(part.text)) continue;
-            const auto last = part.text.find_last_not_of(" \t\r\n");
-            const auto words = part.text.substr(first, last - first + 1);
+            const auto [first, end] = translatableCore(part.text);
+            if (part.kind != MarkedPart::Kind::Text || first == std::string::npos) continue;
+            const auto words = part.text.substr(first, end - first);
             auto translated = request_.translate(words);
             std::lock_guard lock(finishing_);
-            part.text = part.text.substr(0, first) + finish(words, std::move(translated)) + part.text.substr(last + 1);
+            part.text = part.text.substr(0, first) + finish(words, std::move(translated)) + part.text.substr(end);
         }
         return joinMarked(parts);
     }

@@ -13,37 +13,33 @@ bool hasLetters(std::string_view text) {
     return false;
 }
 
-void SegmentWriter::segment(std::string_view text, Shape shape) {
+std::pair<std::size_t, std::size_t> translatableCore(std::string_view text) {
     // Surrounding whitespace stays literal: models drop it, and the layout needs it. So does punctuation that
     // continues what came before the segment (": the weather..." after a bold label).
     const auto first = text.find_first_not_of(" \t\r\n:;,)]}|/");
-    if (first == std::string_view::npos || !hasLetters(text)) {
-        literal(text);
+    if (first == std::string_view::npos || !hasLetters(text)) return {std::string_view::npos, std::string_view::npos};
+    return {first, text.find_last_not_of(" \t\r\n") + 1};
+}
+
+void SegmentWriter::segment(std::string_view text, Shape shape) {
+    const auto [first, end] = translatableCore(text);
+    if (first == std::string_view::npos) {  // numbers, symbols: as they are, in the document's notation
+        literal(shape ? shape(std::string(text)) : std::string(text));
         return;
     }
-    const auto last = text.find_last_not_of(" \t\r\n");
     literal(text.substr(0, first));
-    segments_.emplace_back(text.substr(first, last - first + 1));
+    segments_.emplace_back(text.substr(first, end - first));
     shapes_.push_back(std::move(shape));
     tagged_.push_back(false);
-    pieces_.emplace_back(text.substr(last + 1));
+    pieces_.emplace_back(text.substr(end));
 }
 
 void SegmentWriter::markedSegment(std::string_view tagged, std::vector<Span> spans, Shape shape) {
     if (spans.empty()) return segment(tagged, std::move(shape));
-    const auto first = tagged.find_first_not_of(" \t\r\n");
-    if (first == std::string_view::npos || !hasLetters(tagged)) {
-        literal(tagged);
-        return;
-    }
-    const auto last = tagged.find_last_not_of(" \t\r\n");
-    literal(tagged.substr(0, first));
-    segments_.emplace_back(tagged.substr(first, last - first + 1));
-    tagged_.push_back(true);
-    // The document translator hands over only answers whose tags are all there, nested as in the source.
-    shapes_.push_back([spans = std::move(spans), shape = std::move(shape)](const std::string& translation) {
+    // Tagged text back into the document: words shaped, tags replaced by the markup they stand for.
+    auto render = [spans = std::move(spans), shape = std::move(shape)](const std::string& translation) {
         const auto parts = parseMarked(translation, static_cast<int>(spans.size()));
-        if (!parts) return shape ? shape(translation) : translation;
+        if (!parts) return shape ? shape(translation) : translation;  // the document translator never hands these over
         std::string out;
         for (const auto& part : *parts) {
             const auto index = static_cast<std::size_t>(part.span) - 1;
@@ -53,7 +49,18 @@ void SegmentWriter::markedSegment(std::string_view tagged, std::vector<Span> spa
                 out += part.kind == MarkedPart::Kind::Open ? spans[index].open : spans[index].close;
         }
         return out;
-    });
+    };
+    const auto first = tagged.find_first_not_of(" \t\r\n");
+    const auto parts = parseMarked(tagged, spanCount(tagged));
+    if (first == std::string_view::npos || !parts || !hasLetters(withoutTags(*parts))) {
+        literal(render(std::string(tagged)));
+        return;
+    }
+    const auto last = tagged.find_last_not_of(" \t\r\n");
+    literal(tagged.substr(0, first));
+    segments_.emplace_back(tagged.substr(first, last - first + 1));
+    tagged_.push_back(true);
+    shapes_.push_back(std::move(render));
     pieces_.emplace_back(tagged.substr(last + 1));
 }
 

@@ -42,6 +42,10 @@ private:
     std::vector<bool> tagged_;
 };
 
+// The part of `text` worth translating, [begin, end): without the whitespace around it, nor punctuation that
+// continues what came before it (": the weather..." after a bold label); {npos, npos} when it has no letters.
+std::pair<std::size_t, std::size_t> translatableCore(std::string_view text);
+
 // True when `text` has a letter (in any script): only such text is worth sending to a model.
 bool hasLetters(std::string_view text);
 

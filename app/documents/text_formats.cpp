@@ -1,5 +1,8 @@
 #include "documents/text_formats.h"
 
+#include "documents/markdown_inline.h"
+#include "documents/marked_run.h"
+
 #include <QRegularExpression>
 #include <QString>
 
@@ -66,20 +69,6 @@ std::size_t markdownPrefixLength(std::string_view line) {
     const auto text = QString::fromUtf8(line.data(), static_cast<qsizetype>(line.size()));
     const auto match = prefix.match(text);
     return static_cast<std::size_t>(match.captured(0).toUtf8().size());
-}
-
-// Markdown inline spans that are not prose: code spans, link and image targets "](...)", autolinks <...>,
-// inline HTML tags, bare URLs.
-std::pair<std::size_t, std::size_t> markdownProtected(std::string_view text, std::size_t from) {
-    // The opening bracket of a link or image is kept with it, so its text is translated on its own.
-    static const QRegularExpression spans(
-        QStringLiteral(R"((`+)[^`]*?\1|!?\[(?=[^\]]*\]\()|\]\([^)]*\)|<[A-Za-z/!][^>]*>|https?://[^\s)>]+)"));
-    const auto tail = QString::fromUtf8(text.data() + from, static_cast<qsizetype>(text.size() - from));
-    const auto match = spans.match(tail);
-    if (!match.hasMatch()) return {std::string_view::npos, std::string_view::npos};
-    const auto begin = from + static_cast<std::size_t>(tail.left(match.capturedStart()).toUtf8().size());
-    const auto end = begin + static_cast<std::size_t>(match.captured(0).toUtf8().size());
-    return {begin, end};
 }
 
 // An HTML block in Markdown starts with a comment or a block-level tag (inline tags start a paragraph).
@@ -186,7 +175,7 @@ SegmentedDocument segmentMarkdown(std::string_view text) {
             while (at < line.size()) {
                 const auto bar = line.find('|', at);
                 const auto cell = line.substr(at, (bar == std::string_view::npos ? line.size() : bar) - at);
-                writeWithProtectedSpans(out, cell, markdownProtected);
+                writeMarkdownInline(out, cell);
                 if (bar == std::string_view::npos) break;
                 out.literal("|");
                 at = bar + 1;
@@ -204,7 +193,7 @@ SegmentedDocument segmentMarkdown(std::string_view text) {
             paragraph += " ";
             paragraph += trimmed(lines[i].text);
         }
-        writeWithProtectedSpans(out, paragraph, markdownProtected);
+        writeMarkdownInline(out, paragraph);
         out.literal(lines[i].ending);
     }
     return out.finish();
@@ -415,8 +404,123 @@ void writeTagWithAttributes(SegmentWriter& out, std::string_view tag) {
 
 }  // namespace
 
+namespace {
+
+// Inline elements: inside a paragraph's sentence, their text is part of it (a span of the segment).
+bool isInlineElement(const std::string& name) {
+    static const char* const names[] = {"a",     "abbr", "b",      "bdi",    "bdo", "big",   "cite", "data", "del",
+                                        "dfn",   "em",   "font",   "i",      "ins", "label", "mark", "q",    "s",
+                                        "small", "span", "strike", "strong", "sub", "sup",   "time", "tt",   "u"};
+    for (const auto* n : names)
+        if (name == n) return true;
+    return false;
+}
+
+bool isVoidInline(const std::string& name) {
+    return name == "br" || name == "wbr" || name == "img";
+}
+
+bool hasReadableAttribute(std::string_view tag) {
+    static const QRegularExpression readable(QStringLiteral(R"(\s(?:alt|title|placeholder|aria-label)\s*=)"),
+                                             QRegularExpression::CaseInsensitiveOption);
+    return readable.match(QString::fromUtf8(tag.data(), static_cast<qsizetype>(tag.size()))).hasMatch();
+}
+
+// Whitespace runs (line breaks of the source's layout included) read as one space.
+std::string collapseWhitespace(std::string_view text) {
+    std::string out;
+    bool space = false;
+    for (const char c : text) {
+        if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
+            space = true;
+            continue;
+        }
+        if (space) out += ' ';
+        space = false;
+        out += c;
+    }
+    if (space) out += ' ';
+    return out;
+}
+
+// The text and inline elements between two block boundaries, as one segment; the whitespace around it stays as
+// written.
+class HtmlRun {
+public:
+    explicit HtmlRun(SegmentWriter& out) : out_(out) {}
+    void text(std::string_view raw) {
+        const auto lead = raw.find_first_not_of(" \t\r\n");
+        if (lead == std::string_view::npos) {
+            if (run_.empty())
+                out_.literal(raw);
+            else
+                trail_ += raw;
+            return;
+        }
+        const auto tail = raw.find_last_not_of(" \t\r\n") + 1;
+        if (run_.empty()) {
+            out_.literal(raw.substr(0, lead));
+        } else if (lead > 0 || !trail_.empty()) {
+            run_.text(" ");
+            raw_ += trail_;
+            raw_ += raw.substr(0, lead);
+        }
+        trail_.clear();
+        const auto words = decodeEntities(raw.substr(lead, tail - lead));
+        letters_ = letters_ || hasLetters(words);
+        run_.text(collapseWhitespace(words));
+        raw_ += raw.substr(lead, tail - lead);
+        trail_ = std::string(raw.substr(tail));
+    }
+    void open(std::string tag, std::string name) {
+        settle(tag);
+        run_.open(std::move(tag), std::move(name));
+    }
+    void close(std::string tag, std::string name) {
+        settle(tag);
+        run_.close(std::move(tag), std::move(name));
+    }
+    void code(std::string markup) {
+        settle(markup);
+        run_.code(std::move(markup));
+    }
+    // A block boundary: the run so far becomes its segment; one without words stays exactly as written.
+    void end() {
+        if (letters_)
+            run_.writeTo(out_, escapeHtml);
+        else
+            out_.literal(raw_);
+        run_ = MarkedRun();
+        out_.literal(trail_);
+        trail_.clear();
+        raw_.clear();
+        letters_ = false;
+    }
+
+private:
+    // Whitespace between the words and the next inline element is one space of the sentence.
+    void settle(const std::string& markup) {
+        if (!trail_.empty() && !run_.empty()) {
+            run_.text(" ");
+            raw_ += trail_;
+        }
+        if (run_.empty()) out_.literal(trail_);
+        trail_.clear();
+        raw_ += markup;
+    }
+
+    SegmentWriter& out_;
+    MarkedRun run_;
+    std::string trail_;  // whitespace after the last words, as written
+    std::string raw_;    // the run as written
+    bool letters_ = false;
+};
+
+}  // namespace
+
 SegmentedDocument segmentHtml(std::string_view text, const std::string& targetLanguage) {
     SegmentWriter out;
+    HtmlRun run(out);
     std::size_t at = 0;
     const auto rawText = [](const std::string& name) {
         return name == "script" || name == "style" || name == "pre" || name == "code" || name == "textarea" || name == "svg" ||
@@ -426,6 +530,7 @@ SegmentedDocument segmentHtml(std::string_view text, const std::string& targetLa
         if (text.substr(at).starts_with("<!--")) {
             const auto end = text.find("-->", at + 4);
             const auto stop = end == std::string_view::npos ? text.size() : end + 3;
+            run.end();
             out.literal(text.substr(at, stop - at));
             at = stop;
             continue;
@@ -434,44 +539,52 @@ SegmentedDocument segmentHtml(std::string_view text, const std::string& targetLa
             (std::isalpha(static_cast<unsigned char>(text[at + 1])) || text[at + 1] == '/' || text[at + 1] == '!' || text[at + 1] == '?')) {
             const auto end = tagEnd(text, at);
             if (end == std::string_view::npos) {  // an unterminated tag: the rest is kept as it is
+                run.end();
                 out.literal(text.substr(at));
                 break;
             }
             const auto tag = text.substr(at, end - at);
             const auto name = tagName(tag);
-            if (name == "html" && tag[1] != '/') {
+            const bool closing = tag[1] == '/';
+            if (name == "html" && !closing) {
+                run.end();
                 out.literal(withLanguage(tag, targetLanguage));
                 at = end;
                 continue;
             }
-            if (rawText(name) && tag[1] != '/' && !tag.ends_with("/>")) {  // verbatim up to its closing tag
+            if (rawText(name) && !closing && !tag.ends_with("/>")) {  // verbatim up to its closing tag
                 const auto haystack = lower(text.substr(end));
                 const auto close = haystack.find("</" + name);
                 const auto closeEnd = close == std::string::npos ? std::string_view::npos : tagEnd(text, end + close);
                 const auto stop = closeEnd == std::string_view::npos ? text.size() : closeEnd;
-                out.literal(text.substr(at, stop - at));
+                if (name == "code")  // inline code stays in its sentence, untranslated
+                    run.code(std::string(text.substr(at, stop - at)));
+                else {
+                    run.end();
+                    out.literal(text.substr(at, stop - at));
+                }
                 at = stop;
                 continue;
             }
-            writeTagWithAttributes(out, tag);
+            if (hasReadableAttribute(tag) || !(isInlineElement(name) || isVoidInline(name))) {  // a block boundary
+                run.end();
+                writeTagWithAttributes(out, tag);
+            } else if (isVoidInline(name) || tag.ends_with("/>")) {
+                run.code(std::string(tag));
+            } else if (closing) {
+                run.close(std::string(tag), name);
+            } else {
+                run.open(std::string(tag), name);
+            }
             at = end;
             continue;
         }
         auto next = text.find('<', at + 1);
         if (next == std::string_view::npos) next = text.size();
-        const auto raw = text.substr(at, next - at);
-        const auto lead = raw.find_first_not_of(" \t\r\n"), tail = raw.find_last_not_of(" \t\r\n");
-        if (lead == std::string_view::npos || !hasLetters(raw)) {
-            out.literal(raw);
-        } else {
-            out.literal(raw.substr(0, lead));
-            // Line breaks inside the text are layout, not sentence ends.
-            auto decoded = QString::fromStdString(decodeEntities(raw.substr(lead, tail - lead + 1))).simplified().toStdString();
-            out.segment(decoded, escapeHtml);
-            out.literal(raw.substr(tail + 1));
-        }
+        run.text(text.substr(at, next - at));
         at = next;
     }
+    run.end();
     return out.finish();
 }
 

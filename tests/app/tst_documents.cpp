@@ -65,6 +65,8 @@ private Q_SLOTS:
     void poCatalogs_data();
     void poCatalogs();
     void realPoCatalog();
+    void inlineMarkup_data();
+    void inlineMarkup();
 
 private:
     documents::DocumentRequest request(const QString& input, const QString& output);
@@ -688,6 +690,73 @@ void TestDocuments::realPoCatalog() {
     auto check = request(r.output, dir.filePath("check.po"));
     check.translate = r.translate;
     QCOMPARE(documents::translateDocument(check).segments, std::size_t{0});
+}
+
+// Inline markup inside a sentence: with the formatted-text prompt the sentence goes whole with its markup as
+// <sN> tags (here the "model" marks the sentence and keeps every tag), otherwise the words between the markup go
+// piece by piece. Either way every piece of markup is back where the words put it.
+void TestDocuments::inlineMarkup_data() {
+    QTest::addColumn<QString>("name");
+    QTest::addColumn<QByteArray>("content");
+    QTest::addColumn<QStringList>("asked");  // what the formatted prompt gets
+    QTest::addColumn<QByteArray>("whole");   // the copy, from the formatted answers
+    QTest::addColumn<QByteArray>("pieces");  // the copy, piece by piece
+    QTest::newRow("markdown emphasis and link")
+        << "a.md" << QByteArray("Click **here** to see the [weather report](https://example.org/r.html) today.\n")
+        << QStringList{"Click <s1>here</s1> to see the <s2>weather report</s2> today."}
+        << QByteArray("«Click **here** to see the [weather report](https://example.org/r.html) today.»\n")
+        << QByteArray("[Click] **[here]** [to see the] [[weather report]](https://example.org/r.html) [today.]\n");
+    QTest::newRow("markdown code, snake_case, nested")
+        << "b.md" << QByteArray("- Run `make test` in my_project_dir *now* and **_read_ it**.\n")
+        << QStringList{"Run <s1></s1> in my_project_dir <s2>now</s2> and <s3><s4>read</s4> it</s3>."}
+        << QByteArray("- «Run `make test` in my_project_dir *now* and **_read_ it**.»\n")
+        << QByteArray("- [Run] `make test` [in my_project_dir] *[now]* [and] **_[read]_ [it]**.\n");
+    QTest::newRow("markdown unpaired asterisk")
+        << "c.md" << QByteArray("Prices rise 5 * 3 times, see <https://example.org>.\n")
+        << QStringList{"Prices rise 5 * 3 times, see <s1></s1>."} << QByteArray("«Prices rise 5 * 3 times, see <https://example.org>.»\n")
+        << QByteArray("[Prices rise 5 * 3 times, see] <https://example.org>.\n");
+    QTest::newRow("html inline elements") << "a.html"
+                                          << QByteArray("<p>\n  Click <b>here</b> to see the <a href=\"r.html\">weather</a>.\n</p>\n")
+                                          << QStringList{"Click <s1>here</s1> to see the <s2>weather</s2>."}
+                                          << QByteArray("<p>\n  «Click <b>here</b> to see the <a href=\"r.html\">weather</a>.»\n</p>\n")
+                                          << QByteArray(
+                                                 "<p>\n  [Click] <b>[here]</b> [to see the] <a href=\"r.html\">[weather]</a>.\n</p>\n");
+    QTest::newRow("html line break, entities, code, empty cell")
+        << "b.html" << QByteArray("<td>&nbsp;</td><p>Fish &amp; chips<br>\n  are <em>good</em> with <code>x &lt; 2</code></p>")
+        << QStringList{"Fish & chips<s1></s1> are <s2>good</s2> with <s3></s3>"}
+        << QByteArray("<td>&nbsp;</td><p>«Fish &amp; chips<br> are <em>good</em> with <code>x &lt; 2</code>»</p>")
+        << QByteArray("<td>&nbsp;</td><p>[Fish &amp; chips]<br> [are] <em>[good]</em> [with] <code>x &lt; 2</code></p>");
+    QTest::newRow("html link with a title starts a piece")
+        << "c.html" << QByteArray("<p>See <a href=\"r.html\" title=\"The report\">the report</a> now.</p>")
+        << QStringList{"the report<s1></s1> now."}
+        << QByteArray("<p>«See» <a href=\"r.html\" title=\"«The report»\">«the report</a> now.»</p>")
+        << QByteArray("<p>[See] <a href=\"r.html\" title=\"[The report]\">[the report]</a> [now.]</p>");
+}
+
+void TestDocuments::inlineMarkup() {
+    QFETCH(QString, name);
+    QFETCH(QByteArray, content);
+    QFETCH(QStringList, asked);
+    QFETCH(QByteArray, whole);
+    QFETCH(QByteArray, pieces);
+    QTemporaryDir dir;
+    const auto input = dir.filePath(name);
+    QVERIFY(writeBytes(input, content));
+    auto r = request(input, dir.filePath("whole-" + name));
+    QStringList formatted;
+    r.translate = [](const std::string& text) { return "«" + text + "»"; };
+    r.translateFormatted = [&](const std::string& tagged) {
+        formatted << QString::fromStdString(tagged);
+        return "«" + tagged + "»";
+    };
+    documents::translateDocument(r);
+    QCOMPARE(formatted, asked);
+    QCOMPARE(fileBytes(r.output), whole);
+    r.output = dir.filePath("pieces-" + name);
+    r.translateFormatted = nullptr;
+    r.translate = [](const std::string& text) { return "[" + text + "]"; };
+    documents::translateDocument(r);
+    QCOMPARE(fileBytes(r.output), pieces);
 }
 
 QTEST_GUILESS_MAIN(TestDocuments)
