@@ -179,6 +179,12 @@ public:
                     po_message_set_msgstr(m, singular.c_str());
                 }
                 po_message_set_fuzzy(m, 1);  // machine output, for a translator to review
+                // gettext's own check of the flagged format strings (c-format, python-format, ...), as msgfmt
+                // --check runs it: what it finds is logged with the entry; the entry stays fuzzy.
+                const auto found = guarded([&] { po_message_check_format(m, &kHandler); });
+                if (found.count > 0)
+                    logMessage(LogLevel::Warning, path_.toStdString() + ": the translation of \"" + po_message_msgid(m) +
+                                                      "\" breaks its format string: " + found.first);
             }
             po_message_iterator_free(it);
         }
