@@ -1,6 +1,7 @@
 #include "documents/docx_document.h"
 
 #include "documents/office_package.h"
+#include "documents/run_format.h"
 #include "documents/xml_paragraphs.h"
 
 #include <string_view>
@@ -31,8 +32,14 @@ XmlRole wordRole(pugi::xml_node node) {
     return XmlRole::Descend;  // runs, tracked insertions, content controls, smart tags, drawings holding text boxes
 }
 
+// A w:t's run properties; language, proofing and revision ids change nothing a reader sees.
+std::string wordFormat(pugi::xml_node text) {
+    return formattingKey(text.parent().child("w:rPr"),
+                         "w:lang w:noProof w:webHidden w:rsidR w:rsidRPr w:rsidDel w:rsidRDefault w:rPrChange");
+}
+
 const XmlParagraphRules& wordRules() {
-    static const XmlParagraphRules rules{"Word", "//w:p", wordRole, true};
+    static const XmlParagraphRules rules{"Word", "//w:p", wordRole, wordFormat, true};
     return rules;
 }
 

@@ -1,8 +1,7 @@
 #pragma once
 // Word documents (.docx): the paragraphs of the body, headers, footers, footnotes and endnotes. A paragraph's
-// text between its tabs, line breaks, field marks and hyperlink edges is one segment; its translation is written
-// into the run that held most of that text (whose formatting it takes), the other runs of the piece emptied.
-// Every other part of the package is copied unchanged.
+// text between its tabs, line breaks, field marks and hyperlink edges is one segment, its runs of other
+// formatting tagged spans (xml_paragraphs.h). Every other part of the package is copied unchanged.
 #include "documents/document_format.h"
 
 namespace dragoman::documents {

@@ -24,8 +24,16 @@ XmlRole openDocumentRole(pugi::xml_node node) {
     return XmlRole::Boundary;  // tabs, line breaks, and fields (dates, page numbers, references): their text stays
 }
 
+// The styles of the spans around a text node, innermost first (empty: the paragraph's own).
+std::string openDocumentFormat(pugi::xml_node text) {
+    std::string key;
+    for (auto node = text.parent(); node && std::string_view(node.name()) == "text:span"; node = node.parent())
+        key += std::string(node.attribute("text:style-name").value()) + " " + node.attribute("text:class-names").value() + ";";
+    return key;
+}
+
 const XmlParagraphRules& openDocumentRules() {
-    static const XmlParagraphRules rules{"OpenDocument", "//text:p | //text:h", openDocumentRole, false};
+    static const XmlParagraphRules rules{"OpenDocument", "//text:p | //text:h", openDocumentRole, openDocumentFormat, false};
     return rules;
 }
 

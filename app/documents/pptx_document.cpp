@@ -1,6 +1,7 @@
 #include "documents/pptx_document.h"
 
 #include "documents/office_package.h"
+#include "documents/run_format.h"
 #include "documents/xml_paragraphs.h"
 
 #include <QRegularExpression>
@@ -24,8 +25,13 @@ XmlRole drawingRole(pugi::xml_node node) {
     return XmlRole::Skip;  // paragraph and run properties, equations
 }
 
+// An a:t's run properties; language, spelling and "dirty" marks change nothing a reader sees.
+std::string drawingFormat(pugi::xml_node text) {
+    return formattingKey(text.parent().child("a:rPr"), "lang altLang dirty err noProof smtClean smtId bmk");
+}
+
 const XmlParagraphRules& drawingRules() {
-    static const XmlParagraphRules rules{"PowerPoint", "//a:p", drawingRole, false};
+    static const XmlParagraphRules rules{"PowerPoint", "//a:p", drawingRole, drawingFormat, false};
     return rules;
 }
 

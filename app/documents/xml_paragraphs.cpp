@@ -1,5 +1,6 @@
 #include "documents/xml_paragraphs.h"
 
+#include "documents/inline_markup.h"
 #include "dragoman.h"
 
 #include <memory>
@@ -17,16 +18,21 @@ std::string textOf(pugi::xml_node node) {
     return isPcdata(node) ? node.value() : node.text().get();
 }
 
-void setText(pugi::xml_node node, const std::string& text) {
-    if (isPcdata(node))
-        node.set_value(text.c_str());
-    else
-        node.text().set(text.c_str());
+bool blank(const std::string& text) {
+    return text.find_first_not_of(" \t") == std::string::npos;
 }
+
+// Text nodes in a row with the same formatting; span 0 is the piece's main formatting, 1, 2, ... its tags.
+struct Group {
+    std::vector<std::size_t> nodes;
+    int span = 0;
+};
 
 struct Piece {
     std::vector<pugi::xml_node> texts;
     std::vector<pugi::xml_node> spaces;
+    std::vector<Group> groups;
+    int spans = 0;
     std::size_t carrier = 0;
     std::string lead, trail;
 };
@@ -47,11 +53,11 @@ private:
             switch (rules_.roleOf(node)) {
                 case XmlRole::Text:
                     current_.texts.push_back(node);
-                    text_ += textOf(node);
+                    pieceTexts_.push_back(textOf(node));
                     break;
                 case XmlRole::Space:
                     current_.spaces.push_back(node);
-                    text_ += ' ';
+                    if (!pieceTexts_.empty()) pieceTexts_.back() += ' ';
                     break;
                 case XmlRole::Descend:
                     walk(node);
@@ -72,27 +78,138 @@ private:
 
     // The piece read so far becomes a segment when it has letters; otherwise it stays as it is.
     void end() {
-        const auto first = text_.find_first_not_of(" \t");
-        if (first != std::string::npos && hasLetters(text_) && !current_.texts.empty()) {
-            const auto last = text_.find_last_not_of(" \t");
-            out_.segments.push_back(text_.substr(first, last - first + 1));
-            current_.lead = text_.substr(0, first);
-            current_.trail = text_.substr(last + 1);
+        std::string text;
+        for (const auto& t : pieceTexts_)
+            text += t;
+        const auto first = text.find_first_not_of(" \t");
+        if (first != std::string::npos && hasLetters(text) && !current_.texts.empty()) {
+            const auto last = text.find_last_not_of(" \t");
+            current_.lead = text.substr(0, first);
+            current_.trail = text.substr(last + 1);
             std::size_t most = 0;
-            for (std::size_t i = 0; i < current_.texts.size(); ++i)
-                if (const auto size = textOf(current_.texts[i]).size(); size > most) most = size, current_.carrier = i;
+            for (std::size_t i = 0; i < pieceTexts_.size(); ++i)
+                if (pieceTexts_[i].size() > most) most = pieceTexts_[i].size(), current_.carrier = i;
+            const auto tagged = groupByFormat();
+            if (tagged.empty()) {
+                out_.segments.push_back(text.substr(first, last - first + 1));
+                out_.tagged.push_back(false);
+            } else {
+                out_.segments.push_back(tagged);
+                out_.tagged.push_back(true);
+            }
             pieces_.push_back(std::move(current_));
         }
         current_ = Piece();
-        text_.clear();
+        pieceTexts_.clear();
+    }
+
+    // Groups the piece's nodes by formatting and returns its text with the groups other than the main one as
+    // tags; empty when the piece has one formatting (or words that read as tags).
+    std::string groupByFormat() {
+        auto& piece = current_;
+        if (!rules_.formatOf) return {};
+        std::vector<std::string> formats;
+        for (std::size_t i = 0; i < piece.texts.size(); ++i)
+            formats.push_back(rules_.formatOf(piece.texts[i]));
+        const auto& main = formats[piece.carrier];
+        std::string previous;
+        for (std::size_t i = 0; i < piece.texts.size(); ++i) {
+            // Whitespace alone is never a span of its own: it reads as part of the main text.
+            const auto& format = blank(pieceTexts_[i]) ? main : formats[i];
+            if (piece.groups.empty() || format != previous) {
+                piece.groups.push_back({});
+                if (format != main) piece.groups.back().span = ++piece.spans;
+            }
+            piece.groups.back().nodes.push_back(i);
+            previous = format;
+        }
+        if (piece.spans == 0) return {};
+        for (const auto& t : pieceTexts_)
+            if (!taggable(t)) {  // words that read as tags: the piece goes untagged
+                piece.groups.clear();
+                piece.spans = 0;
+                return {};
+            }
+        // Each group's words, without the whitespace around the whole piece, which stays where it is.
+        std::vector<std::string> words;
+        for (const auto& group : piece.groups) {
+            words.emplace_back();
+            for (const auto i : group.nodes)
+                words.back() += pieceTexts_[i];
+        }
+        for (std::size_t g = 0, left = piece.lead.size(); g < words.size() && left > 0; ++g) {
+            const auto cut = std::min(left, words[g].size());
+            words[g].erase(0, cut);
+            left -= cut;
+        }
+        for (std::size_t g = words.size(), left = piece.trail.size(); g-- > 0 && left > 0;) {
+            const auto cut = std::min(left, words[g].size());
+            words[g].erase(words[g].size() - cut);
+            left -= cut;
+        }
+        std::string tagged;
+        for (std::size_t g = 0; g < words.size(); ++g) {
+            const int span = piece.groups[g].span;
+            tagged += span ? openTag(span) + words[g] + closeTag(span) : words[g];
+        }
+        return tagged;
     }
 
     const XmlParagraphRules& rules_;
     SegmentedDocument& out_;
     std::vector<Piece>& pieces_;
     Piece current_;
-    std::string text_;
+    std::vector<std::string> pieceTexts_;  // each text node's text (a text:s read as a space after it)
 };
+
+void setText(pugi::xml_node node, const std::string& text, bool preserveSpace) {
+    if (isPcdata(node)) {
+        node.set_value(text.c_str());
+        return;
+    }
+    node.text().set(text.c_str());
+    if (preserveSpace && !text.empty()) {
+        auto space = node.attribute("xml:space");
+        if (!space) space = node.append_attribute("xml:space");
+        space.set_value("preserve");
+    }
+}
+
+// Where each chunk of a tagged translation goes: one text per group, nullopt when the answer orders its spans in a
+// way the runs cannot follow.
+std::optional<std::vector<std::string>> placeChunks(const Piece& piece, const std::string& translation) {
+    const auto parts = parseMarked(translation, piece.spans);
+    if (!parts) return std::nullopt;
+    std::vector<std::string> placed(piece.groups.size());
+    std::vector<int> open;
+    std::size_t next = 0;  // the first group a chunk may still go to
+    int lastSpan = -1;
+    std::size_t lastGroup = 0;
+    for (const auto& part : *parts) {
+        if (part.kind == MarkedPart::Kind::Open) {
+            open.push_back(part.span);
+            continue;
+        }
+        if (part.kind == MarkedPart::Kind::Close) {
+            open.pop_back();
+            continue;
+        }
+        const int span = open.empty() ? 0 : open.back();
+        if (span == lastSpan) {  // more of the same chunk (a nested span's words go with their innermost span)
+            placed[lastGroup] += part.text;
+            continue;
+        }
+        auto g = next;
+        while (g < piece.groups.size() && piece.groups[g].span != span)
+            ++g;
+        if (g == piece.groups.size()) return std::nullopt;
+        placed[g] += part.text;
+        lastSpan = span;
+        lastGroup = g;
+        next = g + 1;
+    }
+    return placed;
+}
 
 }  // namespace
 
@@ -108,17 +225,22 @@ SegmentedDocument segmentXmlParagraphs(const std::string& xml, const std::string
     out.rebuild = [doc, pieces, preserve = rules.preserveSpace](const std::vector<std::string>& translations) {
         for (std::size_t i = 0; i < pieces->size() && i < translations.size(); ++i) {
             auto& piece = (*pieces)[i];
+            std::vector<std::string> written(piece.texts.size());
+            const auto placed = piece.spans ? placeChunks(piece, translations[i]) : std::nullopt;
+            if (placed) {
+                for (std::size_t g = 0; g < piece.groups.size(); ++g)
+                    written[piece.groups[g].nodes.front()] = (*placed)[g];
+            } else {  // one formatting, or spans the runs cannot follow: all of it in the main run
+                const auto parts = piece.spans ? parseMarked(translations[i], piece.spans) : std::nullopt;
+                written[piece.carrier] = parts ? withoutTags(*parts) : translations[i];
+            }
+            written.front() = piece.lead + written.front();
+            written.back() += piece.trail;
             for (std::size_t j = 0; j < piece.texts.size(); ++j)
-                setText(piece.texts[j], j == piece.carrier ? piece.lead + translations[i] + piece.trail : std::string());
+                setText(piece.texts[j], written[j], preserve);
             for (auto space : piece.spaces)
                 space.parent().remove_child(space);
             piece.spaces.clear();
-            if (preserve) {
-                auto carrier = piece.texts[piece.carrier];
-                auto space = carrier.attribute("xml:space");
-                if (!space) space = carrier.append_attribute("xml:space");
-                space.set_value("preserve");
-            }
         }
         std::ostringstream xml;
         doc->save(xml, "", pugi::format_raw, pugi::encoding_utf8);

@@ -1,9 +1,11 @@
 #pragma once
 // The paragraphs of an office XML part (Word, OpenDocument, PowerPoint) as segments. A paragraph's text is cut
 // into pieces at what splits it in the layout (tabs, line breaks, fields, hyperlink edges); each piece is one
-// segment, and its translation goes into the text node that held most of the piece (so the piece takes its
-// dominant formatting: a bold lead-in word does not make the whole sentence bold), the other nodes emptied and
-// the whitespace around the piece kept. The formats differ only in what their elements mean.
+// segment. Runs inside a piece whose formatting differs from the piece's main one (the formatting of most of its
+// text) are inline markup: tagged spans (inline_markup.h), so a bold word stays bold where the translation puts
+// it. Each span's words go into its first run, the rest into the main runs in their order; an answer that reorders
+// the spans past what the runs allow goes whole into the run that held most of the piece. The whitespace around
+// the piece stays. The formats differ only in what their elements mean.
 #include "documents/segmented_document.h"
 
 #include <pugixml.hpp>
@@ -27,6 +29,8 @@ struct XmlParagraphRules {
     std::string kind;        // for messages: "Word"
     std::string paragraphs;  // an XPath query for every paragraph: "//w:p"
     std::function<XmlRole(pugi::xml_node)> roleOf;
+    // The formatting of a Text node, as a key: nodes with equal keys look alike (empty: the paragraph's own).
+    std::function<std::string(pugi::xml_node)> formatOf;
     bool preserveSpace = false;  // Word: the node written gets xml:space="preserve"
 };
 

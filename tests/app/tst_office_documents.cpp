@@ -78,24 +78,25 @@ void TestOfficeDocuments::packagesKeepTheirStructure_data() {
     QTest::addColumn<QStringList>("translatedParts");  // entry=text that must now be there, bracketed
     QTest::addColumn<QStringList>("keptXml");          // structure that must still be in the first part
     QTest::addColumn<QStringList>("unchangedParts");   // entries copied byte for byte
-    QTest::newRow("odt") << "sample.odt"
-                         << QStringList{"content.xml=[The weather report]",
-                                        "content.xml=[Note: the weather is nice today.]",
-                                        "content.xml=[See] ",
-                                        "content.xml=[our report]",
-                                        "content.xml= [for the weather.]",
-                                        "content.xml=[Name]<text:tab/>[A small house]",
-                                        "content.xml=[Good morning]<text:line-break/>[Good evening]",
-                                        "content.xml=[The man sees the house.]<text:note text:id=\"ftn1\" "
-                                        "text:note-class=\"footnote\"><text:note-citation>1</text:note-citation>",
-                                        "content.xml=[The house is small.]",
-                                        "content.xml=[City]",
-                                        "content.xml=\">42</text:p>",
-                                        "styles.xml=[Good morning from the header]",
-                                        "styles.xml=[Page] <text:page-number"}
-                         << QStringList{"xlink:href=\"https://example.org/report.html\"", "<text:span text:style-name=\"Strong\">",
-                                        "<text:list text:style-name=\"L1\">", "<table:table table:name=\"T1\""}
-                         << QStringList{"meta.xml", "settings.xml", "META-INF/manifest.xml", "mimetype"};
+    QTest::newRow("odt")
+        << "sample.odt"
+        << QStringList{"content.xml=[The weather report]",
+                       "content.xml=<text:span text:style-name=\"Strong\">[Note:]</text:span> [the weather is nice today.]",
+                       "content.xml=[See] ",
+                       "content.xml=[our report]",
+                       "content.xml= [for the weather.]",
+                       "content.xml=[Name]<text:tab/>[A small house]",
+                       "content.xml=[Good morning]<text:line-break/>[Good evening]",
+                       "content.xml=[The man sees the house.]<text:note text:id=\"ftn1\" "
+                       "text:note-class=\"footnote\"><text:note-citation>1</text:note-citation>",
+                       "content.xml=[The house is small.]",
+                       "content.xml=[City]",
+                       "content.xml=\">42</text:p>",
+                       "styles.xml=[Good morning from the header]",
+                       "styles.xml=[Page] <text:page-number"}
+        << QStringList{"xlink:href=\"https://example.org/report.html\"", "<text:span text:style-name=\"Strong\">",
+                       "<text:list text:style-name=\"L1\">", "<table:table table:name=\"T1\""}
+        << QStringList{"meta.xml", "settings.xml", "META-INF/manifest.xml", "mimetype"};
     QTest::newRow("odp") << "sample.odp"
                          << QStringList{"content.xml=[The weather report]",
                                         "content.xml=[Good morning]<text:line-break/>[Good evening]",
@@ -107,7 +108,8 @@ void TestOfficeDocuments::packagesKeepTheirStructure_data() {
                          << QStringList{"meta.xml", "styles.xml", "META-INF/manifest.xml", "mimetype"};
     QTest::newRow("pptx") << "sample.pptx"
                           << QStringList{"ppt/slides/slide1.xml=<a:t>[The weather report]</a:t>",
-                                         "ppt/slides/slide1.xml=<a:t>[Note: the weather is nice today.]</a:t>",
+                                         "ppt/slides/slide1.xml=<a:t>[Note:]</a:t>",
+                                         "ppt/slides/slide1.xml=<a:t> [the weather is nice today.]</a:t>",
                                          "ppt/slides/slide1.xml=<a:t>[Good morning]</a:t></a:r><a:br>",
                                          "ppt/slides/slide1.xml=<a:t>[our report]</a:t>",
                                          "ppt/slides/slide2.xml=<a:t>[City]</a:t>",

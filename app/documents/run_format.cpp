@@ -1,0 +1,32 @@
+#include "documents/run_format.h"
+
+#include <sstream>
+
+namespace dragoman::documents {
+namespace {
+
+bool named(const char* name, const std::string& ignored) {
+    const std::string word = std::string(" ") + name + " ";
+    return (" " + ignored + " ").find(word) != std::string::npos;
+}
+
+void describe(pugi::xml_node node, const std::string& ignored, std::string& key) {
+    for (const auto& a : node.attributes())
+        if (!named(a.name(), ignored)) key += std::string(" ") + a.name() + "=" + a.value();
+    for (const auto& child : node.children()) {
+        if (child.type() != pugi::node_element || named(child.name(), ignored)) continue;
+        key += std::string(" <") + child.name();
+        describe(child, ignored, key);
+        key += ">";
+    }
+}
+
+}  // namespace
+
+std::string formattingKey(pugi::xml_node properties, const std::string& ignored) {
+    std::string key;
+    if (properties) describe(properties, ignored, key);
+    return key;
+}
+
+}  // namespace dragoman::documents
