@@ -128,11 +128,32 @@ bool hasTranslation(po_message_t m) {
     return false;
 }
 
+// A translated plural entry with more or fewer forms than the header's Plural-Forms: msgfmt refuses such a catalog,
+// and which form would be which is anybody's guess.
+void checkPluralCounts(const QString& path, po_file_t file) {
+    const char* header = po_file_domain_header(file, nullptr);
+    const auto declared = field(header, "Plural-Forms");
+    if (declared.find("INTEGER") != std::string::npos) return;  // a template's placeholder
+    const int forms = pluralCount(declared);
+    if (forms == 0) return;
+    forEachMessage(file, [&](po_message_t m) {
+        if (!po_message_msgid_plural(m) || !hasTranslation(m)) return;
+        int count = 0;
+        while (po_message_msgstr_plural(m, count))
+            ++count;
+        if (count == forms) return;
+        throw Error("input", path.toStdString() + ": the header's Plural-Forms says nplurals=" + std::to_string(forms) +
+                                 " but the entry \"" + po_message_msgid(m) + "\" has " + std::to_string(count) +
+                                 " plural forms; fix the catalog first (msgfmt --check names every such entry)");
+    });
+}
+
 class PoDocument : public ReadDocument {
 public:
     PoDocument(QString path, ReadOptions options) : path_(std::move(path)), options_(std::move(options)) {
         const auto file = readPo(path_);
         checkCharset(path_, file.get());
+        checkPluralCounts(path_, file.get());
         forEachMessage(file.get(), [&](po_message_t m) {
             if (!wanted(m)) return;
             segments_.emplace_back(po_message_msgid(m));

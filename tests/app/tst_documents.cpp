@@ -328,6 +328,13 @@ void TestDocuments::badDocumentsAreRefused_data() {
     QTest::newRow("PO in Latin-1")
         << "old.po" << QByteArray("msgid \"\"\nmsgstr \"Content-Type: text/plain; charset=ISO-8859-1\\n\"\n\nmsgid \"Hi\"\nmsgstr \"\"\n")
         << "msgconv --to-code=UTF-8";
+    QTest::newRow("PO plural forms unlike its header") << "plural.po"
+                                                       << QByteArray(
+                                                              "msgid \"\"\nmsgstr \"\"\n\"Content-Type: text/plain; "
+                                                              "charset=UTF-8\\n\"\n\"Plural-Forms: nplurals=2; plural=(n != 1);\\n\"\n\n"
+                                                              "msgid \"%d file\"\nmsgid_plural \"%d files\"\nmsgstr[0] \"a\"\nmsgstr[1] "
+                                                              "\"b\"\nmsgstr[2] \"c\"\n\nmsgid \"Hi\"\nmsgstr \"\"\n")
+                                                       << "says nplurals=2 but the entry \"%d file\" has 3 plural forms";
     QTest::newRow("broken YAML") << "strings.yaml" << QByteArray("a: [Hello\nb: c\n") << "not valid YAML";
     QTest::newRow("binary named .json") << "data.json" << QByteArray("\x89PNG\r\n\x1a\n\0\0", 10) << "not UTF-8";
 }

@@ -42,6 +42,7 @@ private Q_SLOTS:
     void swapExchangesLanguages();
     void statusSaysNoModel();
     void translatesWithALoadedModel();
+    void translatesADroppedDocument_data();
     void translatesADroppedDocument();
     void aboutCreditsTheTrainingData();
     void translatesAsYouType();
@@ -110,7 +111,25 @@ void TestMainWindow::translatesWithALoadedModel() {
 
 // A document dropped on the window (here on the source pane) is translated beside itself by the engine thread:
 // the pane does not take the file's URL as text, the status names the translated copy, the input is untouched.
+// Every format translate-file reads is taken.
+void TestMainWindow::translatesADroppedDocument_data() {
+    QTest::addColumn<QString>("file");
+    QTest::addColumn<QString>("translated");
+    QTest::addColumn<QByteArray>("start");  // how the copy starts
+    QTest::newRow("subtitles") << "sample.srt"
+                               << "sample.de.srt" << QByteArray("1\n00:00:01,000 --> 00:00:03,500\n");
+    QTest::newRow("OpenDocument") << "sample.odt"
+                                  << "sample.de.odt" << QByteArray("PK");
+    QTest::newRow("PowerPoint") << "sample.pptx"
+                                << "sample.de.pptx" << QByteArray("PK");
+    QTest::newRow("XLIFF") << "linguist.xlf"
+                           << "linguist.de.xlf" << QByteArray("<?xml version=\"1.0\" encoding=\"utf-8\"?><xliff");
+}
+
 void TestMainWindow::translatesADroppedDocument() {
+    QFETCH(QString, file);
+    QFETCH(QString, translated);
+    QFETCH(QByteArray, start);
     dragoman::EngineWorker engine;
     dragoman::TranslationController controller(&engine);
     MainWindow window(&controller);
@@ -118,8 +137,8 @@ void TestMainWindow::translatesADroppedDocument() {
     window.loadModel(QStringLiteral(DRAGOMAN_TEST_FIXTURES "/marian-tiny"));
     QTRY_VERIFY_WITH_TIMEOUT(window.translateButton()->isEnabled(), 30000);
     QTemporaryDir dir;
-    const auto input = dir.filePath("notes.srt");
-    QVERIFY(QFile::copy(QStringLiteral(DRAGOMAN_TEST_FIXTURES "/documents/sample.srt"), input));
+    const auto input = dir.filePath(file);
+    QVERIFY(QFile::copy(QStringLiteral(DRAGOMAN_TEST_FIXTURES "/documents/") + file, input));
     QFile original(input);
     QVERIFY(original.open(QIODevice::ReadOnly));
     const auto before = original.readAll();
@@ -140,11 +159,11 @@ void TestMainWindow::translatesADroppedDocument() {
     QApplication::sendEvent(pane, &drop);
     QVERIFY(drop.isAccepted());
     QVERIFY(window.sourcePane()->toPlainText().isEmpty());
-    QTRY_VERIFY_WITH_TIMEOUT(window.documentStatus()->text().contains(dir.filePath("notes.de.srt")), 30000);
+    QTRY_VERIFY_WITH_TIMEOUT(window.documentStatus()->text().contains(dir.filePath(translated)), 30000);
     QVERIFY(!window.documentBar()->isVisible());
-    QFile translated(dir.filePath("notes.de.srt"));
-    QVERIFY(translated.open(QIODevice::ReadOnly));
-    QVERIFY(translated.readAll().startsWith("1\n00:00:01,000 --> 00:00:03,500\n"));
+    QFile copy(dir.filePath(translated));
+    QVERIFY(copy.open(QIODevice::ReadOnly));
+    QVERIFY(copy.readAll().startsWith(start));
     QVERIFY(original.seek(0));
     QCOMPARE(original.readAll(), before);
 }
