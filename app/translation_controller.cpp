@@ -1,6 +1,5 @@
 #include "translation_controller.h"
 
-#include "language_list.h"
 #include "model_library.h"
 
 #include <QFileInfo>
@@ -17,20 +16,13 @@ constexpr auto kAsYouType = "translate/asYouType";
 constexpr auto kModel = "model/id";
 constexpr auto kThreads = "engine/threads";
 
-bool isLanguage(const QString& code) {
-    for (const auto& language : languageList())
-        if (language.code == code) return true;
-    return false;
-}
-
 }  // namespace
 
 TranslationController::TranslationController(EngineWorker* engine, QObject* parent) : QObject(parent), engine_(engine) {
     QSettings settings;
-    from_ = settings.value(kFrom).toString();
-    to_ = settings.value(kTo).toString();
-    if (!isLanguage(from_)) from_ = QStringLiteral("en");
-    if (!isLanguage(to_)) to_ = QStringLiteral("de");
+    // A first run: English into the system's language (German where that is English or unknown).
+    std::tie(from_, to_) =
+        pairWithin(choices_, settings.value(kFrom, QStringLiteral("en")).toString(), settings.value(kTo, systemLanguage()).toString());
     asYouType_ = settings.value(kAsYouType, true).toBool();
     typingPause_ = new QTimer(this);
     typingPause_->setSingleShot(true);
@@ -58,7 +50,7 @@ int TranslationController::typingPauseMs() const {
 }
 
 void TranslationController::setLanguages(const QString& from, const QString& to) {
-    if (!isLanguage(from) || !isLanguage(to) || (from == from_ && to == to_)) return;
+    if (!choices_.offers(from, to) || (from == from_ && to == to_)) return;
     from_ = from;
     to_ = to;
     QSettings settings;
@@ -68,6 +60,7 @@ void TranslationController::setLanguages(const QString& from, const QString& to)
 }
 
 void TranslationController::swapLanguages() {
+    if (!canSwap()) return;
     const QString from = to_, to = from_;  // copies: setLanguages assigns the members it would read
     setLanguages(from, to);
 }
@@ -150,8 +143,8 @@ void TranslationController::setSourceText(const QString& text) {
 }
 
 void TranslationController::translate() {
-    typingPause_->stop();  // an explicit request replaces the pending as-you-type one
-    if (!canTranslate()) return;
+    typingPause_->stop();                                        // an explicit request replaces the pending as-you-type one
+    if (!canTranslate() || source_.trimmed().isEmpty()) return;  // nothing to translate: nothing to report
     Q_EMIT translationStarted();
     request_ = engine_->requestTranslation(source_, from_, to_);
 }
@@ -189,7 +182,10 @@ void TranslationController::onLoaded(const ModelInfo& info, const LoadInfo& stat
         engine_->setInstructions(style_, preferences_);
     }
     Q_EMIT instructionsChanged(style_, preferences_, instructionsAvailable_);
-    if (!info.fixedFrom.isEmpty()) setLanguages(info.fixedFrom, info.fixedTo);
+    choices_ = languageChoicesFor(info);
+    Q_EMIT languageChoicesChanged(choices_.sources, choices_.targets);
+    const auto [from, to] = pairWithin(choices_, from_, to_);
+    setLanguages(from, to);
     Q_EMIT modelLoaded(info, stats);
 }
 

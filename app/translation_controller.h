@@ -6,6 +6,7 @@
 // place: a new model starts without an adapter, a model with a fixed pair sets the languages, a new adapter
 // re-translates the text shown, translate-as-you-type waits for a pause in typing.
 #include "engine_worker.h"
+#include "language_choices.h"
 
 #include <QObject>
 #include <QString>
@@ -28,6 +29,10 @@ public:
     bool canTranslate() const { return engine_ && !loadedModel_.isEmpty(); }
     QString sourceLanguage() const { return from_; }
     QString targetLanguage() const { return to_; }
+    // What the loaded model can be asked for (every known language before one is loaded): never the same
+    // language on both sides, and a swap only where the model also translates the other way.
+    const LanguageChoices& languageChoices() const { return choices_; }
+    bool canSwap() const { return choices_.offers(to_, from_); }
     QString loadedModel() const { return loadedModel_; }  // empty until a model is loaded
     QString lastSessionModel() const;                     // the model loaded when Dragoman last ran
     QString adapterInUse() const { return adapter_; }     // empty: none
@@ -71,6 +76,8 @@ public Q_SLOTS:
 
 Q_SIGNALS:
     void languagesChanged(const QString& from, const QString& to);
+    // A model loaded: the languages it offers (languagesChanged follows if the pair shown had to change).
+    void languageChoicesChanged(const QStringList& sources, const QStringList& targets);
     void loadStarted(const QString& modelIdOrPath);
     // phase: for people ("Reading weights"); fraction: 0..1 over the whole load.
     void loadProgress(const QString& phase, double fraction);
@@ -101,6 +108,7 @@ private:
     QTimer* typingPause_ = nullptr;
     QString from_, to_, source_, loadedModel_, adapter_, style_;
     QStringList preferences_;
+    LanguageChoices choices_ = allLanguageChoices();
     bool instructionsAvailable_ = false;
     QString modelProfile_, profileOverride_;
     void updateInstructionsAvailable();

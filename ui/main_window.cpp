@@ -21,6 +21,8 @@
 #include <QFontDialog>
 #include <QMimeData>
 #include <QSettings>
+#include <QTime>
+#include <QTimer>
 #include <QUrl>
 
 #include <QComboBox>
@@ -44,13 +46,22 @@
 namespace dragoman {
 namespace {
 
-QComboBox* makeLanguagePicker(const QString& accessibleName, const QString& initialCode) {
+QComboBox* makeLanguagePicker(const QString& accessibleName) {
     auto* box = new QComboBox;
     box->setAccessibleName(accessibleName);
-    for (const auto& language : languageList())
-        box->addItem(language.name, language.code);
-    box->setCurrentIndex(std::max(0, box->findData(initialCode)));
     return box;
+}
+
+// The languages a picker offers: full names, the codes as tooltips.
+void fillLanguagePicker(QComboBox* box, const QStringList& codes) {
+    const QSignalBlocker block(box);
+    box->clear();
+    for (const auto& language : languageList())
+        if (codes.contains(language.code)) {
+            box->addItem(language.name, language.code);
+            box->setItemData(box->count() - 1, language.code, Qt::ToolTipRole);
+        }
+    box->setEnabled(box->count() > 1);
 }
 
 }  // namespace
@@ -66,6 +77,11 @@ MainWindow::MainWindow(TranslationController* controller, QWidget* parent)
     connectDocuments();
     resize(1000, 640);
     restoreSettings();
+    // Text typed as soon as the window opens goes to the source pane.
+    source_->setFocus();
+    if (firstRun_)
+        statusBar()->showMessage(tr("Type or paste text on the left; Ctrl+Enter translates, Esc stops. Drop documents on the window."),
+                                 30000);
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {
@@ -73,15 +89,32 @@ void MainWindow::closeEvent(QCloseEvent* event) {
     QMainWindow::closeEvent(event);
 }
 
+// Geometry is saved a moment after the window stops moving or resizing, so a crash or a kill loses nothing.
+void MainWindow::resizeEvent(QResizeEvent* event) {
+    QMainWindow::resizeEvent(event);
+    if (settingsRestored_) saveGeometrySoon_->start();
+}
+
+void MainWindow::moveEvent(QMoveEvent* event) {
+    QMainWindow::moveEvent(event);
+    if (settingsRestored_) saveGeometrySoon_->start();
+}
+
 // The view's own settings: geometry and font (QSettings: ~/.config/dragoman). Languages, the model, threads and
 // translate-as-you-type are the controller's.
 void MainWindow::restoreSettings() {
+    saveGeometrySoon_ = new QTimer(this);
+    saveGeometrySoon_->setSingleShot(true);
+    saveGeometrySoon_->setInterval(500);
+    connect(saveGeometrySoon_, &QTimer::timeout, this, [this] { QSettings().setValue("window/geometry", saveGeometry()); });
     QSettings settings;
+    firstRun_ = !settings.contains("window/geometry") && !settings.contains("model/id");
     if (auto geometry = settings.value("window/geometry").toByteArray(); !geometry.isEmpty()) restoreGeometry(geometry);
     if (auto font = settings.value("window/font").toString(); !font.isEmpty()) {
         QFont f;
         if (f.fromString(font)) setPaneFont(f);
     }
+    settingsRestored_ = true;
 }
 
 void MainWindow::saveSettings() const {
@@ -93,6 +126,7 @@ void MainWindow::saveSettings() const {
 void MainWindow::setPaneFont(const QFont& font) {
     source_->setFont(font);
     output_->setFont(font);
+    if (settingsRestored_) QSettings().setValue("window/font", font.toString());
 }
 
 void MainWindow::chooseFont() {
@@ -266,6 +300,21 @@ void MainWindow::showLanguages(const QString& from, const QString& to) {
     const QSignalBlocker blockFrom(from_), blockTo(to_);  // the controller already knows
     from_->setCurrentIndex(std::max(0, from_->findData(from)));
     to_->setCurrentIndex(std::max(0, to_->findData(to)));
+    swap_->setEnabled(controller_->canSwap());
+}
+
+// A language picked on one side that the other side shows swaps the two; a pair the model cannot do is
+// refused by the controller, and the pickers go back to what it has.
+void MainWindow::pickLanguage(QComboBox* picker) {
+    auto from = from_->currentData().toString(), to = to_->currentData().toString();
+    if (from == to) {
+        if (picker == from_)
+            to = controller_->sourceLanguage();
+        else
+            from = controller_->targetLanguage();
+    }
+    controller_->setLanguages(from, to);
+    showLanguages(controller_->sourceLanguage(), controller_->targetLanguage());
 }
 
 // What a person does goes to the controller.
@@ -280,8 +329,7 @@ void MainWindow::connectInput() {
     connect(source_, &QPlainTextEdit::textChanged, this, [this] { controller_->setSourceText(source_->toPlainText()); });
     connect(asYouType_, &QCheckBox::toggled, controller_, &TranslationController::setTranslateAsYouType);
     for (auto* picker : {from_, to_})
-        connect(picker, &QComboBox::currentIndexChanged, this,
-                [this] { controller_->setLanguages(from_->currentData().toString(), to_->currentData().toString()); });
+        connect(picker, &QComboBox::currentIndexChanged, this, [this, picker] { pickLanguage(picker); });
     connect(modelPicker_, &QComboBox::activated, this, [this](int index) { loadModel(modelPicker_->itemData(index).toString()); });
     connect(cancelLoad_, &QPushButton::clicked, controller_, &TranslationController::cancelLoad);
     connect(adapterPicker_, &QComboBox::activated, this, [this](int index) { useAdapter(adapterPicker_->itemData(index).toString()); });
@@ -292,6 +340,12 @@ void MainWindow::connectController() {
     showLanguages(controller_->sourceLanguage(), controller_->targetLanguage());
     asYouType_->setChecked(controller_->translatesAsYouType());
     connect(controller_, &TranslationController::languagesChanged, this, &MainWindow::showLanguages);
+    connect(controller_, &TranslationController::languageChoicesChanged, this,
+            [this](const QStringList& sources, const QStringList& targets) {
+                fillLanguagePicker(from_, sources);
+                fillLanguagePicker(to_, targets);
+                showLanguages(controller_->sourceLanguage(), controller_->targetLanguage());
+            });
     connect(controller_, &TranslationController::loadStarted, this, [this] {
         loadBar_->setValue(0);
         loadBar_->setVisible(true);
@@ -339,6 +393,16 @@ void MainWindow::connectController() {
     connect(controller_, &TranslationController::translationFinished, this, [this](const TranslationInfo& stats) {
         const double rate = stats.totalSeconds > 0 ? stats.generatedTokens / stats.totalSeconds : 0;
         translationStatus_->setText(tr("First token %1 s, %2 tokens/s").arg(stats.firstTokenSeconds, 0, 'f', 3).arg(rate, 0, 'f', 1));
+        // The last translations' numbers, newest first, in the tooltip.
+        history_.prepend(tr("%1  %2 → %3 tokens, first token %4 s, %5 tokens/s")
+                             .arg(QTime::currentTime().toString(QStringLiteral("HH:mm:ss")))
+                             .arg(stats.sourceTokens)
+                             .arg(stats.generatedTokens)
+                             .arg(stats.firstTokenSeconds, 0, 'f', 3)
+                             .arg(rate, 0, 'f', 1));
+        while (history_.size() > 10)
+            history_.removeLast();
+        translationStatus_->setToolTip(history_.join('\n'));
     });
     connect(controller_, &TranslationController::translationFailed, this,
             [this](const QString& message) { translationStatus_->setText(tr("Translation failed: %1").arg(message)); });
@@ -399,8 +463,10 @@ void MainWindow::onLoaded(const ModelInfo& info, const LoadInfo& stats) {
 }
 
 void MainWindow::buildUi() {
-    from_ = makeLanguagePicker(tr("Source language"), QStringLiteral("en"));
-    to_ = makeLanguagePicker(tr("Target language"), QStringLiteral("de"));
+    from_ = makeLanguagePicker(tr("Source language"));
+    to_ = makeLanguagePicker(tr("Target language"));
+    fillLanguagePicker(from_, controller_->languageChoices().sources);
+    fillLanguagePicker(to_, controller_->languageChoices().targets);
     swap_ = new QToolButton;
     swap_->setText(QStringLiteral("⇄"));
     swap_->setToolTip(tr("Swap languages"));

@@ -16,6 +16,7 @@ class QFont;
 class QComboBox;
 class QProgressBar;
 class QLabel;
+class QTimer;
 class QPlainTextEdit;
 class QPushButton;
 class QToolButton;
@@ -46,6 +47,7 @@ public:
     QPlainTextEdit* outputPane() const { return output_; }
     QComboBox* fromPicker() const { return from_; }
     QComboBox* toPicker() const { return to_; }
+    QToolButton* swapButton() const { return swap_; }
     QLabel* modelStatus() const { return modelStatus_; }
     QLabel* translationStatus() const { return translationStatus_; }
     QComboBox* modelPicker() const { return modelPicker_; }
@@ -88,6 +90,8 @@ public Q_SLOTS:
 
 protected:
     void closeEvent(QCloseEvent* event) override;
+    void resizeEvent(QResizeEvent* event) override;
+    void moveEvent(QMoveEvent* event) override;
     void dragEnterEvent(QDragEnterEvent* event) override;
     void dropEvent(QDropEvent* event) override;
     // Document drops on the text panes go to the window rather than into the text.
@@ -99,6 +103,7 @@ private:
     void connectInput();
     void connectController();
     void showLanguages(const QString& from, const QString& to);
+    void pickLanguage(QComboBox* picker);
     void onLoaded(const ModelInfo& info, const LoadInfo& stats);
     void fillModelPicker();
     void fillAdapterPicker(const QString& baseId = {});
@@ -112,6 +117,10 @@ private:
 
     QPlainTextEdit* source_ = nullptr;
     QPlainTextEdit* output_ = nullptr;
+    QTimer* saveGeometrySoon_ = nullptr;
+    QStringList history_;  // the last translations' numbers, for the status bar's tooltip
+    bool settingsRestored_ = false;
+    bool firstRun_ = false;
     QComboBox* from_ = nullptr;
     QComboBox* to_ = nullptr;
     QToolButton* swap_ = nullptr;

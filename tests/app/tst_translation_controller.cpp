@@ -42,6 +42,9 @@ private Q_SLOTS:
     void languagesPersist();
     void swapSaysBothLanguages();
     void fixedPairModelSetsTheLanguages();
+    void languagesFollowTheModel_data();
+    void languagesFollowTheModel();
+    void emptyTextIsNotTranslated();
     void onlyTheLatestRequestReachesTheView();
     void asYouTypeWaitsForAPause();
     void adapterTranslatesTheTextAgain();
@@ -123,6 +126,68 @@ void TestTranslationController::fixedPairModelSetsTheLanguages() {
     QCOMPARE(controller.sourceLanguage(), QStringLiteral("en"));
     QCOMPARE(controller.targetLanguage(), QStringLiteral("de"));
     QCOMPARE(controller.lastSessionModel(), controller.loadedModel());
+}
+
+// The choices offered follow the model: a bilingual pair its two languages (no swap), a multilingual model the
+// languages it writes, on both sides; never the same language twice; the pair shown moves into the choices.
+void TestTranslationController::languagesFollowTheModel_data() {
+    QTest::addColumn<QString>("model");
+    QTest::addColumn<QStringList>("sources");  // empty: not compared (many)
+    QTest::addColumn<QStringList>("targets");
+    QTest::addColumn<int>("count");
+    QTest::addColumn<bool>("swaps");
+    QTest::newRow("bilingual Marian") << kMarian << QStringList{"en"} << QStringList{"de"} << 1 << false;
+    QTest::newRow("multilingual Marian (the bundled model)") << QStringLiteral(DRAGOMAN_SOURCE_DIR "/resources/models/dragoman-en-de-zh")
+                                                             << QStringList{"de", "en", "zh"} << QStringList{"de", "en", "zh"} << 3 << true;
+    QTest::newRow("HY-MT") << QStringLiteral(DRAGOMAN_TEST_FIXTURES "/hunyuan-tiny") << QStringList{} << QStringList{} << 33 << true;
+}
+
+void TestTranslationController::languagesFollowTheModel() {
+    QFETCH(QString, model);
+    QFETCH(QStringList, sources);
+    QFETCH(QStringList, targets);
+    QFETCH(int, count);
+    QFETCH(bool, swaps);
+    EngineWorker engine;
+    TranslationController controller(&engine);
+    QCOMPARE(controller.languageChoices().sources.size(), dragoman::allLanguageChoices().sources.size());
+    controller.setLanguages(QStringLiteral("fr"), QStringLiteral("fr"));  // never the same language twice
+    QCOMPARE(controller.sourceLanguage(), QStringLiteral("en"));
+    QSignalSpy choices(&controller, &TranslationController::languageChoicesChanged);
+    QSignalSpy loaded(&controller, &TranslationController::modelLoaded);
+    controller.setLanguages(QStringLiteral("fr"), QStringLiteral("ja"));
+    controller.loadModel(model);
+    QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 30000);
+    QCOMPARE(choices.count(), 1);
+    const auto& offered = controller.languageChoices();
+    const auto sorted = [](QStringList codes) {
+        codes.sort();
+        return codes;
+    };
+    if (!sources.isEmpty()) QCOMPARE(sorted(offered.sources), sources);
+    if (!targets.isEmpty()) QCOMPARE(sorted(offered.targets), targets);
+    QVERIFY2(offered.targets.size() >= count, qPrintable(offered.targets.join(' ')));
+    QVERIFY(offered.offers(controller.sourceLanguage(), controller.targetLanguage()));
+    QCOMPARE(controller.canSwap(), swaps);
+    const auto before = std::make_pair(controller.sourceLanguage(), controller.targetLanguage());
+    controller.swapLanguages();
+    QCOMPARE(controller.sourceLanguage(), swaps ? before.second : before.first);
+    controller.setLanguages(QStringLiteral("xx"), QStringLiteral("de"));  // not offered: nothing changes
+    QCOMPARE(controller.sourceLanguage(), swaps ? before.second : before.first);
+}
+
+// Ctrl+Enter on an empty pane starts nothing, so nothing reports a first token that never came.
+void TestTranslationController::emptyTextIsNotTranslated() {
+    EngineWorker engine;
+    TranslationController controller(&engine);
+    loadMarian(controller);
+    QSignalSpy started(&controller, &TranslationController::translationStarted);
+    QSignalSpy finished(&controller, &TranslationController::translationFinished);
+    controller.setSourceText(QStringLiteral("  \n "));
+    controller.translate();
+    QTest::qWait(200);
+    QCOMPARE(started.count(), 0);
+    QCOMPARE(finished.count(), 0);
 }
 
 // Three requests in a row: the view hears three starts (each clears the pane) but the deltas and the finish of

@@ -30,6 +30,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTimer>
+#include <QToolButton>
 #include <QUrl>
 
 using dragoman::MainWindow;
@@ -48,6 +49,9 @@ private Q_SLOTS:
     void translatesAsYouType();
     void stopCopyAndClear();
     void settingsSurviveARestart();
+    void settingsAreSavedWhenTheyChange();
+    void firstRunStartsInTheSourcePane();
+    void pickersFollowTheModel();
     void modelPickerListsTheStore();
     void instructionsRowForHyMt2Models();
     void adapterPickerSwitchesWithoutReload();
@@ -107,6 +111,10 @@ void TestMainWindow::translatesWithALoadedModel() {
     const auto output = window.outputPane()->toPlainText();
     QCOMPARE(output.count('\n'), 2);  // paragraphs stay aligned
     QVERIFY(!output.trimmed().isEmpty());
+    // The numbers of each translation stay in the tooltip, newest first.
+    QTest::mouseClick(window.translateButton(), Qt::LeftButton);
+    QTRY_COMPARE_WITH_TIMEOUT(window.translationStatus()->toolTip().count('\n'), 1, 30000);
+    QVERIFY(window.translationStatus()->toolTip().contains(QStringLiteral("tokens, first token")));
 }
 
 // A document dropped on the window (here on the source pane) is translated beside itself by the engine thread:
@@ -210,6 +218,71 @@ void TestMainWindow::stopCopyAndClear() {
     window.clearPanes();
     QVERIFY(window.sourcePane()->toPlainText().isEmpty());
     QVERIFY(window.outputPane()->toPlainText().isEmpty());
+}
+
+// Nothing waits for a clean exit: each setting is on disk once it changes (a killed process loses nothing;
+// tests/ui/real_window.sh kills the real one).
+void TestMainWindow::settingsAreSavedWhenTheyChange() {
+    QSettings().clear();
+    MainWindow window;
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    window.toPicker()->setCurrentIndex(window.toPicker()->findData(QStringLiteral("fr")));
+    QFont font(QStringLiteral("DejaVu Sans"));
+    font.setPointSize(15);
+    window.setPaneFont(font);
+    window.resize(window.size() + QSize(120, 90));
+    const auto size = window.size();
+    QCOMPARE(QSettings().value("languages/to").toString(), QStringLiteral("fr"));
+    QVERIFY(QSettings().value("window/font").toString().contains(QStringLiteral("DejaVu Sans,15")));
+    QTest::qWait(700);  // the geometry is saved once resizing pauses
+    QVERIFY(!QSettings().value("window/geometry").toByteArray().isEmpty());
+    MainWindow second;  // as a restart after a kill would
+    QTRY_COMPARE(second.size(), size);
+    QSettings().clear();
+}
+
+// A first run: English into German (the tests' locale has no language of its own), the cursor in the source pane
+// so typing right away works, and a one-line hint.
+void TestMainWindow::firstRunStartsInTheSourcePane() {
+    QSettings().clear();
+    MainWindow window;
+    window.show();
+    QVERIFY(QTest::qWaitForWindowActive(&window));
+    QCOMPARE(window.fromPicker()->currentData().toString(), QStringLiteral("en"));
+    QCOMPARE(window.toPicker()->currentData().toString(), QStringLiteral("de"));
+    QTRY_VERIFY(window.sourcePane()->hasFocus());
+    QTest::keyClicks(QApplication::focusWidget(), QStringLiteral("Hello"));
+    QCOMPARE(window.sourcePane()->toPlainText(), QStringLiteral("Hello"));
+    QVERIFY(window.statusBar()->currentMessage().contains(QStringLiteral("Ctrl+Enter")));
+    QSettings().clear();
+}
+
+// The pickers offer what the loaded model can do, with the codes as tooltips: a bilingual pair its two languages
+// (nothing to pick, no swap), HY-MT its languages; picking the other side's language swaps the two.
+void TestMainWindow::pickersFollowTheModel() {
+    QSettings().clear();
+    dragoman::EngineWorker engine;
+    dragoman::TranslationController controller(&engine);
+    MainWindow window(&controller);
+    window.show();
+    window.loadModel(QStringLiteral(DRAGOMAN_TEST_FIXTURES "/marian-tiny"));
+    QTRY_VERIFY_WITH_TIMEOUT(window.translateButton()->isEnabled(), 30000);
+    QCOMPARE(window.fromPicker()->count(), 1);
+    QCOMPARE(window.toPicker()->count(), 1);
+    QCOMPARE(window.fromPicker()->itemData(0, Qt::ToolTipRole).toString(), QStringLiteral("en"));
+    QCOMPARE(window.toPicker()->itemText(0), QStringLiteral("German"));
+    QVERIFY(!window.fromPicker()->isEnabled() && !window.toPicker()->isEnabled());
+    QVERIFY(!window.swapButton()->isEnabled());
+    window.loadModel(QStringLiteral(DRAGOMAN_TEST_FIXTURES "/hunyuan-tiny"));
+    QTRY_VERIFY_WITH_TIMEOUT(window.toPicker()->count() > 30, 30000);
+    QVERIFY(window.swapButton()->isEnabled());
+    QCOMPARE(window.fromPicker()->currentData().toString(), QStringLiteral("en"));
+    window.toPicker()->setCurrentIndex(window.toPicker()->findData(QStringLiteral("en")));  // the source's language
+    QCOMPARE(window.fromPicker()->currentData().toString(), QStringLiteral("de"));
+    QCOMPARE(window.toPicker()->currentData().toString(), QStringLiteral("en"));
+    QCOMPARE(controller.sourceLanguage(), QStringLiteral("de"));
+    QSettings().clear();
 }
 
 void TestMainWindow::settingsSurviveARestart() {

@@ -1,0 +1,66 @@
+#include "language_choices.h"
+
+#include "language_list.h"
+
+#include <QLocale>
+
+namespace dragoman {
+namespace {
+
+QStringList known(const QStringList& codes) {
+    QStringList kept;
+    for (const auto& language : languageList())
+        if (codes.contains(language.code)) kept << language.code;
+    return kept;
+}
+
+}  // namespace
+
+LanguageChoices allLanguageChoices() {
+    QStringList all;
+    for (const auto& language : languageList())
+        all << language.code;
+    return {all, all};
+}
+
+LanguageChoices languageChoicesFor(const ModelInfo& model) {
+    auto choices = allLanguageChoices();
+    const auto targets = known(model.targetLanguages);
+    const auto fixedFrom = known({model.fixedFrom}), fixedTo = known({model.fixedTo});
+    if (!targets.isEmpty())
+        choices.targets = targets;
+    else if (!fixedTo.isEmpty())
+        choices.targets = fixedTo;
+    // A multilingual model ("mul" on its source side, or prompts naming the target) reads the languages it writes.
+    if (!fixedFrom.isEmpty())
+        choices.sources = fixedFrom;
+    else if (!targets.isEmpty())
+        choices.sources = targets;
+    return choices;
+}
+
+QString systemLanguage() {
+    const auto name = QLocale::system().name();  // "fr_FR", "zh_TW", "C"
+    if (name == QLatin1String("zh_TW") || name == QLatin1String("zh_HK") || name == QLatin1String("zh_MO"))
+        return QStringLiteral("zh-Hant");
+    const auto code = name.section('_', 0, 0);
+    return known({code}).value(0);
+}
+
+std::pair<QString, QString> pairWithin(const LanguageChoices& choices, const QString& from, const QString& to) {
+    if (choices.offers(from, to)) return {from, to};
+    auto source = choices.sources.contains(from)                   ? from
+                  : choices.sources.contains(QStringLiteral("en")) ? QStringLiteral("en")
+                                                                   : choices.sources.value(0);
+    for (const auto& candidate : {to, systemLanguage(), QStringLiteral("de"), QStringLiteral("en")})
+        if (choices.offers(source, candidate)) return {source, candidate};
+    for (const auto& candidate : choices.targets)
+        if (choices.offers(source, candidate)) return {source, candidate};
+    // A model whose only target is the chosen source: take its first source that differs.
+    for (const auto& s : choices.sources)
+        for (const auto& t : choices.targets)
+            if (choices.offers(s, t)) return {s, t};
+    return {from, to};
+}
+
+}  // namespace dragoman

@@ -1,0 +1,28 @@
+#pragma once
+// Which languages the window offers for a model: a bilingual pair its two languages, a multilingual model the
+// languages it has tokens or prompt names for (on both sides), a model that says nothing every known language;
+// and which pair to show when the model changes or on a first run.
+#include "engine_worker.h"
+
+#include <QString>
+#include <QStringList>
+
+namespace dragoman {
+
+struct LanguageChoices {
+    QStringList sources, targets;  // codes, in the language table's order
+    bool offers(const QString& from, const QString& to) const { return from != to && sources.contains(from) && targets.contains(to); }
+};
+
+// Every known language on both sides: before a model is loaded.
+LanguageChoices allLanguageChoices();
+LanguageChoices languageChoicesFor(const ModelInfo& model);
+
+// The system locale's language as a code of the language table ("fr" for fr_FR, "zh-Hant" for zh_TW), or empty.
+QString systemLanguage();
+
+// The pair to show: `from`/`to` where the choices offer them, else English into the system's language, German
+// or English, else the first languages offered.
+std::pair<QString, QString> pairWithin(const LanguageChoices& choices, const QString& from, const QString& to);
+
+}  // namespace dragoman
