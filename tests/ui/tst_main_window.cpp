@@ -254,7 +254,7 @@ void TestMainWindow::firstRunStartsInTheSourcePane() {
     QTRY_VERIFY(window.sourcePane()->hasFocus());
     QTest::keyClicks(QApplication::focusWidget(), QStringLiteral("Hello"));
     QCOMPARE(window.sourcePane()->toPlainText(), QStringLiteral("Hello"));
-    QVERIFY(window.statusBar()->currentMessage().contains(QStringLiteral("Ctrl+Enter")));
+    QVERIFY(window.translationStatus()->text().contains(QStringLiteral("Ctrl+Enter")));
     QSettings().clear();
 }
 
