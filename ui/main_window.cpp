@@ -80,8 +80,7 @@ MainWindow::MainWindow(TranslationController* controller, QWidget* parent)
     // Text typed as soon as the window opens goes to the source pane.
     source_->setFocus();
     if (firstRun_)
-        statusBar()->showMessage(tr("Type or paste text on the left; Ctrl+Enter translates, Esc stops. Drop documents on the window."),
-                                 30000);
+        translationStatus_->setText(tr("Type or paste text on the left: Ctrl+Enter translates, Esc stops; drop documents on the window."));
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {

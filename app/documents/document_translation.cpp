@@ -19,6 +19,39 @@
 namespace dragoman::documents {
 namespace {
 
+// Whether a formatted answer keeps the source's markup as the document needs it: a span whose words had letters
+// still has some (a bold word or a link's text must not vanish), and the empty pairs (standalone codes, an
+// image, a line break, the halves of a code split in two) stay in their order.
+bool keepsMarkup(const std::vector<MarkedPart>& source, const std::vector<MarkedPart>& answer) {
+    const auto describe = [](const std::vector<MarkedPart>& parts, std::vector<int>& emptyOrder) {
+        std::map<int, std::string> words;
+        std::vector<int> open;
+        for (std::size_t i = 0; i < parts.size(); ++i) {
+            const auto& part = parts[i];
+            if (part.kind == MarkedPart::Kind::Open) {
+                open.push_back(part.span);
+                if (i + 1 < parts.size() && parts[i + 1].kind == MarkedPart::Kind::Close) emptyOrder.push_back(part.span);
+            } else if (part.kind == MarkedPart::Kind::Close) {
+                open.pop_back();
+            } else {
+                for (const int span : open)
+                    words[span] += part.text;
+            }
+        }
+        return words;
+    };
+    std::vector<int> sourceEmpty, answerEmpty;
+    const auto sourceWords = describe(source, sourceEmpty);
+    auto answerWords = describe(answer, answerEmpty);
+    for (const auto& [span, words] : sourceWords)
+        if (hasLetters(words) && !hasLetters(answerWords[span])) return false;
+    // The source's empty pairs, in the answer's order (the answer may have filled none of them).
+    std::vector<int> kept;
+    for (const int span : answerEmpty)
+        if (std::find(sourceEmpty.begin(), sourceEmpty.end(), span) != sourceEmpty.end()) kept.push_back(span);
+    return kept == sourceEmpty;
+}
+
 // Translates each distinct segment once (headers, repeated cells), in order, reporting progress.
 class SegmentTranslator {
 public:
@@ -46,7 +79,7 @@ public:
                     request_.progress(started++, total);
                 }
                 try {
-                    translations[i] = isTagged(order_[i]) ? translateTagged(order_[i].substr(1)) : request_.translate(order_[i]);
+                    translations[i] = order_[i].first ? translateTagged(order_[i].second) : request_.translate(order_[i].second);
                 } catch (...) {
                     std::lock_guard lock(mutex);
                     if (!error) error = std::current_exception();
@@ -66,7 +99,7 @@ public:
         }
         if (error) std::rethrow_exception(error);
         for (std::size_t i = 0; i < total; ++i)
-            done_[order_[i]] = isTagged(order_[i]) ? std::move(translations[i]) : finish(order_[i], std::move(translations[i]));
+            done_[order_[i]] = order_[i].first ? std::move(translations[i]) : finish(order_[i].second, std::move(translations[i]));
         if (request_.progress) request_.progress(total, total);
     }
     // A segment's translation as the document gets it.
@@ -92,26 +125,31 @@ public:
     }
     std::size_t count() const { return order_.size(); }
     std::size_t keptSource() const { return keptSource_; }
-    std::size_t tagged() const { return static_cast<std::size_t>(std::count_if(order_.begin(), order_.end(), isTagged)); }
+    std::size_t tagged() const {
+        return static_cast<std::size_t>(std::count_if(order_.begin(), order_.end(), [](const Key& k) { return k.first; }));
+    }
     std::size_t tagsLost() const { return tagsLost_; }
 
 private:
     // Tagged segments are keyed apart: the same words as plain text are another segment.
-    static std::string key(const std::string& segment, bool tagged) { return tagged ? '\x01' + segment : segment; }
-    static bool isTagged(const std::string& key) { return !key.empty() && key.front() == '\x01'; }
+    using Key = std::pair<bool, std::string>;
+    static Key key(const std::string& segment, bool tagged) { return {tagged, segment}; }
 
     // Whole, with the formatted prompt, where the model has one and its answer keeps every tag in place;
     // otherwise the text between the tags piece by piece.
     std::string translateTagged(const std::string& tagged) {
         const int spans = spanCount(tagged);
         const auto source = parseMarked(tagged, spans);
-        if (!source) return finish(tagged, request_.translate(tagged));  // not ours: cannot happen
+        if (!source) return finish(tagged, request_.translate(tagged));  // the formats never write these
         if (request_.translateFormatted) {
             auto answer = request_.translateFormatted(tagged);
-            for (auto& c : answer)
-                if (c == '\n' || c == '\r') c = ' ';
+            const auto first = answer.find_first_not_of(" \t\r\n"), last = answer.find_last_not_of(" \t\r\n");
+            answer = first == std::string::npos ? std::string() : answer.substr(first, last - first + 1);
+            if (tagged.find('\n') == std::string::npos)  // line breaks only where the source has them (see finish())
+                for (auto& c : answer)
+                    if (c == '\n' || c == '\r') c = ' ';
             const auto parts = parseMarked(answer, spans);
-            if (parts && hasLetters(withoutTags(*parts))) return joinMarked(*parts);
+            if (parts && hasLetters(withoutTags(*parts)) && keepsMarkup(*source, *parts)) return joinMarked(*parts);
             ++tagsLost_;
         }
         auto parts = *source;
@@ -119,19 +157,16 @@ private:
             const auto [first, end] = translatableCore(part.text);
             if (part.kind != MarkedPart::Kind::Text || first == std::string::npos) continue;
             const auto words = part.text.substr(first, end - first);
-            auto translated = request_.translate(words);
-            std::lock_guard lock(finishing_);
-            part.text = part.text.substr(0, first) + finish(words, std::move(translated)) + part.text.substr(end);
+            part.text = part.text.substr(0, first) + finish(words, request_.translate(words)) + part.text.substr(end);
         }
         return joinMarked(parts);
     }
 
     const DocumentRequest& request_;
-    std::map<std::string, std::string> done_;
-    std::vector<std::string> order_;
-    std::size_t keptSource_ = 0;
+    std::map<Key, std::string> done_;
+    std::vector<Key> order_;
+    std::atomic<std::size_t> keptSource_ = 0;  // finish() runs on the workers for tagged segments' pieces
     std::atomic<std::size_t> tagsLost_ = 0;
-    std::mutex finishing_;  // finish() counts
 };
 
 // A data document translated whole with the structured prompt, where the model has one and its answer keeps

@@ -32,10 +32,12 @@ XmlRole wordRole(pugi::xml_node node) {
     return XmlRole::Descend;  // runs, tracked insertions, content controls, smart tags, drawings holding text boxes
 }
 
-// A w:t's run properties; language, proofing and revision ids change nothing a reader sees.
+// A w:t's run properties, less what changes nothing a reader of this text sees: language, proofing and revision
+// marks, kerning, and the complex-script and East Asian variants (fonts, sizes, bold) Word splits runs on.
 std::string wordFormat(pugi::xml_node text) {
     return formattingKey(text.parent().child("w:rPr"),
-                         "w:lang w:noProof w:webHidden w:rsidR w:rsidRPr w:rsidDel w:rsidRDefault w:rPrChange");
+                         "w:lang w:noProof w:webHidden w:rsidR w:rsidRPr w:rsidDel w:rsidRDefault w:rPrChange w:kern w:szCs w:bCs w:iCs "
+                         "w:cs w:rtl w:hint w:eastAsia w:eastAsiaTheme w:cstheme w:specVanish");
 }
 
 const XmlParagraphRules& wordRules() {

@@ -148,8 +148,8 @@ private:
 
     std::string_view text_;
     MarkedRun run_;
-    std::map<std::size_t, std::size_t> linkEnds_;
-    std::size_t plain_ = 0;  // where the words not yet handed to the run start  // where a link's "](target)" starts -> its length
+    std::map<std::size_t, std::size_t> linkEnds_;  // where a link's "](target)" starts -> its length
+    std::size_t plain_ = 0;                        // where the words not yet handed to the run start
 };
 
 }  // namespace

@@ -15,8 +15,10 @@ std::string withArticle(const std::string& kind) {
     return (kind.find_first_of("AEIOU") == 0 ? "an " : "a ") + kind;
 }
 
-// A part beyond this is not a real document (and a ZIP bomb's declared size is refused before inflating it).
-constexpr zip_uint64_t kMaxPartBytes = 256ull * 1024 * 1024;
+// A part beyond this, or translatable parts beyond the total, are not a real document: a ZIP bomb's declared sizes
+// are refused before anything is inflated (the parts' XML trees stay in memory until the copy is written).
+constexpr zip_uint64_t kMaxPartBytes = 128ull * 1024 * 1024;
+constexpr zip_uint64_t kMaxTextBytes = 192ull * 1024 * 1024;
 
 struct ZipCloser {
     void operator()(zip_t* z) const { zip_discard(z); }
@@ -127,9 +129,20 @@ std::unique_ptr<ReadDocument> readOfficePackage(const QString& path, const Offic
             throw Error("input", path.toStdString() + " is not " + withArticle(kind.name) + " (" + wrong + ")");
     Parts parts;
     const auto count = zip_get_num_entries(zip.get(), 0);
+    std::vector<zip_int64_t> wanted;
+    zip_uint64_t total = 0;
     for (zip_int64_t i = 0; i < count; ++i) {
         const char* entry = zip_get_name(zip.get(), static_cast<zip_uint64_t>(i), 0);
-        if (!entry || !kind.translatable(entry)) continue;
+        zip_stat_t st;
+        if (!entry || !kind.translatable(entry) || zip_stat_index(zip.get(), static_cast<zip_uint64_t>(i), 0, &st) != 0) continue;
+        total += st.size;
+        if (total > kMaxTextBytes)
+            throw Error("input", path.toStdString() + ": its text parts unpack to more than " + std::to_string(kMaxTextBytes >> 20) +
+                                     " MiB; no real " + kind.name + " is that large (a ZIP bomb?)");
+        wanted.push_back(i);
+    }
+    for (const auto i : wanted) {
+        const std::string entry = zip_get_name(zip.get(), static_cast<zip_uint64_t>(i), 0);
         parts.emplace(entry, kind.segment(readEntry(zip.get(), i, entry, kind.name), entry));
     }
     return std::make_unique<PackageDocument>(path, std::move(parts));

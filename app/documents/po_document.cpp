@@ -100,7 +100,7 @@ int pluralCount(const std::string& pluralForms) {
     static const std::regex count(R"(nplurals\s*=\s*([0-9]+))");
     std::smatch match;
     if (!std::regex_search(pluralForms, match, count)) return 0;
-    return std::clamp(std::atoi(match[1].str().c_str()), 1, 6);
+    return std::clamp(std::atoi(match[1].str().c_str()), 1, 100);  // the most any language has is 6
 }
 
 // The gettext name of a language code: Chinese scripts take their regions, the rest stay.
@@ -114,10 +114,11 @@ std::string gettextLanguage(const std::string& code) {
 template <typename Visit>
 void forEachMessage(po_file_t file, Visit visit) {
     for (const char* const* domain = po_file_domains(file); domain && *domain; ++domain) {
-        po_message_iterator_t it = po_message_iterator(file, *domain);
-        for (po_message_t m = po_next_message(it); m; m = po_next_message(it))
+        // Freed however the visit ends (a refused catalog throws from it).
+        const std::unique_ptr<std::remove_pointer_t<po_message_iterator_t>, decltype(&po_message_iterator_free)> it(
+            po_message_iterator(file, *domain), &po_message_iterator_free);
+        for (po_message_t m = po_next_message(it.get()); m; m = po_next_message(it.get()))
             if (*po_message_msgid(m) != '\0' && !po_message_is_obsolete(m)) visit(m);
-        po_message_iterator_free(it);
     }
 }
 
@@ -137,7 +138,7 @@ void checkPluralCounts(const QString& path, po_file_t file) {
     const int forms = pluralCount(declared);
     if (forms == 0) return;
     forEachMessage(file, [&](po_message_t m) {
-        if (!po_message_msgid_plural(m) || !hasTranslation(m)) return;
+        if (!po_message_msgid_plural(m) || !hasTranslation(m) || po_message_is_fuzzy(m)) return;  // msgfmt skips fuzzy ones too
         int count = 0;
         while (po_message_msgstr_plural(m, count))
             ++count;

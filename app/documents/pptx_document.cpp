@@ -25,9 +25,10 @@ XmlRole drawingRole(pugi::xml_node node) {
     return XmlRole::Skip;  // paragraph and run properties, equations
 }
 
-// An a:t's run properties; language, spelling and "dirty" marks change nothing a reader sees.
+// An a:t's run properties, less what changes nothing a reader sees: language, spelling and "dirty" marks,
+// kerning, and a baseline shift of zero.
 std::string drawingFormat(pugi::xml_node text) {
-    return formattingKey(text.parent().child("a:rPr"), "lang altLang dirty err noProof smtClean smtId bmk");
+    return formattingKey(text.parent().child("a:rPr"), "lang altLang dirty err noProof smtClean smtId bmk kern baseline=0 a:ea a:cs");
 }
 
 const XmlParagraphRules& drawingRules() {

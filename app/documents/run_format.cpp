@@ -5,14 +5,15 @@
 namespace dragoman::documents {
 namespace {
 
-bool named(const char* name, const std::string& ignored) {
-    const std::string word = std::string(" ") + name + " ";
-    return (" " + ignored + " ").find(word) != std::string::npos;
+// `ignored` names a property ("w:szCs") or one value of it ("baseline=0").
+bool named(const std::string& name, const std::string& ignored) {
+    return (" " + ignored + " ").find(" " + name + " ") != std::string::npos;
 }
 
 void describe(pugi::xml_node node, const std::string& ignored, std::string& key) {
     for (const auto& a : node.attributes())
-        if (!named(a.name(), ignored)) key += std::string(" ") + a.name() + "=" + a.value();
+        if (!named(a.name(), ignored) && !named(std::string(a.name()) + "=" + a.value(), ignored))
+            key += std::string(" ") + a.name() + "=" + a.value();
     for (const auto& child : node.children()) {
         if (child.type() != pugi::node_element || named(child.name(), ignored)) continue;
         key += std::string(" <") + child.name();

@@ -8,7 +8,8 @@
 
 namespace dragoman::documents {
 
-// The element's attributes and children, less those named in `ignored` (qualified names, space separated).
+// The element's attributes and children, less those named in `ignored` (qualified names, or name=value for one
+// value of an attribute; space separated).
 std::string formattingKey(pugi::xml_node properties, const std::string& ignored);
 
 }  // namespace dragoman::documents

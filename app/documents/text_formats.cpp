@@ -355,10 +355,29 @@ std::string decodeEntities(std::string_view text) {
     return out;
 }
 
+// Whether an entity reference ("&rarr;", "&#8594;", "&#x2192;") starts at `at`: decodeEntities() leaves the ones
+// it does not know as written, and they stay so.
+bool entityAt(const std::string& text, std::size_t at) {
+    auto i = at + 1;
+    const bool numeric = i < text.size() && text[i] == '#';
+    const bool hex = numeric && i + 1 < text.size() && (text[i + 1] == 'x' || text[i + 1] == 'X');
+    i += numeric ? (hex ? 2 : 1) : 0;
+    const auto start = i;
+    while (i < text.size() && i - start < 32 &&
+           (hex       ? std::isxdigit(static_cast<unsigned char>(text[i]))
+            : numeric ? std::isdigit(static_cast<unsigned char>(text[i]))
+                      : std::isalnum(static_cast<unsigned char>(text[i]))))
+        ++i;
+    return i > start && i < text.size() && text[i] == ';' && (numeric || std::isalpha(static_cast<unsigned char>(text[start])));
+}
+
 std::string escapeHtml(const std::string& text) {
     std::string out;
-    for (const char c : text) {
-        if (c == '&')
+    for (std::size_t at = 0; at < text.size(); ++at) {
+        const char c = text[at];
+        if (c == '&' && entityAt(text, at))
+            out += c;
+        else if (c == '&')
             out += "&amp;";
         else if (c == '<')
             out += "&lt;";

@@ -37,11 +37,24 @@ std::string serialized(pugi::xml_node node) {
     return out.str();
 }
 
+std::string escapeAttribute(const std::string& value) {
+    std::string out;
+    for (const char c : escapeXml(value)) {
+        if (c == '"')
+            out += "&quot;";
+        else if (c == '\t' || c == '\n' || c == '\r')
+            out += "&#" + std::to_string(static_cast<int>(c)) + ";";  // kept as characters, not normalized to spaces
+        else
+            out += c;
+    }
+    return out;
+}
+
 // A paired code's start tag as written ("<g id="1" ctype="bold">").
 std::string startTag(pugi::xml_node node) {
     std::string tag = "<" + std::string(node.name());
     for (const auto& a : node.attributes())
-        tag += " " + std::string(a.name()) + "=\"" + escapeXml(a.value()) + "\"";  // quotes cannot occur unescaped in pugixml's value
+        tag += " " + std::string(a.name()) + "=\"" + escapeAttribute(a.value()) + "\"";
     return tag + ">";
 }
 
@@ -123,6 +136,11 @@ class XliffDocument : public ReadDocument {
 public:
     XliffDocument(QString path, const ReadOptions& options) : document_(std::make_shared<pugi::xml_document>()) {
         const auto bytes = readUtf8File(path);
+        // pugixml keeps no text outside the root element: the line ends around it are put back when writing.
+        const auto declarationEnd = bytes.starts_with("<?xml") ? bytes.find("?>") : std::string::npos;
+        if (declarationEnd != std::string::npos && bytes.compare(declarationEnd + 2, 1, "\n") == 0) afterDeclaration_ = "\n";
+        if (declarationEnd != std::string::npos && bytes.compare(declarationEnd + 2, 2, "\r\n") == 0) afterDeclaration_ = "\r\n";
+        if (bytes.ends_with("\n")) finalLineEnd_ = bytes.ends_with("\r\n") ? "\r\n" : "\n";
         const auto parsed = document_->load_buffer(bytes.data(), bytes.size(), kParse, pugi::encoding_utf8);
         if (!parsed)
             throw Error("input", path.toStdString() + " is not valid XML (" + parsed.description() + " at byte " +
@@ -138,8 +156,12 @@ public:
             if (!root.attribute("trgLang")) root.append_attribute("trgLang") = options.targetLanguage.c_str();
         } else {
             for (const auto& file : root.children("file"))
-                if (auto f = file; !f.attribute("target-language"))
-                    f.insert_attribute_after("target-language", file.attribute("source-language")) = options.targetLanguage.c_str();
+                if (auto f = file; !f.attribute("target-language")) {
+                    auto added = f.attribute("source-language")
+                                     ? f.insert_attribute_after("target-language", f.attribute("source-language"))
+                                     : f.append_attribute("target-language");
+                    added = options.targetLanguage.c_str();
+                }
         }
         const auto units = document_->select_nodes(version2_ ? "//unit/segment" : "//trans-unit");
         for (const auto& hit : units) {
@@ -192,7 +214,11 @@ public:
         }
         std::ostringstream out;
         document_->save(out, "", pugi::format_raw, pugi::encoding_utf8);
-        writeAtomically(output, out.str());
+        auto text = out.str();
+        if (const auto end = text.find("?>"); !afterDeclaration_.empty() && text.starts_with("<?xml") && end != std::string::npos)
+            text.insert(end + 2, afterDeclaration_);
+        if (!finalLineEnd_.empty() && !text.ends_with(finalLineEnd_)) text += finalLineEnd_;
+        writeAtomically(output, text);
     }
 
 private:
@@ -203,6 +229,7 @@ private:
     }
 
     std::shared_ptr<pugi::xml_document> document_;
+    std::string afterDeclaration_, finalLineEnd_;
     bool version2_ = false;
     std::vector<Unit> units_;
 };

@@ -3,6 +3,7 @@
 #include "documents/inline_markup.h"
 #include "dragoman.h"
 
+#include <algorithm>
 #include <memory>
 #include <sstream>
 #include <vector>
@@ -56,8 +57,12 @@ private:
                     pieceTexts_.push_back(textOf(node));
                     break;
                 case XmlRole::Space:
-                    current_.spaces.push_back(node);
-                    if (!pieceTexts_.empty()) pieceTexts_.back() += ' ';
+                    // Spaces inside a piece read as one and go with the translation; spaces before its first words
+                    // (an indent, after a tab) are layout and stay.
+                    if (!pieceTexts_.empty()) {
+                        current_.spaces.push_back(node);
+                        pieceTexts_.back() += ' ';
+                    }
                     break;
                 case XmlRole::Descend:
                     walk(node);
@@ -86,9 +91,12 @@ private:
             const auto last = text.find_last_not_of(" \t");
             current_.lead = text.substr(0, first);
             current_.trail = text.substr(last + 1);
-            std::size_t most = 0;
-            for (std::size_t i = 0; i < pieceTexts_.size(); ++i)
-                if (pieceTexts_[i].size() > most) most = pieceTexts_[i].size(), current_.carrier = i;
+            std::size_t most = 0;  // the main run: the one with the most words (whitespace does not count)
+            for (std::size_t i = 0; i < pieceTexts_.size(); ++i) {
+                const auto size =
+                    pieceTexts_[i].size() - static_cast<std::size_t>(std::count(pieceTexts_[i].begin(), pieceTexts_[i].end(), ' '));
+                if (size > most) most = size, current_.carrier = i;
+            }
             const auto tagged = groupByFormat();
             if (tagged.empty()) {
                 out_.segments.push_back(text.substr(first, last - first + 1));
@@ -124,18 +132,19 @@ private:
             previous = format;
         }
         if (piece.spans == 0) return {};
-        for (const auto& t : pieceTexts_)
-            if (!taggable(t)) {  // words that read as tags: the piece goes untagged
-                piece.groups.clear();
-                piece.spans = 0;
-                return {};
-            }
         // Each group's words, without the whitespace around the whole piece, which stays where it is.
         std::vector<std::string> words;
+        std::string all;
         for (const auto& group : piece.groups) {
             words.emplace_back();
             for (const auto i : group.nodes)
                 words.back() += pieceTexts_[i];
+            all += words.back();
+        }
+        if (!taggable(all)) {  // words that read as tags: the piece goes untagged
+            piece.groups.clear();
+            piece.spans = 0;
+            return {};
         }
         for (std::size_t g = 0, left = piece.lead.size(); g < words.size() && left > 0; ++g) {
             const auto cut = std::min(left, words[g].size());
@@ -183,6 +192,7 @@ std::optional<std::vector<std::string>> placeChunks(const Piece& piece, const st
     std::vector<std::string> placed(piece.groups.size());
     std::vector<int> open;
     std::size_t next = 0;  // the first group a chunk may still go to
+    std::string pending;   // main text waiting for a group
     int lastSpan = -1;
     std::size_t lastGroup = 0;
     for (const auto& part : *parts) {
@@ -202,12 +212,23 @@ std::optional<std::vector<std::string>> placeChunks(const Piece& piece, const st
         auto g = next;
         while (g < piece.groups.size() && piece.groups[g].span != span)
             ++g;
-        if (g == piece.groups.size()) return std::nullopt;
-        placed[g] += part.text;
+        if (g == piece.groups.size()) {
+            // Main text where the source had no main run left (before a leading span, between two spans): it goes
+            // with the words before it, or waits for the next span's. A span out of order cannot be placed.
+            if (span != 0) return std::nullopt;
+            if (lastSpan >= 0)
+                placed[lastGroup] += part.text;
+            else
+                pending += part.text;
+            continue;
+        }
+        placed[g] += pending + part.text;
+        pending.clear();
         lastSpan = span;
         lastGroup = g;
         next = g + 1;
     }
+    if (!pending.empty()) return std::nullopt;
     return placed;
 }
 

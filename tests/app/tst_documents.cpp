@@ -65,6 +65,7 @@ private Q_SLOTS:
     void poCatalogs_data();
     void poCatalogs();
     void realPoCatalog();
+    void poCatalogsMsgfmtAccepts();
     void inlineMarkup_data();
     void inlineMarkup();
 
@@ -328,13 +329,14 @@ void TestDocuments::badDocumentsAreRefused_data() {
     QTest::newRow("PO in Latin-1")
         << "old.po" << QByteArray("msgid \"\"\nmsgstr \"Content-Type: text/plain; charset=ISO-8859-1\\n\"\n\nmsgid \"Hi\"\nmsgstr \"\"\n")
         << "msgconv --to-code=UTF-8";
-    QTest::newRow("PO plural forms unlike its header") << "plural.po"
-                                                       << QByteArray(
-                                                              "msgid \"\"\nmsgstr \"\"\n\"Content-Type: text/plain; "
-                                                              "charset=UTF-8\\n\"\n\"Plural-Forms: nplurals=2; plural=(n != 1);\\n\"\n\n"
-                                                              "msgid \"%d file\"\nmsgid_plural \"%d files\"\nmsgstr[0] \"a\"\nmsgstr[1] "
-                                                              "\"b\"\nmsgstr[2] \"c\"\n\nmsgid \"Hi\"\nmsgstr \"\"\n")
-                                                       << "says nplurals=2 but the entry \"%d file\" has 3 plural forms";
+    QTest::newRow("PO plural forms unlike its header, not fuzzy")
+        << "plural.po"
+        << QByteArray(
+               "msgid \"\"\nmsgstr \"\"\n\"Content-Type: text/plain; "
+               "charset=UTF-8\\n\"\n\"Plural-Forms: nplurals=2; plural=(n != 1);\\n\"\n\n"
+               "msgid \"%d file\"\nmsgid_plural \"%d files\"\nmsgstr[0] \"a\"\nmsgstr[1] "
+               "\"b\"\nmsgstr[2] \"c\"\n\nmsgid \"Hi\"\nmsgstr \"\"\n")
+        << "says nplurals=2 but the entry \"%d file\" has 3 plural forms";
     QTest::newRow("broken YAML") << "strings.yaml" << QByteArray("a: [Hello\nb: c\n") << "not valid YAML";
     QTest::newRow("binary named .json") << "data.json" << QByteArray("\x89PNG\r\n\x1a\n\0\0", 10) << "not UTF-8";
 }
@@ -728,6 +730,24 @@ void TestDocuments::realPoCatalog() {
     QCOMPARE(documents::translateDocument(check).segments, std::size_t{0});
 }
 
+// What msgfmt --check accepts is read: seven plural forms, and a fuzzy entry whose forms do not match (msgfmt
+// skips fuzzy entries).
+void TestDocuments::poCatalogsMsgfmtAccepts() {
+    QTemporaryDir dir;
+    QByteArray po(
+        "msgid \"\"\nmsgstr \"\"\n\"Content-Type: text/plain; charset=UTF-8\\n\"\n"
+        "\"Plural-Forms: nplurals=7; plural=(n%7);\\n\"\n\n#, fuzzy\nmsgid \"%d cat\"\nmsgid_plural \"%d cats\"\nmsgstr[0] \"a\"\n"
+        "msgstr[1] \"b\"\n\nmsgid \"%d dog\"\nmsgid_plural \"%d dogs\"\n");
+    for (int i = 0; i < 7; ++i)
+        po += "msgstr[" + QByteArray::number(i) + "] \"%d x" + QByteArray::number(i) + "\"\n";
+    po += "\nmsgid \"Hello\"\nmsgstr \"\"\n";
+    QVERIFY(writeBytes(dir.filePath("seven.po"), po));
+    auto r = request(dir.filePath("seven.po"), dir.filePath("out.po"));
+    r.translate = [](const std::string& text) { return "[" + text + "]"; };
+    QCOMPARE(documents::translateDocument(r).segments, std::size_t{1});  // "Hello"
+    QVERIFY(fileBytes(r.output).contains("msgstr[6] \"%d x6\""));
+}
+
 // Inline markup inside a sentence: with the formatted-text prompt the sentence goes whole with its markup as
 // <sN> tags (here the "model" marks the sentence and keeps every tag), otherwise the words between the markup go
 // piece by piece. Either way every piece of markup is back where the words put it.
@@ -762,6 +782,9 @@ void TestDocuments::inlineMarkup_data() {
         << QStringList{"Fish & chips<s1></s1> are <s2>good</s2> with <s3></s3>"}
         << QByteArray("<td>&nbsp;</td><p>«Fish &amp; chips<br> are <em>good</em> with <code>x &lt; 2</code>»</p>")
         << QByteArray("<td>&nbsp;</td><p>[Fish &amp; chips]<br> [are] <em>[good]</em> [with] <code>x &lt; 2</code></p>");
+    QTest::newRow("html entities the decoder does not know stay as written")
+        << "d.html" << QByteArray("<p>Go &rarr; now &copy; <b>us</b></p>") << QStringList{"Go &rarr; now © <s1>us</s1>"}
+        << QByteArray("<p>«Go &rarr; now © <b>us</b>»</p>") << QByteArray("<p>[Go &rarr; now ©] <b>[us]</b></p>");
     QTest::newRow("html link with a title starts a piece")
         << "c.html" << QByteArray("<p>See <a href=\"r.html\" title=\"The report\">the report</a> now.</p>")
         << QStringList{"the report<s1></s1> now."}

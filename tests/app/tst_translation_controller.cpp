@@ -37,6 +37,8 @@ QString joined(const QSignalSpy& deltas) {
 class TestTranslationController : public QObject {
     Q_OBJECT
 private Q_SLOTS:
+    // Settings of this process's own: tests running beside it (ctest -j) write theirs elsewhere.
+    void initTestCase() { QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, settingsDir_.path()); }
     void init();
     void languagesPersist_data();
     void languagesPersist();
@@ -53,6 +55,9 @@ private Q_SLOTS:
     void startupModelIsTheLastSessions();
     void instructionsFollowTheModel();
     void promptProfileChosenByHand();
+
+private:
+    QTemporaryDir settingsDir_;
 };
 
 void TestTranslationController::init() {

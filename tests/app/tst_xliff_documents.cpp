@@ -45,6 +45,7 @@ private Q_SLOTS:
     void formattedAnswersKeepTheirTags_data();
     void formattedAnswersKeepTheirTags();
     void lconvertReadsTheCopy();
+    void attributesAreEscaped();
     void badFilesAreRefused_data();
     void badFilesAreRefused();
 };
@@ -123,6 +124,8 @@ void TestXliffDocuments::formattedAnswersKeepTheirTags_data() {
                           << "[Click] <g id=\"1\" ctype=\"bold\">[here]</g> [to see the weather.]" << 1;
     QTest::newRow("twice") << "<s1>Hier</s1> <s1>klicken</s1>"
                            << "[Click] <g id=\"1\" ctype=\"bold\">[here]</g> [to see the weather.]" << 1;
+    QTest::newRow("bold word emptied") << "<s1></s1> klicken, um das Wetter zu sehen."
+                                       << "[Click] <g id=\"1\" ctype=\"bold\">[here]</g> [to see the weather.]" << 1;
     QTest::newRow("unknown tag") << "<s1>Hier</s1> <s2>klicken</s2>"
                                  << "[Click] <g id=\"1\" ctype=\"bold\">[here]</g> [to see the weather.]" << 1;
     QTest::newRow("markup in the words is escaped")
@@ -163,6 +166,23 @@ void TestXliffDocuments::lconvertReadsTheCopy() {
     const auto ts = QString::fromUtf8(fileBytes(dir.filePath("back.ts")));
     QVERIFY2(ts.contains("<translation type=\"unfinished\">[The weather is nice today.]</translation>"), qPrintable(ts));
     QVERIFY(ts.contains("<translation>Guten Morgen</translation>"));
+}
+
+// Attribute values of inline codes go back as written: quotes, line ends and ampersands escaped.
+void TestXliffDocuments::attributesAreEscaped() {
+    QTemporaryDir dir;
+    QVERIFY(
+        writeBytes(dir.filePath("in.xlf"),
+                   "<?xml version=\"1.0\"?>\n<xliff version=\"1.2\"><file source-language=\"en\"><body><trans-unit id=\"1\"><source>Click "
+                   "<g id=\"1\" equiv-text=\"&quot;a&quot; &amp; b&#10;c\">here</g> now.</source></trans-unit></body></file></xliff>\n"));
+    const auto r = bracketing(dir.filePath("in.xlf"), dir.filePath("out.xlf"));
+    documents::translateDocument(r);
+    const auto text = QString::fromUtf8(fileBytes(r.output));
+    QVERIFY2(text.contains("<target state=\"needs-review-translation\" state-qualifier=\"mt-suggestion\">[Click] <g id=\"1\" "
+                           "equiv-text=\"&quot;a&quot; &amp; b&#10;c\">[here]</g> [now.]</target>"),
+             qPrintable(text));
+    QVERIFY(text.startsWith("<?xml version=\"1.0\"?>\n<xliff") && text.endsWith("</xliff>\n"));  // line ends outside the root kept
+    QVERIFY(text.contains("source-language=\"en\" target-language=\"de\""));
 }
 
 void TestXliffDocuments::badFilesAreRefused_data() {

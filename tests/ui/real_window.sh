@@ -51,8 +51,14 @@ start() {
     [[ -n "$window" ]] || fail "no window appeared: $(cat "$home/app.log")"
     grep -q '^id=' "$config" || fail "the model did not load"
     sleep 0.5
-    # What a window manager does for a new window: give it the keyboard.
-    xdotool windowfocus --sync "$window"
+    # What a window manager does for a new window: give it the keyboard. The id is looked up again if the
+    # window was re-created meanwhile (Qt may replace a native window while it settles).
+    for _ in $(seq 20); do
+        window="$(xdotool search --onlyvisible --name '^Dragoman$' 2>/dev/null | tail -1 || true)"
+        [[ -n "$window" ]] && xdotool windowfocus --sync "$window" 2>/dev/null && return 0
+        sleep 0.2
+    done
+    fail "could not give the window the keyboard"
 }
 
 geometry() {
