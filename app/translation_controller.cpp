@@ -1,7 +1,10 @@
 #include "translation_controller.h"
 
+#include "documents/document_format.h"
 #include "model_library.h"
 
+#include <QDir>
+#include <QDirIterator>
 #include <QFileInfo>
 #include <QSettings>
 #include <QTimer>
@@ -18,7 +21,8 @@ constexpr auto kThreads = "engine/threads";
 
 }  // namespace
 
-TranslationController::TranslationController(EngineWorker* engine, QObject* parent) : QObject(parent), engine_(engine) {
+TranslationController::TranslationController(EngineWorker* engine, QObject* parent)
+    : QObject(parent), engine_(engine), queue_(new DocumentQueue(this)) {
     QSettings settings;
     // A first run: English into the system's language (German where that is English or unknown).
     std::tie(from_, to_) =
@@ -153,16 +157,58 @@ void TranslationController::stop() {
     typingPause_->stop();
     if (!engine_) return;
     if (request_) engine_->cancel(request_);
-    if (document_) engine_->cancelDocument();
+    cancelAllDocuments();
+}
+
+QStringList TranslationController::documentsIn(const QStringList& paths) {
+    constexpr int kMostFromAFolder = 1000;
+    QStringList found;
+    for (const auto& path : paths) {
+        const QFileInfo info(path);
+        if (info.isFile() && documents::formatOf(path)) found << path;
+        if (!info.isDir()) continue;
+        QStringList inside;
+        QDirIterator it(path, QDir::Files | QDir::NoDotAndDotDot, QDirIterator::Subdirectories);
+        while (it.hasNext() && inside.size() < kMostFromAFolder)
+            if (const auto file = it.next(); documents::formatOf(file) && !file.contains(QStringLiteral("/."))) inside << file;
+        inside.sort();
+        found << inside;
+    }
+    return found;
 }
 
 void TranslationController::translateDocument(const QString& path) {
+    translateDocuments({path});
+}
+
+void TranslationController::translateDocuments(const QStringList& paths) {
     if (!canTranslate()) {
         Q_EMIT documentFailed(tr("load a model first, then drop the document again."));
         return;
     }
-    Q_EMIT documentStarted(path);
-    document_ = engine_->requestDocument(path, from_, to_);
+    for (const auto& path : documentsIn(paths))
+        queue_->add(path, from_, to_);
+    startNextDocument();
+}
+
+void TranslationController::startNextDocument() {
+    if (document_ || !engine_) return;
+    const int row = queue_->nextQueued();
+    if (row < 0) return;
+    queue_->start(row);
+    const auto& job = queue_->job(row);
+    Q_EMIT documentStarted(job.path);
+    document_ = engine_->requestDocument(job.path, job.from, job.to);
+}
+
+void TranslationController::cancelDocument(int row) {
+    if (row < 0 || row >= queue_->size()) return;
+    if (!queue_->cancel(row) && row == queue_->running() && engine_) engine_->cancelDocument();
+}
+
+void TranslationController::cancelAllDocuments() {
+    for (int row = 0; row < queue_->size(); ++row)
+        cancelDocument(row);
 }
 
 void TranslationController::onLoaded(const ModelInfo& info, const LoadInfo& stats) {
@@ -189,10 +235,6 @@ void TranslationController::onLoaded(const ModelInfo& info, const LoadInfo& stat
     Q_EMIT modelLoaded(info, stats);
 }
 
-void TranslationController::endDocument(quint64 jobId) {
-    if (jobId == document_) document_ = 0;
-}
-
 void TranslationController::connectEngine() {
     connect(engine_, &EngineWorker::loadProgress, this, &TranslationController::loadProgress);
     connect(engine_, &EngineWorker::loaded, this, &TranslationController::onLoaded);
@@ -213,15 +255,23 @@ void TranslationController::connectEngine() {
         if (id == request_) Q_EMIT translationFailed(message);
     });
     connect(engine_, &EngineWorker::documentProgress, this, [this](quint64 id, int done, int total) {
-        if (id == document_ && total > 0) Q_EMIT documentProgress(done * 100 / total);
+        if (id != document_ || total <= 0) return;
+        queue_->progress(queue_->running(), done, total);
+        Q_EMIT documentProgress(done * 100 / total);
     });
     connect(engine_, &EngineWorker::documentFinished, this, [this](quint64 id, const QString& output, int keptSource) {
-        endDocument(id);
+        if (id != document_) return;
+        document_ = 0;
+        queue_->succeed(queue_->running(), output, keptSource);
         Q_EMIT documentFinished(output, keptSource);
+        startNextDocument();
     });
     connect(engine_, &EngineWorker::documentFailed, this, [this](quint64 id, const QString& message) {
-        endDocument(id);
+        if (id != document_) return;
+        document_ = 0;
+        queue_->fail(queue_->running(), message);
         Q_EMIT documentFailed(message);
+        startNextDocument();
     });
 }
 

@@ -5,6 +5,7 @@
 // (EngineWorker), drops whatever a superseded request still reports, and keeps the window's rules in one
 // place: a new model starts without an adapter, a model with a fixed pair sets the languages, a new adapter
 // re-translates the text shown, translate-as-you-type waits for a pause in typing.
+#include "document_queue.h"
 #include "engine_worker.h"
 #include "language_choices.h"
 
@@ -38,6 +39,10 @@ public:
     QString adapterInUse() const { return adapter_; }     // empty: none
     bool translatesAsYouType() const { return asYouType_; }
     bool documentRunning() const { return document_ != 0; }
+    // The documents dropped so far and what became of each (a model for the window's document panel).
+    DocumentQueue* documentQueue() const { return queue_; }
+    // The supported documents among `paths`, folders searched (their subfolders too, hidden ones not), sorted.
+    static QStringList documentsIn(const QStringList& paths);
     int typingPauseMs() const;
     // Hy-MT2's instructions for the loaded model (remembered per model); available only where it takes them.
     bool instructionsAvailable() const { return instructionsAvailable_; }
@@ -71,8 +76,13 @@ public Q_SLOTS:
     void translate();
     // Stops the running text translation and document job, and a pending as-you-type translation.
     void stop();
-    // Translates a document beside itself (documents/document_translation.h).
+    // Translates documents beside themselves (documents/document_translation.h), one at a time in the order
+    // given, each into the languages chosen when it was added; folders are searched for documents.
     void translateDocument(const QString& path);
+    void translateDocuments(const QStringList& paths);
+    // Cancels one document of the queue (row), or every one not finished.
+    void cancelDocument(int row);
+    void cancelAllDocuments();
 
 Q_SIGNALS:
     void languagesChanged(const QString& from, const QString& to);
@@ -102,7 +112,7 @@ Q_SIGNALS:
 private:
     void connectEngine();
     void onLoaded(const ModelInfo& info, const LoadInfo& stats);
-    void endDocument(quint64 jobId);
+    void startNextDocument();
 
     EngineWorker* engine_ = nullptr;
     QTimer* typingPause_ = nullptr;
@@ -114,7 +124,8 @@ private:
     void updateInstructionsAvailable();
     bool asYouType_ = true;
     quint64 request_ = 0;   // the text translation whose output is shown
-    quint64 document_ = 0;  // the document job whose progress is shown; 0: none running
+    quint64 document_ = 0;  // the engine's job for the queue's running document; 0: none running
+    DocumentQueue* queue_ = nullptr;
 };
 
 }  // namespace dragoman

@@ -1,6 +1,7 @@
 #include "main_window.h"
 
 #include "about_dialog.h"
+#include "document_panel.h"
 #include "instructions_bar.h"
 #include "server_dialog.h"
 
@@ -244,8 +245,8 @@ void MainWindow::swapLanguages() {
 QStringList MainWindow::documentsIn(const QList<QUrl>& urls) {
     QStringList paths;
     for (const auto& url : urls)
-        if (url.isLocalFile() && documents::formatOf(url.toLocalFile())) paths << url.toLocalFile();
-    return paths;
+        if (url.isLocalFile()) paths << url.toLocalFile();
+    return TranslationController::documentsIn(paths);
 }
 
 void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
@@ -256,8 +257,7 @@ void MainWindow::dropEvent(QDropEvent* event) {
     const auto paths = documentsIn(event->mimeData()->urls());
     if (paths.isEmpty()) return;
     event->acceptProposedAction();
-    for (const auto& path : paths)
-        translateDocument(path);
+    controller_->translateDocuments(paths);
 }
 
 bool MainWindow::eventFilter(QObject* watched, QEvent* event) {
@@ -534,13 +534,20 @@ void MainWindow::buildUi() {
     auto* panes = new QSplitter(Qt::Horizontal);
     panes->addWidget(source_);
     panes->addWidget(output_);
+    documentPanel_ = new DocumentPanel(controller_);
+    // The panes above, the documents below; the documents' share grows when the panel shows.
+    auto* body = new QSplitter(Qt::Vertical);
+    body->addWidget(panes);
+    body->addWidget(documentPanel_);
+    body->setStretchFactor(0, 3);
+    body->setStretchFactor(1, 1);
 
     auto* central = new QWidget;
     auto* layout = new QVBoxLayout(central);
     layout->addLayout(models);
     layout->addLayout(pickers);
     layout->addWidget(instructions_);
-    layout->addWidget(panes, 1);
+    layout->addWidget(body, 1);
     setCentralWidget(central);
 
     auto* file = menuBar()->addMenu(tr("&File"));

@@ -23,6 +23,8 @@ class QToolButton;
 
 namespace dragoman {
 
+class DocumentPanel;
+
 class InstructionsBar;
 struct ServerEngine;
 class TranslationController;
@@ -64,6 +66,7 @@ public:
     // A dropped or chosen document's job: its progress bar and the line that names the translated copy.
     QProgressBar* documentBar() const { return documentBar_; }
     QLabel* documentStatus() const { return documentStatus_; }
+    DocumentPanel* documentPanel() const { return documentPanel_; }
     // The local files among `urls` that translate-file reads; empty when there are none.
     static QStringList documentsIn(const QList<QUrl>& urls);
 
@@ -143,6 +146,7 @@ private:
     void showPromptProfile();
     QProgressBar* documentBar_ = nullptr;
     QLabel* documentStatus_ = nullptr;
+    DocumentPanel* documentPanel_ = nullptr;
 };
 
 }  // namespace dragoman

@@ -6,6 +6,7 @@
 #include "translation_controller.h"
 
 #include <QDir>
+#include <QFile>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QTemporaryDir>
@@ -47,6 +48,7 @@ private Q_SLOTS:
     void languagesFollowTheModel_data();
     void languagesFollowTheModel();
     void emptyTextIsNotTranslated();
+    void documentsQueueInTurn();
     void onlyTheLatestRequestReachesTheView();
     void asYouTypeWaitsForAPause();
     void adapterTranslatesTheTextAgain();
@@ -193,6 +195,56 @@ void TestTranslationController::emptyTextIsNotTranslated() {
     QTest::qWait(200);
     QCOMPARE(started.count(), 0);
     QCOMPARE(finished.count(), 0);
+}
+
+// Documents dropped together are translated one at a time, in order, each into the languages of when it was
+// added, each ending in its own state; a folder brings its documents; a queued one cancelled never runs.
+void TestTranslationController::documentsQueueInTurn() {
+    EngineWorker engine;
+    TranslationController controller(&engine);
+    loadMarian(controller);
+    QTemporaryDir dir;
+    const QString fixtures = QStringLiteral(DRAGOMAN_TEST_FIXTURES "/documents/");
+    QVERIFY(QDir().mkpath(dir.filePath("folder/inner")));
+    QVERIFY(QFile::copy(fixtures + "sample.srt", dir.filePath("a.srt")));
+    QVERIFY(QFile::copy(fixtures + "sample.md", dir.filePath("folder/inner/b.md")));
+    QVERIFY(QFile::copy(fixtures + "sample.txt", dir.filePath("folder/c.txt")));
+    QFile broken(dir.filePath("broken.docx"));
+    QVERIFY(broken.open(QIODevice::WriteOnly) && broken.write("not a zip") > 0);
+    broken.close();
+    QVERIFY(QFile::copy(fixtures + "sample.txt", dir.filePath("d.txt")));
+    QFile ignored(dir.filePath("folder/notes.exe"));
+    QVERIFY(ignored.open(QIODevice::WriteOnly));
+    ignored.close();
+
+    auto* queue = controller.documentQueue();
+    controller.translateDocuments({dir.filePath("a.srt"), dir.filePath("folder"), dir.filePath("broken.docx"), dir.filePath("d.txt")});
+    QCOMPARE(queue->size(), 5);  // the folder's two documents, sorted, in its place; not the .exe
+    QCOMPARE(queue->job(1).path, dir.filePath("folder/c.txt"));
+    QCOMPARE(queue->job(2).path, dir.filePath("folder/inner/b.md"));
+    QCOMPARE(queue->job(0).state, dragoman::DocumentQueue::State::Translating);
+    controller.cancelDocument(4);  // d.txt, still queued
+    QCOMPARE(queue->job(4).state, dragoman::DocumentQueue::State::Cancelled);
+    const auto ended = [queue] {
+        for (int row = 0; row < queue->size(); ++row)
+            if (!queue->finished(row)) return false;
+        return true;
+    };
+    QTRY_VERIFY_WITH_TIMEOUT(ended(), 60000);
+    using State = dragoman::DocumentQueue::State;
+    QCOMPARE(queue->job(0).state, State::Done);
+    QCOMPARE(queue->job(0).output, dir.filePath("a.de.srt"));
+    QCOMPARE(queue->job(1).state, State::Done);
+    QCOMPARE(queue->job(2).state, State::Done);
+    QVERIFY(QFile::exists(dir.filePath("folder/inner/b.de.md")));
+    QCOMPARE(queue->job(3).state, State::Failed);
+    QVERIFY2(queue->job(3).message.contains("not a Word document"), qPrintable(queue->job(3).message));
+    QCOMPARE(queue->job(4).state, State::Cancelled);
+    QVERIFY(!QFile::exists(dir.filePath("d.de.txt")));
+    QVERIFY(queue->data(queue->index(0, dragoman::DocumentQueue::StateColumn)).toString().startsWith(QStringLiteral("Done")));
+    QCOMPARE(queue->data(queue->index(0, dragoman::DocumentQueue::OutputColumn)).toString(), QStringLiteral("a.de.srt"));
+    queue->clearFinished();
+    QCOMPARE(queue->size(), 0);
 }
 
 // Three requests in a row: the view hears three starts (each clears the pane) but the deltas and the finish of

@@ -1,5 +1,6 @@
 // The main window opens offscreen with empty panes, both language pickers and a status bar.
 #include "about_dialog.h"
+#include "document_panel.h"
 #include "dragoman.h"
 #include "engine_worker.h"
 #include "instructions_bar.h"
@@ -27,6 +28,7 @@
 #include <QSettings>
 #include <QSignalSpy>
 #include <QStatusBar>
+#include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTimer>
@@ -47,6 +49,7 @@ private Q_SLOTS:
     void translatesWithALoadedModel();
     void translatesADroppedDocument_data();
     void translatesADroppedDocument();
+    void threeDocumentsDroppedAtOnce();
     void aboutCreditsTheTrainingData();
     void translatesAsYouType();
     void stopCopyAndClear();
@@ -179,6 +182,51 @@ void TestMainWindow::translatesADroppedDocument() {
     QVERIFY(copy.readAll().startsWith(start));
     QVERIFY(original.seek(0));
     QCOMPARE(original.readAll(), before);
+}
+
+// Three documents dropped at once: the panel lists each, they run in turn, each ends in its own state (two
+// translated, one refused with its reason); a finished one can be opened, the finished ones cleared.
+void TestMainWindow::threeDocumentsDroppedAtOnce() {
+    dragoman::EngineWorker engine;
+    dragoman::TranslationController controller(&engine);
+    MainWindow window(&controller);
+    window.show();
+    window.loadModel(QStringLiteral(DRAGOMAN_TEST_FIXTURES "/marian-tiny"));
+    QTRY_VERIFY_WITH_TIMEOUT(window.translateButton()->isEnabled(), 30000);
+    QVERIFY(!window.documentPanel()->isVisible());
+    QTemporaryDir dir;
+    QVERIFY(QFile::copy(QStringLiteral(DRAGOMAN_TEST_FIXTURES "/documents/sample.srt"), dir.filePath("one.srt")));
+    QVERIFY(QFile::copy(QStringLiteral(DRAGOMAN_TEST_FIXTURES "/documents/sample.md"), dir.filePath("two.md")));
+    QFile broken(dir.filePath("three.docx"));
+    QVERIFY(broken.open(QIODevice::WriteOnly) && broken.write("not a package") > 0);
+    broken.close();
+    QMimeData mime;
+    mime.setUrls({QUrl::fromLocalFile(dir.filePath("one.srt")), QUrl::fromLocalFile(dir.filePath("two.md")),
+                  QUrl::fromLocalFile(dir.filePath("three.docx"))});
+    QDragEnterEvent enter(QPoint(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+    QApplication::sendEvent(window.sourcePane()->viewport(), &enter);
+    QVERIFY(enter.isAccepted());
+    QDropEvent drop(QPointF(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+    QApplication::sendEvent(window.sourcePane()->viewport(), &drop);
+    auto* table = window.documentPanel()->table();
+    QTRY_VERIFY(window.documentPanel()->isVisible());
+    QCOMPARE(table->model()->rowCount(), 3);
+    const auto state = [table](int row) { return table->model()->index(row, 1).data().toString(); };
+    QTRY_VERIFY_WITH_TIMEOUT(!state(2).startsWith("Queued") && !state(2).contains("passages") && !state(2).startsWith("Starting"), 60000);
+    QVERIFY2(state(0).startsWith("Done"), qPrintable(state(0)));
+    QVERIFY2(state(1).startsWith("Done"), qPrintable(state(1)));
+    QVERIFY2(state(2).startsWith("Failed: ") && state(2).contains("not a Word document"), qPrintable(state(2)));
+    QCOMPARE(table->model()->index(1, 2).data().toString(), QStringLiteral("two.de.md"));
+    QVERIFY(QFile::exists(dir.filePath("one.de.srt")) && QFile::exists(dir.filePath("two.de.md")));
+    table->selectRow(1);
+    QVERIFY(window.documentPanel()->openButton()->isEnabled());
+    QVERIFY(!window.documentPanel()->cancelButton()->isEnabled());
+    table->selectRow(2);
+    QVERIFY(!window.documentPanel()->openButton()->isEnabled());
+    QVERIFY(window.documentPanel()->clearButton()->isEnabled());
+    QTest::mouseClick(window.documentPanel()->clearButton(), Qt::LeftButton);
+    QCOMPARE(table->model()->rowCount(), 0);
+    QVERIFY(!window.documentPanel()->isVisible());
 }
 
 void TestMainWindow::aboutCreditsTheTrainingData() {

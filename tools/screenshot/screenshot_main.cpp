@@ -32,7 +32,8 @@ int main(int argc, char** argv) {
                        {"out", "PNG file to write.", "FILE", "screenshot.png"},
                        {"server", "Translate on this OpenAI-compatible server instead of --model.", "URL"},
                        {"server-name", "The server's name in the window.", "NAME", "gpu-box"},
-                       {"server-model", "The server's model (default: its first).", "NAME"}});
+                       {"server-model", "The server's model (default: its first).", "NAME"},
+                       {"document", "After the text, translate this document too (repeatable; shown in the document list).", "FILE"}});
     parser.process(app);
     if ((!parser.isSet("model") && !parser.isSet("server")) || !parser.isSet("text")) {
         std::fprintf(stderr, "error: --model (or --server) and --text are required\n");
@@ -61,13 +62,25 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "error: %s\n", qPrintable(message));
         QApplication::exit(1);
     });
-    QObject::connect(&controller, &dragoman::TranslationController::translationFinished, &window, [&] {
+    const auto shoot = [&] {
         // One more turn of the event loop so the last delta and the status line are painted.
         QTimer::singleShot(300, &window, [&] {
             const bool ok = window.grab().save(parser.value("out"));
             std::printf("%s\n", qPrintable(parser.value("out")));
             QApplication::exit(ok ? 0 : 1);
         });
+    };
+    auto* queue = controller.documentQueue();
+    QObject::connect(queue, &QAbstractItemModel::dataChanged, &window, [&, queue] {
+        for (int row = 0; row < queue->size(); ++row)
+            if (!queue->finished(row)) return;
+        shoot();
+    });
+    QObject::connect(&controller, &dragoman::TranslationController::translationFinished, &window, [&] {
+        if (parser.isSet("document"))
+            controller.translateDocuments(parser.values("document"));
+        else
+            shoot();
     });
     window.loadModel(model);
     QTimer::singleShot(120000, &app, [] {
