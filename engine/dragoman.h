@@ -77,6 +77,9 @@ ModelListing findModel(const std::string& idOrPath);
 std::filesystem::path findAdapter(const std::string& idOrPath);
 // Registers a folder in place (nothing copied) and hashes its files once.
 ModelListing importModel(const std::filesystem::path& dir, const std::string& id = {}, const ProgressCallback& progress = {});
+// Forgets an imported model (its record; the folder is never touched). Throws Error("input") for any other kind,
+// Error("model_not_found") for an unknown id.
+ModelListing forgetModel(const std::string& id);
 
 struct VerifyReport {
     std::string id;

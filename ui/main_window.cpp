@@ -3,6 +3,7 @@
 #include "about_dialog.h"
 #include "document_panel.h"
 #include "instructions_bar.h"
+#include "model_manager_dialog.h"
 #include "server_dialog.h"
 
 #include "documents/document_translation.h"
@@ -552,6 +553,7 @@ void MainWindow::buildUi() {
 
     auto* file = menuBar()->addMenu(tr("&File"));
     file->addAction(tr("Translate &document…"), QKeySequence::Open, this, &MainWindow::chooseDocument);
+    file->addAction(tr("&Models…"), QKeySequence(Qt::CTRL | Qt::Key_M), this, &MainWindow::manageModels);
     file->addAction(tr("Add &adapter…"), this, &MainWindow::chooseAdapter);
     file->addAction(tr("Connect to a &server…"), this, &MainWindow::connectToServer);
     editServer_ = file->addAction(tr("&Edit this server…"), this, &MainWindow::editServer);
@@ -588,9 +590,21 @@ void MainWindow::buildUi() {
     statusBar()->addPermanentWidget(documentBar_);
 }
 
+ModelManagerDialog* MainWindow::manageModels() {
+    auto* dialog = new ModelManagerDialog(this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    connect(dialog, &ModelManagerDialog::storeChanged, this, &MainWindow::fillModelPicker);
+    connect(dialog, &ModelManagerDialog::useModel, this, &MainWindow::loadModel);
+    dialog->selectModel(controller_->loadedModel());
+    dialog->show();
+    return dialog;
+}
+
 void MainWindow::showNoModel() {
     translate_->setEnabled(false);
-    modelStatus_->setText(tr("No model is installed. Add one with: dragoman-cli models import /path/to/model-folder"));
+    modelStatus_->setText(
+        tr("No model is installed. Add one with File › Models… › Import folder…, or: dragoman-cli models import "
+           "/path/to/model-folder"));
 }
 
 }  // namespace dragoman

@@ -24,6 +24,7 @@ class QToolButton;
 namespace dragoman {
 
 class DocumentPanel;
+class ModelManagerDialog;
 
 class InstructionsBar;
 struct ServerEngine;
@@ -86,6 +87,8 @@ public Q_SLOTS:
     // shown is translated again with it.
     void useAdapter(const QString& adapterIdOrPath);
     void chooseAdapter();
+    // File › Models…: the model manager, open beside the window (returned for tests).
+    ModelManagerDialog* manageModels();
     // File › Connect to a server… (a new one) and File › Edit this server… (the one in use): saved servers are
     // listed in the model picker; a saved one is connected to at once.
     void connectToServer();

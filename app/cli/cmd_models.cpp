@@ -71,6 +71,16 @@ int verifyCommand(const QStringList& args) {
     return kExitOk;
 }
 
+int forgetCommand(const QStringList& args) {
+    CommandLine cmd(QStringLiteral("dragoman-cli models forget"),
+                    QStringLiteral("Forget an imported model: its record goes, its folder is never touched."));
+    cmd.addPositional(QStringLiteral("model"), QStringLiteral("Imported model id"), QStringLiteral("ID"));
+    if (!cmd.parse(args, 1, 1)) return kExitOk;
+    const auto forgotten = forgetModel(cmd.positional().front().toStdString());
+    print(fmt::format("forgot {} ({} is left as it was)\n", forgotten.id, forgotten.dir.string()));
+    return kExitOk;
+}
+
 }  // namespace
 
 int runModels(const QStringList& args) {
@@ -79,12 +89,13 @@ int runModels(const QStringList& args) {
     if (action == "list") return listCommand(rest);
     if (action == "import") return importCommand(rest);
     if (action == "verify") return verifyCommand(rest);
+    if (action == "forget") return forgetCommand(rest);
     if (action == "--help" || action == "-h") {
-        print(QStringLiteral("Usage: dragoman-cli models list [--json] | import DIR [--id ID] | verify M [--full]\n"));
+        print(QStringLiteral("Usage: dragoman-cli models list [--json] | import DIR [--id ID] | verify M [--full] | forget ID\n"));
         return kExitOk;
     }
-    throw UsageError(action.isEmpty() ? "models needs an action: list, import or verify"
-                                      : "unknown models action '" + action.toStdString() + "' (list, import, verify)");
+    throw UsageError(action.isEmpty() ? "models needs an action: list, import, verify or forget"
+                                      : "unknown models action '" + action.toStdString() + "' (list, import, verify, forget)");
 }
 
 }  // namespace dragoman::cli

@@ -66,6 +66,13 @@ ModelListing importModel(const std::filesystem::path& dir, const std::string& id
     return listing(ModelStore().importModel(dir, id, hashProgress(progress, meter)));
 }
 
+ModelListing forgetModel(const std::string& id) {
+    const ModelStore store;
+    const auto entry = store.resolve(id);
+    store.forget(entry);
+    return listing(entry);
+}
+
 std::string VerifyReport::describeProblems() const {
     return id + ": " + joinProblems(problems);
 }

@@ -203,6 +203,16 @@ ModelEntry ModelStore::defaultModel() const {
     throw Error("model_not_found", "no default model is installed; add one with 'dragoman-cli models import DIR' and pass --model");
 }
 
+void ModelStore::forget(const ModelEntry& entry) const {
+    if (entry.source != ModelSource::Imported)
+        throw Error("input", entry.id + " is " + std::string(sourceName(entry.source)) +
+                                 ", not imported: only imported models are forgotten (" + entry.dir.string() +
+                                 " is left as it is; delete it yourself if you mean to)");
+    std::error_code ec;
+    std::filesystem::remove(manifestPath(entry), ec);
+    if (ec) throw Error("io", "cannot forget " + entry.id + ": " + ec.message());
+}
+
 std::filesystem::path ModelStore::manifestPath(const ModelEntry& entry) const {
     const auto base = roots_.cache / "manifests";
     switch (entry.source) {

@@ -47,6 +47,10 @@ public:
     // Registers a folder in place (no copy): hashes its files once and records them. Returns the entry.
     ModelEntry importModel(const std::filesystem::path& dir, std::string id, const HashProgress& progress = {}) const;
 
+    // Forgets an imported model: its record goes, its folder stays untouched. Throws Error("input") for a model
+    // that was not imported (bundled, in our cache or the hub cache, a path): Dragoman does not delete those.
+    void forget(const ModelEntry& entry) const;
+
     std::filesystem::path manifestPath(const ModelEntry& entry) const;
     // The manifest of an entry, creating it (hashing once) on first sight.
     Manifest ensureManifest(const ModelEntry& entry, const HashProgress& progress = {}) const;

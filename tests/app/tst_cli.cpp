@@ -215,6 +215,17 @@ void TestCli::modelsImportListVerify() {
     QCOMPARE(verified.code, 1);
     QVERIFY2(verified.err.startsWith("error: integrity: "), qPrintable(verified.err));
     QCOMPARE(run({"models", "frobnicate"}).code, 2);
+
+    // Forgetting an import drops its record, never its folder; a model that was not imported is refused by name.
+    const auto forgot = run({"models", "forget", "test/opus-tiny"});
+    QCOMPARE(forgot.code, 0);
+    QVERIFY2(forgot.out.contains("forgot test/opus-tiny"), qPrintable(forgot.out));
+    QVERIFY(QFile::exists(model + "/config.json"));
+    QVERIFY(!run({"models", "list"}).out.contains("test/opus-tiny"));
+    const auto notImported = run({"models", "forget", model});
+    QCOMPARE(notImported.code, 1);
+    QVERIFY2(notImported.err.contains("not imported: only imported models are forgotten"), qPrintable(notImported.err));
+    QCOMPARE(run({"models", "forget", "no/such-model"}).code, 1);
     modelsDir_.clear();
 }
 

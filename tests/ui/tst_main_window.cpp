@@ -5,6 +5,7 @@
 #include "engine_worker.h"
 #include "instructions_bar.h"
 #include "main_window.h"
+#include "model_manager_dialog.h"
 #include "store/model_store.h"
 #include "translation_controller.h"
 
@@ -13,6 +14,7 @@
 #include <QCheckBox>
 #include <QClipboard>
 #include <QComboBox>
+#include <QDir>
 #include <QDragEnterEvent>
 #include <QDropEvent>
 #include <QElapsedTimer>
@@ -50,6 +52,7 @@ private Q_SLOTS:
     void translatesADroppedDocument_data();
     void translatesADroppedDocument();
     void threeDocumentsDroppedAtOnce();
+    void modelManagerImportsVerifiesForgets();
     void aboutCreditsTheTrainingData();
     void translatesAsYouType();
     void stopCopyAndClear();
@@ -227,6 +230,49 @@ void TestMainWindow::threeDocumentsDroppedAtOnce() {
     QTest::mouseClick(window.documentPanel()->clearButton(), Qt::LeftButton);
     QCOMPARE(table->model()->rowCount(), 0);
     QVERIFY(!window.documentPanel()->isVisible());
+}
+
+// File › Models…: a folder imported with its hashing shown, found intact, then found changed when a file
+// changes; a folder that is not a model refused with the reason; the import forgotten, its folder left as it was.
+void TestMainWindow::modelManagerImportsVerifiesForgets() {
+    QTemporaryDir store, dir;
+    const auto previous = qgetenv("DRAGOMAN_MODELS");
+    qputenv("DRAGOMAN_MODELS", QFile::encodeName(store.path()));
+    const QString copy = dir.filePath("tiny-copy");
+    QVERIFY(QDir().mkpath(copy));
+    for (const auto& name : QDir(QStringLiteral(DRAGOMAN_TEST_FIXTURES "/marian-tiny")).entryList(QDir::Files))
+        QVERIFY(QFile::copy(QStringLiteral(DRAGOMAN_TEST_FIXTURES "/marian-tiny/") + name, copy + "/" + name));
+    MainWindow window;
+    auto* manager = window.manageModels();
+    QVERIFY(manager->isVisible());
+    QVERIFY(!manager->selectModel(QStringLiteral("tiny-copy")));
+
+    manager->importFolder(copy);
+    QTRY_VERIFY_WITH_TIMEOUT(manager->message()->text().startsWith(QStringLiteral("Imported tiny-copy")), 30000);
+    QVERIFY(manager->selectModel(QStringLiteral("tiny-copy")));
+    QVERIFY(window.modelPicker()->findData(QStringLiteral("tiny-copy")) >= 0);  // the window lists it at once
+    QVERIFY(manager->forgetButton()->isEnabled());
+    manager->verifySelected(true);
+    QTRY_VERIFY_WITH_TIMEOUT(manager->message()->text().contains(QStringLiteral("is intact")), 30000);
+    QFile vocab(copy + "/vocab.json");
+    QVERIFY(vocab.open(QIODevice::Append) && vocab.write(" ") == 1);
+    vocab.close();
+    manager->verifySelected(false);
+    QTRY_VERIFY_WITH_TIMEOUT(manager->message()->text().startsWith(QStringLiteral("Not done")), 30000);
+    QVERIFY2(manager->message()->text().contains(QStringLiteral("vocab.json")), qPrintable(manager->message()->text()));
+
+    QVERIFY(QDir().mkpath(dir.filePath("not-a-model")));
+    manager->importFolder(dir.filePath("not-a-model"));
+    QTRY_VERIFY_WITH_TIMEOUT(manager->message()->text().startsWith(QStringLiteral("Not done")), 30000);
+    QVERIFY2(manager->message()->text().contains(QStringLiteral("config.json")), qPrintable(manager->message()->text()));
+
+    QVERIFY(manager->selectModel(QStringLiteral("tiny-copy")));
+    manager->forgetSelected();
+    QVERIFY2(manager->message()->text().startsWith(QStringLiteral("Forgot tiny-copy")), qPrintable(manager->message()->text()));
+    QVERIFY(!manager->selectModel(QStringLiteral("tiny-copy")));
+    QVERIFY(QFile::exists(copy + "/config.json"));  // the folder is the user's
+    QVERIFY(window.modelPicker()->findData(QStringLiteral("tiny-copy")) < 0);
+    qputenv("DRAGOMAN_MODELS", previous);
 }
 
 void TestMainWindow::aboutCreditsTheTrainingData() {

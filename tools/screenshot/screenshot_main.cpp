@@ -6,6 +6,7 @@
 //   (saved in the tool's own settings as the window's File › Connect to a server… would).
 #include "engine_worker.h"
 #include "main_window.h"
+#include "model_manager_dialog.h"
 #include "remote/switching_backend.h"
 #include "translation_controller.h"
 
@@ -33,7 +34,8 @@ int main(int argc, char** argv) {
                        {"server", "Translate on this OpenAI-compatible server instead of --model.", "URL"},
                        {"server-name", "The server's name in the window.", "NAME", "gpu-box"},
                        {"server-model", "The server's model (default: its first).", "NAME"},
-                       {"document", "After the text, translate this document too (repeatable; shown in the document list).", "FILE"}});
+                       {"document", "After the text, translate this document too (repeatable; shown in the document list).", "FILE"},
+                       {"models", "Take the picture of File › Models… (the model manager) instead of the window."}});
     parser.process(app);
     if ((!parser.isSet("model") && !parser.isSet("server")) || !parser.isSet("text")) {
         std::fprintf(stderr, "error: --model (or --server) and --text are required\n");
@@ -64,8 +66,10 @@ int main(int argc, char** argv) {
     });
     const auto shoot = [&] {
         // One more turn of the event loop so the last delta and the status line are painted.
-        QTimer::singleShot(300, &window, [&] {
-            const bool ok = window.grab().save(parser.value("out"));
+        QWidget* shown = &window;
+        if (parser.isSet("models")) shown = window.manageModels();
+        QTimer::singleShot(300, &window, [&, shown] {
+            const bool ok = shown->grab().save(parser.value("out"));
             std::printf("%s\n", qPrintable(parser.value("out")));
             QApplication::exit(ok ? 0 : 1);
         });

@@ -1,0 +1,188 @@
+#include "model_manager_dialog.h"
+
+#include "model_tasks.h"
+
+#include <QDesktopServices>
+#include <QDialogButtonBox>
+#include <QFileDialog>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QTableWidget>
+#include <QUrl>
+#include <QVBoxLayout>
+
+namespace dragoman {
+namespace {
+
+enum Column { IdColumn, KindColumn, SizeColumn, SourceColumn, AdaptersColumn, FolderColumn, ColumnCount };
+
+QString sizeText(quint64 bytes) {
+    if (bytes >= 1000ull * 1000 * 1000) return QString::number(bytes / 1e9, 'f', 1) + QStringLiteral(" GB");
+    return QString::number(bytes / 1e6, 'f', 1) + QStringLiteral(" MB");
+}
+
+}  // namespace
+
+ModelManagerDialog::ModelManagerDialog(QWidget* parent) : QDialog(parent), tasks_(new ModelTasks(this)) {
+    setWindowTitle(tr("Models"));
+    table_ = new QTableWidget(0, ColumnCount);
+    table_->setAccessibleName(tr("Models and adapters"));
+    table_->setHorizontalHeaderLabels({tr("Model"), tr("Kind"), tr("Size"), tr("Source"), tr("Adapters"), tr("Folder")});
+    table_->setSelectionBehavior(QAbstractItemView::SelectRows);
+    table_->setSelectionMode(QAbstractItemView::SingleSelection);
+    table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    table_->verticalHeader()->setVisible(false);
+    table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    table_->horizontalHeader()->setStretchLastSection(true);
+
+    import_ = new QPushButton(tr("&Import folder…"));
+    import_->setToolTip(tr("Register a model folder in Hugging Face layout where it is (nothing is copied); its files are hashed once"));
+    verify_ = new QPushButton(tr("&Verify"));
+    verify_->setToolTip(tr("Check every file's size and time against the record made at import"));
+    verifyFull_ = new QPushButton(tr("Verify &fully"));
+    verifyFull_->setToolTip(tr("Hash every file again"));
+    forget_ = new QPushButton(tr("&Forget"));
+    forget_->setToolTip(tr("Forget an imported model; its folder is left as it is"));
+    openFolder_ = new QPushButton(tr("&Open folder"));
+    use_ = new QPushButton(tr("&Use this model"));
+    cancel_ = new QPushButton(tr("&Cancel"));
+    cancel_->setVisible(false);
+    progress_ = new QProgressBar;
+    progress_->setRange(0, 1000);
+    progress_->setAccessibleName(tr("Progress of the model operation"));
+    progress_->setVisible(false);
+    message_ = new QLabel;
+    message_->setWordWrap(true);
+    message_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    message_->setAccessibleName(tr("Result of the model operation"));
+
+    auto* actions = new QHBoxLayout;
+    for (auto* button : {import_, verify_, verifyFull_, forget_, openFolder_, use_})
+        actions->addWidget(button);
+    actions->addStretch(1);
+    auto* busy = new QHBoxLayout;
+    busy->addWidget(progress_, 1);
+    busy->addWidget(cancel_);
+    auto* close = new QDialogButtonBox(QDialogButtonBox::Close);
+    auto* layout = new QVBoxLayout(this);
+    layout->addWidget(table_, 1);
+    layout->addLayout(actions);
+    layout->addLayout(busy);
+    layout->addWidget(message_);
+    layout->addWidget(close);
+    resize(960, 420);
+
+    connect(close, &QDialogButtonBox::rejected, this, &QDialog::reject);
+    connect(import_, &QPushButton::clicked, this, [this] {
+        const auto folder = QFileDialog::getExistingDirectory(this, tr("Import a model folder"));
+        if (!folder.isEmpty()) importFolder(folder);
+    });
+    connect(verify_, &QPushButton::clicked, this, [this] { verifySelected(false); });
+    connect(verifyFull_, &QPushButton::clicked, this, [this] { verifySelected(true); });
+    connect(forget_, &QPushButton::clicked, this, &ModelManagerDialog::forgetSelected);
+    connect(openFolder_, &QPushButton::clicked, this, [this] {
+        if (const auto row = table_->currentRow(); row >= 0)
+            QDesktopServices::openUrl(QUrl::fromLocalFile(table_->item(row, FolderColumn)->text()));
+    });
+    connect(use_, &QPushButton::clicked, this, [this] {
+        if (const auto id = selectedId(); !id.isEmpty()) Q_EMIT useModel(id);
+    });
+    connect(cancel_, &QPushButton::clicked, tasks_, &ModelTasks::cancel);
+    connect(table_, &QTableWidget::itemSelectionChanged, this, &ModelManagerDialog::updateButtons);
+    connect(tasks_, &ModelTasks::progress, this, [this](const QString& phase, double fraction) {
+        progress_->setValue(static_cast<int>(fraction * 1000));
+        progress_->setFormat(phase + QStringLiteral(" %p%"));
+    });
+    connect(tasks_, &ModelTasks::finished, this, [this](const QString& text) {
+        setBusy(false);
+        message_->setText(text);
+        const auto keep = selectedId();
+        refresh();
+        selectModel(keep);
+        Q_EMIT storeChanged();
+    });
+    connect(tasks_, &ModelTasks::failed, this, [this](const QString& text) {
+        setBusy(false);
+        message_->setText(tr("Not done: %1").arg(text));
+    });
+    refresh();
+}
+
+QString ModelManagerDialog::selectedId() const {
+    const auto row = table_->currentRow();
+    return row >= 0 && table_->item(row, IdColumn) ? table_->item(row, IdColumn)->text() : QString();
+}
+
+bool ModelManagerDialog::selectModel(const QString& id) {
+    for (int row = 0; row < table_->rowCount(); ++row)
+        if (table_->item(row, IdColumn)->text() == id) {
+            table_->selectRow(row);
+            return true;
+        }
+    return false;
+}
+
+void ModelManagerDialog::importFolder(const QString& folder) {
+    setBusy(tasks_->importFolder(folder));
+    message_->setText(tr("Importing %1…").arg(folder));
+}
+
+void ModelManagerDialog::verifySelected(bool full) {
+    if (const auto id = selectedId(); !id.isEmpty()) {
+        setBusy(tasks_->verify(id, full));
+        message_->setText(tr("Verifying %1…").arg(id));
+    }
+}
+
+void ModelManagerDialog::forgetSelected() {
+    if (const auto id = selectedId(); !id.isEmpty()) tasks_->forget(id);
+}
+
+void ModelManagerDialog::refresh() {
+    const auto models = storedModels();
+    table_->setRowCount(0);
+    for (const auto& model : models) {
+        const int row = table_->rowCount();
+        table_->insertRow(row);
+        const auto kind = model.adapter ? tr("LoRA adapter for %1").arg(model.base.isEmpty() ? tr("any model") : model.base)
+                                        : (model.modelType.isEmpty() ? model.architecture : model.modelType);
+        const QStringList cells{model.id,
+                                kind,
+                                sizeText(model.weightBytes),
+                                model.revision.isEmpty() ? model.source : model.source + " @ " + model.revision.left(8),
+                                model.adapter ? QString() : QString::number(model.adapters),
+                                model.folder};
+        for (int column = 0; column < ColumnCount; ++column) {
+            auto* item = new QTableWidgetItem(cells.at(column));
+            item->setToolTip(column == FolderColumn ? model.folder : model.architecture);
+            item->setData(Qt::UserRole, model.forgettable);
+            table_->setItem(row, column, item);
+        }
+    }
+    if (models.isEmpty()) message_->setText(tr("No model is installed yet: Import folder… registers one."));
+    updateButtons();
+}
+
+void ModelManagerDialog::updateButtons() {
+    const auto row = table_->currentRow();
+    const bool selected = row >= 0 && !tasks_->busy();
+    const bool isAdapter = selected && table_->item(row, KindColumn)->text().startsWith(tr("LoRA adapter"));
+    verify_->setEnabled(selected);
+    verifyFull_->setEnabled(selected);
+    openFolder_->setEnabled(row >= 0);
+    use_->setEnabled(selected && !isAdapter);
+    forget_->setEnabled(selected && table_->item(row, IdColumn)->data(Qt::UserRole).toBool());
+    import_->setEnabled(!tasks_->busy());
+}
+
+void ModelManagerDialog::setBusy(bool busy) {
+    progress_->setValue(0);
+    progress_->setVisible(busy);
+    cancel_->setVisible(busy);
+    updateButtons();
+}
+
+}  // namespace dragoman

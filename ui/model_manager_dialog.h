@@ -1,0 +1,57 @@
+#pragma once
+// Settings › Models…: every model and adapter the store knows (bundled, imported, our cache, the Hugging Face
+// cache) with its kind, size, source, folder and adapters; import a folder (hashed once, with progress and
+// Cancel), verify quickly or fully, forget an import (its folder is never touched), open its folder, use it.
+#include <QDialog>
+
+class QLabel;
+class QProgressBar;
+class QPushButton;
+class QTableWidget;
+
+namespace dragoman {
+
+class ModelTasks;
+
+class ModelManagerDialog : public QDialog {
+    Q_OBJECT
+public:
+    explicit ModelManagerDialog(QWidget* parent = nullptr);
+
+    QTableWidget* table() const { return table_; }
+    QLabel* message() const { return message_; }
+    QPushButton* forgetButton() const { return forget_; }
+    QPushButton* verifyButton() const { return verify_; }
+    // The selected row's model id (empty: none).
+    QString selectedId() const;
+    bool selectModel(const QString& id);
+    // Import… after its folder dialog; also what tests call.
+    void importFolder(const QString& folder);
+    void verifySelected(bool full);
+    void forgetSelected();
+
+Q_SIGNALS:
+    // "Use this model": the window loads it.
+    void useModel(const QString& id);
+    // The store changed (an import or a forget): the window's model picker lists it again.
+    void storeChanged();
+
+private:
+    void refresh();
+    void updateButtons();
+    void setBusy(bool busy);
+
+    ModelTasks* tasks_ = nullptr;
+    QTableWidget* table_ = nullptr;
+    QLabel* message_ = nullptr;
+    QProgressBar* progress_ = nullptr;
+    QPushButton* import_ = nullptr;
+    QPushButton* verify_ = nullptr;
+    QPushButton* verifyFull_ = nullptr;
+    QPushButton* forget_ = nullptr;
+    QPushButton* openFolder_ = nullptr;
+    QPushButton* use_ = nullptr;
+    QPushButton* cancel_ = nullptr;
+};
+
+}  // namespace dragoman
