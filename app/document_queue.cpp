@@ -19,6 +19,7 @@ QString DocumentQueue::stateText(const Job& job) const {
         case State::Queued:
             return tr("Queued");
         case State::Translating: {
+            if (job.cancelRequested) return tr("Stopping…");
             if (job.total <= 0) return tr("Starting…");
             auto text = tr("%1 of %2 passages").arg(job.done).arg(job.total);
             const auto elapsed = job.started.msecsTo(QDateTime::currentDateTime()) / 1000.0;
@@ -137,7 +138,10 @@ bool DocumentQueue::cancel(int row) {
         changed(row);
         return true;
     }
-    if (job.state == State::Translating) job.cancelRequested = true;
+    if (job.state == State::Translating && !job.cancelRequested) {
+        job.cancelRequested = true;
+        changed(row);  // "Stopping…" until the engine ends it
+    }
     return false;
 }
 

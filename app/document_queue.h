@@ -47,6 +47,7 @@ public:
     // The row being translated, or -1.
     int running() const;
     bool finished(int row) const;
+    bool stopping(int row) const { return job(row).cancelRequested; }
 
     int add(const QString& path, const QString& from, const QString& to);
     void start(int row);

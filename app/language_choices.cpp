@@ -26,17 +26,26 @@ LanguageChoices allLanguageChoices() {
 LanguageChoices languageChoicesFor(const ModelInfo& model) {
     auto choices = allLanguageChoices();
     const auto targets = known(model.targetLanguages);
-    const auto fixedFrom = known({model.fixedFrom}), fixedTo = known({model.fixedTo});
+    // A bilingual model's own codes, as they are, even outside the table (opus-mt-en-sv's "sv"); "mul" is a
+    // multilingual side, not a language.
+    const auto own = [](const QString& code) { return code.isEmpty() || code == QLatin1String("mul") ? QStringList() : QStringList{code}; };
     if (!targets.isEmpty())
         choices.targets = targets;
-    else if (!fixedTo.isEmpty())
-        choices.targets = fixedTo;
-    // A multilingual model ("mul" on its source side, or prompts naming the target) reads the languages it writes.
-    if (!fixedFrom.isEmpty())
-        choices.sources = fixedFrom;
+    else if (const auto to = own(model.fixedTo); !to.isEmpty())
+        choices.targets = to;
+    // A multilingual model (language tokens, or prompts naming the target) reads the languages it writes.
+    if (const auto from = own(model.fixedFrom); !from.isEmpty())
+        choices.sources = from;
     else if (!targets.isEmpty())
         choices.sources = targets;
     return choices;
+}
+
+QString languageName(const QString& code) {
+    for (const auto& language : languageList())
+        if (language.code == code) return language.name;
+    const QLocale locale(code);
+    return locale.language() == QLocale::C ? code : QLocale::languageToString(locale.language());
 }
 
 QString systemLanguage() {

@@ -18,6 +18,9 @@ struct LanguageChoices {
 LanguageChoices allLanguageChoices();
 LanguageChoices languageChoicesFor(const ModelInfo& model);
 
+// A code's English name: the language table's, else Qt's (a bilingual model's "sv"), else the code.
+QString languageName(const QString& code);
+
 // The system locale's language as a code of the language table ("fr" for fr_FR, "zh-Hant" for zh_TW), or empty.
 QString systemLanguage();
 

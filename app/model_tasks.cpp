@@ -53,7 +53,10 @@ ModelTasks::ModelTasks(QObject* parent) : QObject(parent) {}
 
 ModelTasks::~ModelTasks() {
     cancel();
-    if (thread_) thread_->wait();
+    if (thread_) {
+        thread_->wait();
+        delete thread_;  // its queued end, and deleteLater, go with this object
+    }
 }
 
 bool ModelTasks::run(std::function<QString(const std::function<bool(const QString&, double)>&)> task) {

@@ -157,20 +157,23 @@ void TranslationController::stop() {
     typingPause_->stop();
     if (!engine_) return;
     if (request_) engine_->cancel(request_);
-    cancelAllDocuments();
+    // Documents are stopped from the document list (cancelDocument, cancelAllDocuments), never by Stop or Esc:
+    // clearing the panes must not lose a batch.
 }
 
 QStringList TranslationController::documentsIn(const QStringList& paths) {
-    constexpr int kMostFromAFolder = 1000;
+    // A folder is searched to a bound (entries visited, documents kept), so dropping a home folder cannot hang
+    // the window; hidden files and folders are skipped (QDirIterator lists none without QDir::Hidden).
+    constexpr int kMostFromAFolder = 1000, kMostVisited = 20000;
     QStringList found;
     for (const auto& path : paths) {
         const QFileInfo info(path);
-        if (info.isFile() && documents::formatOf(path)) found << path;
+        if (info.isFile() && documents::formatOf(path) && !found.contains(path)) found << path;
         if (!info.isDir()) continue;
         QStringList inside;
         QDirIterator it(path, QDir::Files | QDir::NoDotAndDotDot, QDirIterator::Subdirectories);
-        while (it.hasNext() && inside.size() < kMostFromAFolder)
-            if (const auto file = it.next(); documents::formatOf(file) && !file.contains(QStringLiteral("/."))) inside << file;
+        for (int visited = 0; it.hasNext() && visited < kMostVisited && inside.size() < kMostFromAFolder; ++visited)
+            if (const auto file = it.next(); documents::formatOf(file) && !found.contains(file)) inside << file;
         inside.sort();
         found << inside;
     }
@@ -186,7 +189,12 @@ void TranslationController::translateDocuments(const QStringList& paths) {
         Q_EMIT documentFailed(tr("load a model first, then drop the document again."));
         return;
     }
-    for (const auto& path : documentsIn(paths))
+    const auto documents = documentsIn(paths);
+    if (documents.isEmpty()) {
+        Q_EMIT documentFailed(tr("nothing to translate there (documents: %1).").arg(documents::supportedPatterns()));
+        return;
+    }
+    for (const auto& path : documents)
         queue_->add(path, from_, to_);
     startNextDocument();
 }
@@ -232,6 +240,10 @@ void TranslationController::onLoaded(const ModelInfo& info, const LoadInfo& stat
     Q_EMIT languageChoicesChanged(choices_.sources, choices_.targets);
     const auto [from, to] = pairWithin(choices_, from_, to_);
     setLanguages(from, to);
+    // Documents still queued for a pair the new model cannot do fail now, saying why, rather than on their turn.
+    for (int row = 0; row < queue_->size(); ++row)
+        if (const auto& job = queue_->job(row); job.state == DocumentQueue::State::Queued && !choices_.offers(job.from, job.to))
+            queue_->fail(row, tr("%1 does not translate %2 into %3").arg(info.id, languageName(job.from), languageName(job.to)));
     Q_EMIT modelLoaded(info, stats);
 }
 
@@ -255,21 +267,21 @@ void TranslationController::connectEngine() {
         if (id == request_) Q_EMIT translationFailed(message);
     });
     connect(engine_, &EngineWorker::documentProgress, this, [this](quint64 id, int done, int total) {
-        if (id != document_ || total <= 0) return;
+        if (id != document_ || total <= 0 || queue_->running() < 0) return;
         queue_->progress(queue_->running(), done, total);
         Q_EMIT documentProgress(done * 100 / total);
     });
     connect(engine_, &EngineWorker::documentFinished, this, [this](quint64 id, const QString& output, int keptSource) {
         if (id != document_) return;
         document_ = 0;
-        queue_->succeed(queue_->running(), output, keptSource);
+        if (queue_->running() >= 0) queue_->succeed(queue_->running(), output, keptSource);
         Q_EMIT documentFinished(output, keptSource);
         startNextDocument();
     });
     connect(engine_, &EngineWorker::documentFailed, this, [this](quint64 id, const QString& message) {
         if (id != document_) return;
         document_ = 0;
-        queue_->fail(queue_->running(), message);
+        if (queue_->running() >= 0) queue_->fail(queue_->running(), message);
         Q_EMIT documentFailed(message);
         startNextDocument();
     });

@@ -61,16 +61,17 @@ DocumentPanel::DocumentPanel(TranslationController* controller, QWidget* parent)
     table_->verticalHeader()->setDefaultSectionSize(row);
     table_->setMinimumHeight(table_->horizontalHeader()->sizeHint().height() + 4 * row + 2 * table_->frameWidth());
 
-    cancel_ = new QPushButton(tr("Cancel"));
-    cancel_->setAccessibleName(tr("Cancel the selected document"));
-    cancelAll_ = new QPushButton(tr("Cancel all"));
-    cancelAll_->setAccessibleName(tr("Cancel every document not finished"));
-    open_ = new QPushButton(tr("Open"));
-    open_->setAccessibleName(tr("Open the translated copy"));
-    showFolder_ = new QPushButton(tr("Show in folder"));
-    showFolder_->setAccessibleName(tr("Open the folder of the translated copy"));
-    clear_ = new QPushButton(tr("Clear finished"));
-    clear_->setAccessibleName(tr("Remove finished documents from the list"));
+    // Accessible names are the visible labels (voice control says what it sees); descriptions say more.
+    cancel_ = new QPushButton(tr("Ca&ncel"));
+    cancel_->setAccessibleDescription(tr("Cancel the selected document"));
+    cancelAll_ = new QPushButton(tr("Cancel a&ll"));
+    cancelAll_->setAccessibleDescription(tr("Cancel every document not finished"));
+    open_ = new QPushButton(tr("O&pen"));
+    open_->setAccessibleDescription(tr("Open the translated copy"));
+    showFolder_ = new QPushButton(tr("Show in fol&der"));
+    showFolder_->setAccessibleDescription(tr("Open the folder of the translated copy"));
+    clear_ = new QPushButton(tr("Clea&r finished"));
+    clear_->setAccessibleDescription(tr("Remove finished documents from the list"));
 
     auto* buttons = new QHBoxLayout;
     for (auto* button : {cancel_, cancelAll_, open_, showFolder_, clear_})
@@ -115,7 +116,7 @@ void DocumentPanel::updateActions() {
     bool unfinished = false, finished = false;
     for (int r = 0; r < queue->size(); ++r)
         (queue->finished(r) ? finished : unfinished) = true;
-    cancel_->setEnabled(row >= 0 && !queue->finished(row));
+    cancel_->setEnabled(row >= 0 && !queue->finished(row) && !queue->stopping(row));
     cancelAll_->setEnabled(unfinished);
     open_->setEnabled(row >= 0 && !queue->job(row).output.isEmpty());
     showFolder_->setEnabled(row >= 0);

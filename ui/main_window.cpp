@@ -22,6 +22,7 @@
 #include <QFileInfo>
 #include <QFontDialog>
 #include <QMimeData>
+#include <QPointer>
 #include <QSettings>
 #include <QTime>
 #include <QTimer>
@@ -58,12 +59,13 @@ QComboBox* makeLanguagePicker(const QString& accessibleName) {
 void fillLanguagePicker(QComboBox* box, const QStringList& codes) {
     const QSignalBlocker block(box);
     box->clear();
-    for (const auto& language : languageList())
-        if (codes.contains(language.code)) {
-            box->addItem(language.name, language.code);
-            box->setItemData(box->count() - 1, language.code, Qt::ToolTipRole);
-        }
-    box->setEnabled(box->count() > 1);
+    for (const auto& code : codes) {
+        box->addItem(languageName(code), code);
+        box->setItemData(box->count() - 1, code, Qt::ToolTipRole);
+    }
+    // One language: nothing to choose, but still reachable by Tab so a screen reader can say which it is.
+    box->setEnabled(true);
+    box->setProperty("single", codes.size() == 1);
 }
 
 }  // namespace
@@ -213,7 +215,11 @@ void MainWindow::fillModelPicker() {
     for (const auto& server : savedServerEngines())
         modelPicker_->addItem(server.label(), server.id());
     modelPicker_->setEnabled(modelPicker_->count() > 0 && controller_->engine());
-    if (const int last = modelPicker_->findData(controller_->lastSessionModel()); last >= 0) modelPicker_->setCurrentIndex(last);
+    // The model in use stays shown, even one loaded from a path (not in the store's list).
+    const auto loaded = controller_->loadedModel();
+    if (!loaded.isEmpty() && modelPicker_->findData(loaded) < 0) modelPicker_->addItem(QStringLiteral("%1 (path)").arg(loaded), loaded);
+    const auto shown = loaded.isEmpty() ? controller_->lastSessionModel() : loaded;
+    if (const int row = modelPicker_->findData(shown); row >= 0) modelPicker_->setCurrentIndex(row);
 }
 
 void MainWindow::loadModel(const QString& modelIdOrPath) {
@@ -243,6 +249,13 @@ void MainWindow::swapLanguages() {
     controller_->swapLanguages();
 }
 
+bool MainWindow::mayHoldDocuments(const QList<QUrl>& urls) {
+    // Cheap, for every drag move: a folder (searched only when dropped) or a document of a supported type.
+    for (const auto& url : urls)
+        if (url.isLocalFile() && (QFileInfo(url.toLocalFile()).isDir() || documents::formatOf(url.toLocalFile()))) return true;
+    return false;
+}
+
 QStringList MainWindow::documentsIn(const QList<QUrl>& urls) {
     QStringList paths;
     for (const auto& url : urls)
@@ -251,20 +264,22 @@ QStringList MainWindow::documentsIn(const QList<QUrl>& urls) {
 }
 
 void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
-    if (event->mimeData()->hasUrls() && !documentsIn(event->mimeData()->urls()).isEmpty()) event->acceptProposedAction();
+    if (event->mimeData()->hasUrls() && mayHoldDocuments(event->mimeData()->urls())) event->acceptProposedAction();
 }
 
 void MainWindow::dropEvent(QDropEvent* event) {
-    const auto paths = documentsIn(event->mimeData()->urls());
-    if (paths.isEmpty()) return;
+    if (!mayHoldDocuments(event->mimeData()->urls())) return;
     event->acceptProposedAction();
-    controller_->translateDocuments(paths);
+    QStringList paths;
+    for (const auto& url : event->mimeData()->urls())
+        if (url.isLocalFile()) paths << url.toLocalFile();
+    controller_->translateDocuments(paths);  // folders are searched here, once, and an empty drop says so
 }
 
 bool MainWindow::eventFilter(QObject* watched, QEvent* event) {
     if (event->type() == QEvent::DragEnter || event->type() == QEvent::DragMove || event->type() == QEvent::Drop) {
         const auto* drop = static_cast<QDropEvent*>(event);
-        if (drop->mimeData()->hasUrls() && !documentsIn(drop->mimeData()->urls()).isEmpty()) {
+        if (drop->mimeData()->hasUrls() && mayHoldDocuments(drop->mimeData()->urls())) {
             if (event->type() == QEvent::Drop)
                 dropEvent(static_cast<QDropEvent*>(event));
             else
@@ -416,7 +431,9 @@ void MainWindow::connectDocuments() {
         documentBar_->setValue(0);
         documentBar_->setFormat(tr("%1: %p%").arg(QFileInfo(path).fileName()));
         documentBar_->setVisible(true);
-        documentStatus_->setText(tr("Translating %1 into %2…").arg(QFileInfo(path).fileName(), to_->currentText()));
+        const auto* queue = controller_->documentQueue();
+        const auto to = queue->running() >= 0 ? queue->job(queue->running()).to : controller_->targetLanguage();
+        documentStatus_->setText(tr("Translating %1 into %2…").arg(QFileInfo(path).fileName(), languageName(to)));
     });
     connect(controller_, &TranslationController::documentProgress, documentBar_, &QProgressBar::setValue);
     connect(controller_, &TranslationController::documentFinished, this, [this](const QString& output, int keptSource) {
@@ -591,13 +608,21 @@ void MainWindow::buildUi() {
 }
 
 ModelManagerDialog* MainWindow::manageModels() {
-    auto* dialog = new ModelManagerDialog(this);
-    dialog->setAttribute(Qt::WA_DeleteOnClose);
-    connect(dialog, &ModelManagerDialog::storeChanged, this, &MainWindow::fillModelPicker);
-    connect(dialog, &ModelManagerDialog::useModel, this, &MainWindow::loadModel);
-    dialog->selectModel(controller_->loadedModel());
-    dialog->show();
-    return dialog;
+    // One manager: a second Ctrl+M raises it (two could run store operations at once).
+    if (!modelManager_) {
+        modelManager_ = new ModelManagerDialog(this);
+        modelManager_->setAttribute(Qt::WA_DeleteOnClose);
+        connect(modelManager_, &ModelManagerDialog::storeChanged, this, &MainWindow::fillModelPicker);
+        connect(modelManager_, &ModelManagerDialog::useModel, this, &MainWindow::loadModel);
+        connect(controller_, &TranslationController::modelLoaded, modelManager_,
+                [this] { modelManager_->setModelInUse(controller_->loadedModel()); });
+    }
+    modelManager_->setModelInUse(controller_->loadedModel());
+    modelManager_->selectModel(controller_->loadedModel());
+    modelManager_->show();
+    modelManager_->raise();
+    modelManager_->activateWindow();
+    return modelManager_;
 }
 
 void MainWindow::showNoModel() {

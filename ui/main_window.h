@@ -3,6 +3,7 @@
 // view: what a person does goes to a TranslationController (app/translation_controller.h), and what the
 // controller says is shown. The window keeps only its own geometry and font.
 #include <QMainWindow>
+#include <QPointer>
 
 #include <optional>
 
@@ -70,6 +71,7 @@ public:
     DocumentPanel* documentPanel() const { return documentPanel_; }
     // The local files among `urls` that translate-file reads; empty when there are none.
     static QStringList documentsIn(const QList<QUrl>& urls);
+    static bool mayHoldDocuments(const QList<QUrl>& urls);
 
 public Q_SLOTS:
     void swapLanguages();
@@ -150,6 +152,7 @@ private:
     QProgressBar* documentBar_ = nullptr;
     QLabel* documentStatus_ = nullptr;
     DocumentPanel* documentPanel_ = nullptr;
+    QPointer<ModelManagerDialog> modelManager_;
 };
 
 }  // namespace dragoman

@@ -3,6 +3,7 @@
 #include "model_tasks.h"
 
 #include <QDesktopServices>
+
 #include <QDialogButtonBox>
 #include <QFileDialog>
 #include <QHBoxLayout>
@@ -13,6 +14,7 @@
 #include <QTableWidget>
 #include <QUrl>
 #include <QVBoxLayout>
+#include <utility>
 
 namespace dragoman {
 namespace {
@@ -42,7 +44,7 @@ ModelManagerDialog::ModelManagerDialog(QWidget* parent) : QDialog(parent), tasks
     import_->setToolTip(tr("Register a model folder in Hugging Face layout where it is (nothing is copied); its files are hashed once"));
     verify_ = new QPushButton(tr("&Verify"));
     verify_->setToolTip(tr("Check every file's size and time against the record made at import"));
-    verifyFull_ = new QPushButton(tr("Verify &fully"));
+    verifyFull_ = new QPushButton(tr("Re-&hash all"));
     verifyFull_->setToolTip(tr("Hash every file again"));
     forget_ = new QPushButton(tr("&Forget"));
     forget_->setToolTip(tr("Forget an imported model; its folder is left as it is"));
@@ -102,9 +104,10 @@ ModelManagerDialog::ModelManagerDialog(QWidget* parent) : QDialog(parent), tasks
         const auto keep = selectedId();
         refresh();
         selectModel(keep);
-        Q_EMIT storeChanged();
+        if (std::exchange(changesStore_, false)) Q_EMIT storeChanged();
     });
     connect(tasks_, &ModelTasks::failed, this, [this](const QString& text) {
+        changesStore_ = false;
         setBusy(false);
         message_->setText(tr("Not done: %1").arg(text));
     });
@@ -126,7 +129,8 @@ bool ModelManagerDialog::selectModel(const QString& id) {
 }
 
 void ModelManagerDialog::importFolder(const QString& folder) {
-    setBusy(tasks_->importFolder(folder));
+    changesStore_ = tasks_->importFolder(folder);
+    setBusy(changesStore_);
     message_->setText(tr("Importing %1…").arg(folder));
 }
 
@@ -138,7 +142,24 @@ void ModelManagerDialog::verifySelected(bool full) {
 }
 
 void ModelManagerDialog::forgetSelected() {
-    if (const auto id = selectedId(); !id.isEmpty()) tasks_->forget(id);
+    if (const auto id = selectedId(); !id.isEmpty() && id != inUse_) {
+        changesStore_ = true;
+        tasks_->forget(id);
+    }
+}
+
+void ModelManagerDialog::setModelInUse(const QString& id) {
+    inUse_ = id;
+    updateButtons();
+}
+
+void ModelManagerDialog::reject() {
+    if (tasks_->busy()) {
+        tasks_->cancel();
+        message_->setText(tr("Cancelling…"));
+        return;
+    }
+    QDialog::reject();
 }
 
 void ModelManagerDialog::refresh() {
@@ -174,7 +195,10 @@ void ModelManagerDialog::updateButtons() {
     verifyFull_->setEnabled(selected);
     openFolder_->setEnabled(row >= 0);
     use_->setEnabled(selected && !isAdapter);
-    forget_->setEnabled(selected && table_->item(row, IdColumn)->data(Qt::UserRole).toBool());
+    const bool inUse = selected && table_->item(row, IdColumn)->text() == inUse_;
+    forget_->setEnabled(selected && !inUse && table_->item(row, IdColumn)->data(Qt::UserRole).toBool());
+    forget_->setToolTip(inUse ? tr("The window is using this model; load another first")
+                              : tr("Forget an imported model; its folder is left as it is"));
     import_->setEnabled(!tasks_->busy());
 }
 

@@ -29,6 +29,12 @@ public:
     void importFolder(const QString& folder);
     void verifySelected(bool full);
     void forgetSelected();
+    // The model the window has loaded: it cannot be forgotten from under it.
+    void setModelInUse(const QString& id);
+
+protected:
+    // Closing while an import or a verification runs cancels it first (the dialog stays until it has ended).
+    void reject() override;
 
 Q_SIGNALS:
     // "Use this model": the window loads it.
@@ -52,6 +58,8 @@ private:
     QPushButton* openFolder_ = nullptr;
     QPushButton* use_ = nullptr;
     QPushButton* cancel_ = nullptr;
+    QString inUse_;
+    bool changesStore_ = false;  // the running task imports: the window's model picker lists again when it ends
 };
 
 }  // namespace dragoman

@@ -55,8 +55,10 @@ void LanguageTokenStrategy::check(const TranslationRequest& request) const {
         throw Error("unsupported", "styles, preferences, delimiters, structured data and prompt profiles need a Hy-MT2 model; " +
                                        model_.id() + " is " + model_.architecture);
     languageToken(request.to);
+    // A "mul" source (opus-mt-mul-en) reads any language.
     if (modelLanguageTokens_.empty() && !pair_.first.empty() &&
-        ((!request.to.empty() && request.to != pair_.second) || (!request.from.empty() && request.from != pair_.first)))
+        ((!request.to.empty() && request.to != pair_.second) ||
+         (!request.from.empty() && request.from != pair_.first && pair_.first != "mul")))
         throw Error("input", model_.id() + " translates " + pair_.first + " to " + pair_.second + " only, not " + request.from + " to " +
                                  request.to);
 }

@@ -49,6 +49,7 @@ private Q_SLOTS:
     void languagesFollowTheModel();
     void emptyTextIsNotTranslated();
     void documentsQueueInTurn();
+    void choicesForModelsOutsideTheTable();
     void onlyTheLatestRequestReachesTheView();
     void asYouTypeWaitsForAPause();
     void adapterTranslatesTheTextAgain();
@@ -218,6 +219,11 @@ void TestTranslationController::documentsQueueInTurn() {
     ignored.close();
 
     auto* queue = controller.documentQueue();
+    QSignalSpy refused(&controller, &TranslationController::documentFailed);
+    controller.translateDocuments({dir.filePath("folder/notes.exe")});  // nothing supported: said, not ignored
+    QCOMPARE(refused.count(), 1);
+    QVERIFY(refused.first().at(0).toString().contains(QStringLiteral("nothing to translate")));
+    QCOMPARE(queue->size(), 0);
     controller.translateDocuments({dir.filePath("a.srt"), dir.filePath("folder"), dir.filePath("broken.docx"), dir.filePath("d.txt")});
     QCOMPARE(queue->size(), 5);  // the folder's two documents, sorted, in its place; not the .exe
     QCOMPARE(queue->job(1).path, dir.filePath("folder/c.txt"));
@@ -245,6 +251,27 @@ void TestTranslationController::documentsQueueInTurn() {
     QCOMPARE(queue->data(queue->index(0, dragoman::DocumentQueue::OutputColumn)).toString(), QStringLiteral("a.de.srt"));
     queue->clearFinished();
     QCOMPARE(queue->size(), 0);
+}
+
+// Bilingual models whose languages the table lacks offer their own codes (named by Qt); a "mul" source reads any
+// language; HY-MT-like prompts offer what they name.
+void TestTranslationController::choicesForModelsOutsideTheTable() {
+    dragoman::ModelInfo swedish;
+    swedish.fixedFrom = QStringLiteral("en");
+    swedish.fixedTo = QStringLiteral("sv");
+    auto choices = dragoman::languageChoicesFor(swedish);
+    QCOMPARE(choices.sources, QStringList{"en"});
+    QCOMPARE(choices.targets, QStringList{"sv"});
+    QCOMPARE(dragoman::languageName(QStringLiteral("sv")), QStringLiteral("Swedish"));
+    QCOMPARE(dragoman::pairWithin(choices, QStringLiteral("en"), QStringLiteral("de")),
+             std::make_pair(QStringLiteral("en"), QStringLiteral("sv")));
+    dragoman::ModelInfo anyToEnglish;
+    anyToEnglish.fixedFrom = QStringLiteral("mul");
+    anyToEnglish.fixedTo = QStringLiteral("en");
+    choices = dragoman::languageChoicesFor(anyToEnglish);
+    QCOMPARE(choices.targets, QStringList{"en"});
+    QVERIFY(choices.sources.size() > 30 && choices.sources.contains(QStringLiteral("fr")));
+    QVERIFY(choices.offers(QStringLiteral("fr"), QStringLiteral("en")));
 }
 
 // Three requests in a row: the view hears three starts (each clears the pane) but the deltas and the finish of

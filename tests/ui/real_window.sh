@@ -29,7 +29,8 @@ cleanup() {
 trap cleanup EXIT
 export HOME="$home" XDG_CONFIG_HOME="$home/config" XDG_DATA_HOME="$home/data" DRAGOMAN_MODELS="$home/models"
 export HF_HUB_CACHE="$home/hf-hub" LANG=C.UTF-8
-unset QT_QPA_PLATFORM
+export QT_QPA_PLATFORM=xcb  # the X display, even from a Wayland desktop
+unset WAYLAND_DISPLAY
 config="$XDG_CONFIG_HOME/dragoman/dragoman.conf"
 
 fail() {
@@ -44,7 +45,7 @@ start() {
     disown "$pid"  # a kill -9 below is expected: no job notice
     window=""
     for _ in $(seq 100); do
-        window="$(xdotool search --onlyvisible --name '^Dragoman$' 2>/dev/null | head -1 || true)"
+        window="$(xdotool search --onlyvisible --pid "$pid" --name '^Dragoman$' 2>/dev/null | head -1 || true)"
         [[ -n "$window" ]] && grep -q '^id=' "$config" 2>/dev/null && break
         sleep 0.2
     done
@@ -54,7 +55,7 @@ start() {
     # What a window manager does for a new window: give it the keyboard. The id is looked up again if the
     # window was re-created meanwhile (Qt may replace a native window while it settles).
     for _ in $(seq 20); do
-        window="$(xdotool search --onlyvisible --name '^Dragoman$' 2>/dev/null | tail -1 || true)"
+        window="$(xdotool search --onlyvisible --pid "$pid" --name '^Dragoman$' 2>/dev/null | tail -1 || true)"
         [[ -n "$window" ]] && xdotool windowfocus --sync "$window" 2>/dev/null && return 0
         sleep 0.2
     done
@@ -62,7 +63,10 @@ start() {
 }
 
 geometry() {
-    xdotool getwindowgeometry --shell "$window" | grep -E '^(X|Y|WIDTH|HEIGHT)=' | tr '\n' ' '
+    local shape
+    shape="$(xdotool getwindowgeometry --shell "$window" | grep -E '^(X|Y|WIDTH|HEIGHT)=' | tr '\n' ' ')" || true
+    [[ "$shape" == *WIDTH=* ]] || fail "cannot read the window's geometry"
+    echo "$shape"
 }
 
 dump() { xwd -root -silent >"$home/$1.xwd"; }
@@ -94,8 +98,8 @@ translatedRight="$(changed before translated "$right" "$top" "$half" "$rows")"
 # A size chosen by hand survives SIGKILL.
 xdotool windowsize --sync "$window" 1100 720
 sleep 1.5
-kill -9 "$pid"
-wait "$pid" 2>/dev/null || true
+kill -9 "$pid" 2>/dev/null || fail "the window was gone before it was killed: $(cat "$home/app.log")"
+while kill -0 "$pid" 2>/dev/null; do sleep 0.1; done
 pid=""
 start
 eval "$(geometry)"

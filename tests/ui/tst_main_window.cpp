@@ -372,7 +372,7 @@ void TestMainWindow::pickersFollowTheModel() {
     QCOMPARE(window.toPicker()->count(), 1);
     QCOMPARE(window.fromPicker()->itemData(0, Qt::ToolTipRole).toString(), QStringLiteral("en"));
     QCOMPARE(window.toPicker()->itemText(0), QStringLiteral("German"));
-    QVERIFY(!window.fromPicker()->isEnabled() && !window.toPicker()->isEnabled());
+    QVERIFY(window.fromPicker()->isEnabled());  // one language, still reachable by Tab
     QVERIFY(!window.swapButton()->isEnabled());
     window.loadModel(QStringLiteral(DRAGOMAN_TEST_FIXTURES "/hunyuan-tiny"));
     QTRY_VERIFY_WITH_TIMEOUT(window.toPicker()->count() > 30, 30000);
