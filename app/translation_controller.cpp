@@ -6,6 +6,7 @@
 #include <QDir>
 #include <QDirIterator>
 #include <QFileInfo>
+#include <QRegularExpression>
 #include <QSettings>
 #include <QTimer>
 #include <QUrl>
@@ -161,6 +162,21 @@ void TranslationController::stop() {
     // clearing the panes must not lose a batch.
 }
 
+namespace {
+
+// "report.de.md" beside "report.md" (or "report.de (2).md"): a copy an earlier drop wrote, not a document to
+// translate again when the folder is dropped once more.
+bool isTranslatedCopy(const QString& path) {
+    const QFileInfo info(path);
+    auto stem = info.completeBaseName();  // "report.de" or "report.de (2)"
+    stem.remove(QRegularExpression(QStringLiteral(R"( \(\d+\)$)")));
+    const auto dot = stem.lastIndexOf('.');
+    if (dot <= 0 || languageName(stem.mid(dot + 1)) == stem.mid(dot + 1)) return false;  // no language code there
+    return QFileInfo::exists(info.dir().filePath(stem.left(dot) + "." + info.suffix()));
+}
+
+}  // namespace
+
 QStringList TranslationController::documentsIn(const QStringList& paths) {
     // A folder is searched to a bound (entries visited, documents kept), so dropping a home folder cannot hang
     // the window; hidden files and folders are skipped (QDirIterator lists none without QDir::Hidden).
@@ -173,7 +189,7 @@ QStringList TranslationController::documentsIn(const QStringList& paths) {
         QStringList inside;
         QDirIterator it(path, QDir::Files | QDir::NoDotAndDotDot, QDirIterator::Subdirectories);
         for (int visited = 0; it.hasNext() && visited < kMostVisited && inside.size() < kMostFromAFolder; ++visited)
-            if (const auto file = it.next(); documents::formatOf(file) && !found.contains(file)) inside << file;
+            if (const auto file = it.next(); documents::formatOf(file) && !found.contains(file) && !isTranslatedCopy(file)) inside << file;
         inside.sort();
         found << inside;
     }

@@ -210,6 +210,7 @@ void TestTranslationController::documentsQueueInTurn() {
     QVERIFY(QFile::copy(fixtures + "sample.srt", dir.filePath("a.srt")));
     QVERIFY(QFile::copy(fixtures + "sample.md", dir.filePath("folder/inner/b.md")));
     QVERIFY(QFile::copy(fixtures + "sample.txt", dir.filePath("folder/c.txt")));
+    QVERIFY(QFile::copy(fixtures + "sample.txt", dir.filePath("folder/c.de.txt")));  // an earlier drop's copy: skipped
     QFile broken(dir.filePath("broken.docx"));
     QVERIFY(broken.open(QIODevice::WriteOnly) && broken.write("not a zip") > 0);
     broken.close();
