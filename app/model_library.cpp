@@ -29,15 +29,19 @@ QList<ModelChoice> availableModels() {
     return choices;
 }
 
-QList<ModelChoice> availableAdapters(const QString& baseId) {
+bool isBaseOf(const QString& base, const QString& id) {
     const auto lastPart = [](const QString& name) { return name.section('/', -1, -1, QString::SectionSkipEmpty); };
+    return lastPart(base) == lastPart(id);
+}
+
+QList<ModelChoice> availableAdapters(const QString& baseId) {
     QList<ModelChoice> choices;
     try {
         for (const auto& m : listModels()) {
             if (m.modelType != "peft_lora") continue;
             const auto id = QString::fromStdString(m.id), source = QString::fromStdString(m.source);
             const auto base = m.base.empty() ? QStringLiteral("?") : QString::fromStdString(m.base);
-            if (!baseId.isEmpty() && !m.base.empty() && lastPart(base) != lastPart(baseId)) continue;
+            if (!baseId.isEmpty() && !m.base.empty() && !isBaseOf(base, baseId)) continue;
             choices.push_back({id, QStringLiteral("%1 (for %2)").arg(id, base), source});
         }
     } catch (const Error&) {

@@ -19,5 +19,7 @@ QList<ModelChoice> availableModels();
 // the name, so "tencent/HY-MT1.5-1.8B" matches a folder HY-MT1.5-1.8B), and those that do not name a base.
 // An empty baseId lists them all.
 QList<ModelChoice> availableAdapters(const QString& baseId = {});
+// Whether an adapter's base (as its config names it) is model `id`: compared by the last part of the name.
+bool isBaseOf(const QString& base, const QString& id);
 
 }  // namespace dragoman

@@ -1,6 +1,7 @@
 #include "model_tasks.h"
 
 #include "dragoman.h"
+#include "model_library.h"
 
 #include <QFileInfo>
 #include <QThread>
@@ -38,11 +39,10 @@ QList<StoredModel> storedModels() {
             models.push_back(model);
         }
         // What each model has: the adapters naming it as their base (by the last part of the name).
-        const auto lastPart = [](const QString& name) { return name.section('/', -1, -1, QString::SectionSkipEmpty); };
+
         for (auto& model : models)
             for (const auto& other : models)
-                if (!model.adapter && other.adapter && !other.base.isEmpty() && lastPart(other.base) == lastPart(model.id))
-                    ++model.adapters;
+                if (!model.adapter && other.adapter && !other.base.isEmpty() && isBaseOf(other.base, model.id)) ++model.adapters;
     } catch (const Error&) {
         // An unreadable store lists nothing; the manager says how to add a model.
     }

@@ -256,13 +256,6 @@ bool MainWindow::mayHoldDocuments(const QList<QUrl>& urls) {
     return false;
 }
 
-QStringList MainWindow::documentsIn(const QList<QUrl>& urls) {
-    QStringList paths;
-    for (const auto& url : urls)
-        if (url.isLocalFile()) paths << url.toLocalFile();
-    return TranslationController::documentsIn(paths);
-}
-
 void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
     if (event->mimeData()->hasUrls() && mayHoldDocuments(event->mimeData()->urls())) event->acceptProposedAction();
 }

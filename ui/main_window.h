@@ -70,7 +70,7 @@ public:
     QLabel* documentStatus() const { return documentStatus_; }
     DocumentPanel* documentPanel() const { return documentPanel_; }
     // The local files among `urls` that translate-file reads; empty when there are none.
-    static QStringList documentsIn(const QList<QUrl>& urls);
+
     static bool mayHoldDocuments(const QList<QUrl>& urls);
 
 public Q_SLOTS:

@@ -204,15 +204,23 @@ std::optional<std::vector<std::string>> translateWhole(const ReadDocument& docum
 
 }  // namespace
 
-bool takesStructuredPrompt(const std::string& modelProfile, const TranslationRequest& sample) {
-    const auto& profile = sample.promptProfile.empty() ? modelProfile : sample.promptProfile;
-    return profile == "hy-mt2" && sample.glossary.empty() && sample.context.empty() && sample.style.empty() && sample.preferences.empty() &&
+namespace {
+
+// The structured and formatted prompts carry nothing else: no glossary, context, style, preferences or delimiters.
+bool carriesNoInstructions(const TranslationRequest& sample) {
+    return sample.glossary.empty() && sample.context.empty() && sample.style.empty() && sample.preferences.empty() &&
            !sample.keepDelimiters;
 }
 
+}  // namespace
+
+bool takesStructuredPrompt(const std::string& modelProfile, const TranslationRequest& sample) {
+    const auto& profile = sample.promptProfile.empty() ? modelProfile : sample.promptProfile;
+    return profile == "hy-mt2" && carriesNoInstructions(sample);
+}
+
 bool takesFormattedPrompt(bool chat, const TranslationRequest& sample) {
-    return chat && sample.glossary.empty() && sample.context.empty() && sample.style.empty() && sample.preferences.empty() &&
-           !sample.keepDelimiters && sample.structuredFormat.empty();
+    return chat && carriesNoInstructions(sample) && sample.structuredFormat.empty();
 }
 
 QString defaultOutputPath(const QString& input, const QString& targetLanguage) {
