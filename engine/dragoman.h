@@ -92,6 +92,25 @@ struct VerifyReport {
 // Sizes and times against the manifest, or (full) every file re-hashed.
 VerifyReport verifyModel(const std::string& idOrPath, bool full, const ProgressCallback& progress = {});
 
+// ---- Smaller copies: weight-only 8-bit quantization ----
+
+struct QuantizeRequest {
+    std::string model;          // id or folder
+    std::filesystem::path out;  // a new (or empty) folder; empty: <our cache>/quantized/<id>
+    std::string type = "int8";  // int8 or fp8 (E4M3)
+    bool perChannel = true;     // false: one scale per tensor
+    std::string id;             // the copy's id in the store; empty: "<model's folder name>-<type>"
+};
+struct QuantizeResult {
+    ModelListing model;  // the copy, registered (hashed) like an import
+    std::size_t quantizedWeights = 0;
+    std::uint64_t bytesBefore = 0, bytesAfter = 0;
+};
+// Writes the model's linear weights as int8 or FP8 with a scale per output channel (compressed-tensors layout),
+// everything else unchanged, and registers the copy. Never writes into a folder that is not empty; a failure or
+// cancel leaves nothing behind. Throws Error("input"), Error("io"), Cancelled.
+QuantizeResult quantizeModel(const QuantizeRequest& request, const ProgressCallback& progress = {});
+
 // ---- Prompts for a remote chat model ----
 
 // What a remote backend sends an OpenAI-compatible server running HY-MT for one line of `request`: the user

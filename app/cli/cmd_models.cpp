@@ -1,5 +1,6 @@
 #include "cli/command_line.h"
 #include "cli/commands.h"
+#include "cli/quantize_copy.h"
 #include "dragoman.h"
 
 #include <fmt/format.h>
@@ -49,7 +50,18 @@ int importCommand(const QStringList& args) {
                     QStringLiteral("Register a model folder (Hugging Face layout) in place: its files are hashed once."));
     cmd.addPositional(QStringLiteral("dir"), QStringLiteral("Model folder"), QStringLiteral("DIR"));
     cmd.addOption({QStringLiteral("id"), QStringLiteral("Id to register it under (default: folder name)"), QStringLiteral("ID")});
+    cmd.addOption({QStringLiteral("quantize"),
+                   QStringLiteral("Register a smaller copy instead, with int8 or fp8 weights, written into Dragoman's cache"),
+                   QStringLiteral("TYPE")});
     if (!cmd.parse(args, 1, 1)) return kExitOk;
+    if (cmd.isSet("quantize")) {
+        QuantizeRequest request;
+        request.model = cmd.positional().front().toStdString();
+        request.type = quantizeType(cmd.value("quantize"));
+        request.id = cmd.value("id").toStdString();
+        print(describeQuantized(quantizeWithProgress(request), request.type));
+        return kExitOk;
+    }
     const auto entry = importModel(cmd.positional().front().toStdString(), cmd.value("id").toStdString());
     print(fmt::format("imported {} ({}, {:.1f} MB) from {}\n", entry.id, entry.architecture, entry.weightBytes / 1e6, entry.dir.string()));
     return kExitOk;
@@ -91,7 +103,8 @@ int runModels(const QStringList& args) {
     if (action == "verify") return verifyCommand(rest);
     if (action == "forget") return forgetCommand(rest);
     if (action == "--help" || action == "-h") {
-        print(QStringLiteral("Usage: dragoman-cli models list [--json] | import DIR [--id ID] | verify M [--full] | forget ID\n"));
+        print(QStringLiteral(
+            "Usage: dragoman-cli models list [--json] | import DIR [--id ID] [--quantize int8|fp8] | verify M [--full] | forget ID\n"));
         return kExitOk;
     }
     throw UsageError(action.isEmpty() ? "models needs an action: list, import, verify or forget"

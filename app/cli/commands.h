@@ -10,5 +10,6 @@ int runTranslateFile(const QStringList& args);
 int runModels(const QStringList& args);
 int runServe(const QStringList& args);
 int runPrompt(const QStringList& args);
+int runQuantize(const QStringList& args);
 
 }  // namespace dragoman::cli

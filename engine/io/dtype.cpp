@@ -8,19 +8,15 @@ namespace {
 struct DTypeRow {
     DType dtype;
     std::string_view name;
-    std::size_t size;
+    std::size_t bits;
 };
 
-constexpr std::array<DTypeRow, 9> kTable{{
-    {DType::F64, "F64", 8},
-    {DType::F32, "F32", 4},
-    {DType::F16, "F16", 2},
-    {DType::BF16, "BF16", 2},
-    {DType::I64, "I64", 8},
-    {DType::I32, "I32", 4},
-    {DType::I8, "I8", 1},
-    {DType::U8, "U8", 1},
-    {DType::Bool, "BOOL", 1},
+constexpr std::array<DTypeRow, 19> kTable{{
+    {DType::F64, "F64", 64},        {DType::F32, "F32", 32},        {DType::F16, "F16", 16},        {DType::BF16, "BF16", 16},
+    {DType::I64, "I64", 64},        {DType::I32, "I32", 32},        {DType::I16, "I16", 16},        {DType::I8, "I8", 8},
+    {DType::U64, "U64", 64},        {DType::U32, "U32", 32},        {DType::U16, "U16", 16},        {DType::U8, "U8", 8},
+    {DType::Bool, "BOOL", 8},       {DType::F8_E4M3, "F8_E4M3", 8}, {DType::F8_E5M2, "F8_E5M2", 8}, {DType::F8_E8M0, "F8_E8M0", 8},
+    {DType::F6_E2M3, "F6_E2M3", 6}, {DType::F6_E3M2, "F6_E3M2", 6}, {DType::F4, "F4", 4},
 }};
 
 }  // namespace
@@ -35,8 +31,13 @@ std::string_view dtypeName(DType dtype) {
     return kTable[static_cast<std::size_t>(dtype)].name;
 }
 
+std::size_t dtypeBits(DType dtype) {
+    return kTable[static_cast<std::size_t>(dtype)].bits;
+}
+
 std::size_t dtypeSize(DType dtype) {
-    return kTable[static_cast<std::size_t>(dtype)].size;
+    const auto bits = dtypeBits(dtype);
+    return bits >= 8 ? bits / 8 : 1;
 }
 
 }  // namespace dragoman

@@ -80,9 +80,14 @@ TensorInfo parseEntry(std::string_view key, simdjson::dom::element entry, std::s
              "tensor '" + info.name + "': data_offsets [" + std::to_string(info.begin) + ", " + std::to_string(info.end) +
                  "] begin after end");
 
-    std::uint64_t nbytes = 0;
-    if (__builtin_mul_overflow(info.numel, dtypeSize(info.dtype), &nbytes))
+    std::uint64_t nbits = 0;
+    if (__builtin_mul_overflow(info.numel, dtypeBits(info.dtype), &nbits))
         fail("shape", label, "tensor '" + info.name + "': byte size overflows 64 bits");
+    if (nbits % 8 != 0)
+        fail("shape", label,
+             "tensor '" + info.name + "': " + std::to_string(info.numel) + " " + std::string(dtypeText) +
+                 " elements do not fill whole bytes");
+    const std::uint64_t nbytes = nbits / 8;
     if (nbytes != info.end - info.begin)
         fail("size_mismatch", label,
              "tensor '" + info.name + "': " + std::string(dtypeText) + " shape needs " + std::to_string(nbytes) +

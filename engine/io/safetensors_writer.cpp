@@ -18,7 +18,9 @@ void SafetensorsWriter::add(std::string name, DType dtype, std::vector<std::int6
     std::uint64_t numel = 1;
     for (auto d : shape)
         numel *= static_cast<std::uint64_t>(d);
-    tensors_.push_back({std::move(name), dtype, std::move(shape), numel * dtypeSize(dtype), std::move(fill)});
+    // Sub-byte types (F4, F6) pack elements into bytes; a partial last byte is rounded up here, and the reader
+    // refuses it, as the format requires.
+    tensors_.push_back({std::move(name), dtype, std::move(shape), (numel * dtypeBits(dtype) + 7) / 8, std::move(fill)});
 }
 
 void SafetensorsWriter::addBytes(std::string name, DType dtype, std::vector<std::int64_t> shape, std::vector<std::byte> bytes) {
@@ -105,6 +107,8 @@ void SafetensorsWriter::write(const std::filesystem::path& path) const {
     for (const auto& t : tensors_)
         put(t.nbytes, dtypeSize(t.dtype), t.fill);
     flush();
+    // On disk before the name appears: a crash leaves either no file or the whole one.
+    if (::fsync(fd) != 0) fail("fsync failed");
     partial.done = true;
     if (::close(fd) != 0) {
         std::remove(temporary.c_str());

@@ -1,12 +1,13 @@
 #include "io/tensor_view.h"
 
+#include "util/error.h"
 #include "util/log.h"
 
 #include <cstring>
 
 namespace dragoman {
 
-c10::ScalarType torchType(DType dtype) {
+std::optional<c10::ScalarType> torchType(DType dtype) {
     switch (dtype) {
         case DType::F64:
             return torch::kFloat64;
@@ -20,18 +21,34 @@ c10::ScalarType torchType(DType dtype) {
             return torch::kInt64;
         case DType::I32:
             return torch::kInt32;
+        case DType::I16:
+            return torch::kInt16;
         case DType::I8:
             return torch::kInt8;
         case DType::U8:
+        case DType::F8_E4M3:
+        case DType::F8_E5M2:
+        case DType::F8_E8M0:
             return torch::kUInt8;
         case DType::Bool:
             return torch::kBool;
+        case DType::U64:
+        case DType::U32:
+        case DType::U16:
+        case DType::F6_E2M3:
+        case DType::F6_E3M2:
+        case DType::F4:
+            return std::nullopt;
     }
-    return torch::kFloat32;
+    return std::nullopt;
 }
 
 torch::Tensor mappedTensor(const std::shared_ptr<const SafetensorsFile>& file, const TensorInfo& info, CopyCounter* copies) {
-    const auto options = torch::TensorOptions().dtype(torchType(info.dtype)).device(torch::kCPU);
+    const auto type = torchType(info.dtype);
+    if (!type)
+        throw Error("unsupported", "tensor '" + info.name + "' of " + file->path().string() + " is " + std::string(dtypeName(info.dtype)) +
+                                       ", which no Dragoman model computes with");
+    const auto options = torch::TensorOptions().dtype(*type).device(torch::kCPU);
     auto bytes = file->bytes(info);
     const auto address = reinterpret_cast<std::uintptr_t>(bytes.data());
     if (info.numel == 0) return torch::empty(info.shape, options);

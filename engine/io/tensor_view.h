@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <optional>
 
 namespace dragoman {
 
@@ -16,9 +17,12 @@ struct CopyCounter {
     std::atomic<std::uint64_t> bytes{0};
 };
 
-c10::ScalarType torchType(DType dtype);
+// The torch type a tensor is bound as: the float8 types as their bytes (kUInt8: torch 1.13 has no float8;
+// layers/linear.h reads them), none for the types no model computes with (U16-U64, F6, F4).
+std::optional<c10::ScalarType> torchType(DType dtype);
 
-// Zero-copy when the data is aligned for its element size; otherwise copied (and counted in `copies`).
+// Zero-copy when the data is aligned for its element size; otherwise copied (and counted in `copies`). Throws
+// Error("unsupported") for a dtype without a torch type.
 torch::Tensor mappedTensor(const std::shared_ptr<const SafetensorsFile>& file, const TensorInfo& info, CopyCounter* copies = nullptr);
 
 }  // namespace dragoman

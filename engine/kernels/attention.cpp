@@ -19,7 +19,7 @@ float dotPortable(const float* a, const float* b, std::int64_t n) {
     return sum;
 }
 
-__attribute__((target("avx2,fma"))) float dotAvx2(const float* a, const float* b, std::int64_t n) {
+__attribute__((target("avx2,fma,f16c"))) float dotAvx2(const float* a, const float* b, std::int64_t n) {
     __m256 s0 = _mm256_setzero_ps(), s1 = s0;
     std::int64_t i = 0;
     for (; i + 15 < n; i += 16) {
@@ -35,7 +35,7 @@ __attribute__((target("avx2,fma"))) float dotAvx2(const float* a, const float* b
 }
 
 // out += w * v over n floats.
-__attribute__((target("avx2,fma"))) void axpyAvx2(float w, const float* v, float* out, std::int64_t n) {
+__attribute__((target("avx2,fma,f16c"))) void axpyAvx2(float w, const float* v, float* out, std::int64_t n) {
     const __m256 wv = _mm256_set1_ps(w);
     std::int64_t i = 0;
     for (; i + 7 < n; i += 8)

@@ -23,21 +23,12 @@ void portableBlock(const float* x, const W* w, float* y, std::int64_t m, std::in
         }
 }
 
-__attribute__((target("avx2,fma"))) inline __m256 load8(const std::uint16_t* p) {
-    const __m128i raw = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
-    return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(raw), 16));
-}
-
-__attribute__((target("avx2,fma"))) inline __m256 load8(const float* p) {
-    return _mm256_loadu_ps(p);
-}
-
 // Up to 4 activation rows against 2 weight rows at a time: 8 accumulators, every widened weight used
 // by every row. K must be a multiple of 8 (the caller handles the tail). The row loops are unrolled by
 // pragma: -O2 left them rolled, which kept the accumulators on the stack and made 4 rows 4x slower than 1.
 template <int Rows, typename W>
-__attribute__((target("avx2,fma"), always_inline)) inline void tile(const float* x, const W* w, float* y, std::int64_t n, std::int64_t k,
-                                                                    std::int64_t j) {
+__attribute__((target("avx2,fma,f16c"), always_inline)) inline void tile(const float* x, const W* w, float* y, std::int64_t n,
+                                                                         std::int64_t k, std::int64_t j) {
     __m256 acc0[Rows], acc1[Rows];
 #pragma GCC unroll 8
     for (int r = 0; r < Rows; ++r)
@@ -65,7 +56,8 @@ __attribute__((target("avx2,fma"), always_inline)) inline void tile(const float*
 }
 
 template <int Rows, typename W>
-__attribute__((target("avx2,fma"))) void singleRow(const float* x, const W* w, float* y, std::int64_t n, std::int64_t k, std::int64_t j) {
+__attribute__((target("avx2,fma,f16c"))) void singleRow(const float* x, const W* w, float* y, std::int64_t n, std::int64_t k,
+                                                        std::int64_t j) {
     __m256 acc[Rows];
 #pragma GCC unroll 4
     for (int r = 0; r < Rows; ++r)
@@ -83,8 +75,8 @@ __attribute__((target("avx2,fma"))) void singleRow(const float* x, const W* w, f
 }
 
 template <int Rows, typename W>
-__attribute__((target("avx2,fma"))) void rowsAgainstBlock(const float* x, const W* w, float* y, std::int64_t n, std::int64_t k,
-                                                          std::int64_t rowBegin, std::int64_t rowEnd) {
+__attribute__((target("avx2,fma,f16c"))) void rowsAgainstBlock(const float* x, const W* w, float* y, std::int64_t n, std::int64_t k,
+                                                               std::int64_t rowBegin, std::int64_t rowEnd) {
     std::int64_t j = rowBegin;
     for (; j + 1 < rowEnd; j += 2)
         tile<Rows, W>(x, w, y, n, k, j);
@@ -95,8 +87,8 @@ __attribute__((target("avx2,fma"))) void rowsAgainstBlock(const float* x, const 
 // which AVX-512VL's 32 registers hold where AVX2's 16 do not, so each weight row is widened once per 8 rows
 // instead of once per 4. Still 8-lane vectors summed in tile<>'s order: every row gets the numbers it gets alone.
 template <typename W>
-__attribute__((target("avx2,fma,avx512f,avx512vl"))) void tile8(const float* x, const W* w, float* y, std::int64_t n, std::int64_t k,
-                                                                std::int64_t j) {
+__attribute__((target("avx2,fma,f16c,avx512f,avx512vl"))) void tile8(const float* x, const W* w, float* y, std::int64_t n, std::int64_t k,
+                                                                     std::int64_t j) {
     tile<8, W>(x, w, y, n, k, j);  // inlined here, where the compiler may use all 32 registers
 }
 
@@ -117,8 +109,8 @@ void eightRowsAgainstBlock(const float* x, const W* w, float* y, std::int64_t n,
 // prefetcher follows one stream per row better than four streams a few KiB apart), while long rows
 // favour the interleaved tiles above. Chains independent accumulators per activation row.
 template <int Rows, typename W>
-__attribute__((target("avx2,fma"))) void shortRowsAgainstBlock(const float* x, const W* w, float* y, std::int64_t n, std::int64_t k,
-                                                               std::int64_t rowBegin, std::int64_t rowEnd) {
+__attribute__((target("avx2,fma,f16c"))) void shortRowsAgainstBlock(const float* x, const W* w, float* y, std::int64_t n, std::int64_t k,
+                                                                    std::int64_t rowBegin, std::int64_t rowEnd) {
     static_assert(Rows <= 2, "more rows would change the chains, and with them each row's sums");
     constexpr int Chains = 4;
     for (std::int64_t j = rowBegin; j < rowEnd; ++j) {
@@ -172,8 +164,8 @@ void rowGroup(bool sequential, const float* x, const W* w, float* y, std::int64_
 }
 
 template <typename W>
-__attribute__((target("avx2,fma"))) void avx2Block(const float* x, const W* w, float* y, std::int64_t m, std::int64_t n, std::int64_t k,
-                                                   std::int64_t rowBegin, std::int64_t rowEnd) {
+__attribute__((target("avx2,fma,f16c"))) void avx2Block(const float* x, const W* w, float* y, std::int64_t m, std::int64_t n,
+                                                        std::int64_t k, std::int64_t rowBegin, std::int64_t rowEnd) {
     // The weight block stays in cache while every group of 4 activation rows passes over it. Every output is
     // summed in the same order whatever the other rows are (one accumulator per output for long weight rows,
     // four chains for short ones, taken two activation rows at a time): a sequence decoded in a batch gets
@@ -211,8 +203,8 @@ __attribute__((target("avx2,fma"))) void avx2Block(const float* x, const W* w, f
 // and eight streams in flight hide more of that than four: 6-16% faster over the HY-MT 1.8B decode
 // sequence (A/B in one process, 2 cores). Short rows: one at a time.
 template <typename W>
-__attribute__((target("avx2,fma"))) void gemvBlock(const float* x, const W* w, float* y, std::int64_t k, std::int64_t rowBegin,
-                                                   std::int64_t rowEnd) {
+__attribute__((target("avx2,fma,f16c"))) void gemvBlock(const float* x, const W* w, float* y, std::int64_t k, std::int64_t rowBegin,
+                                                        std::int64_t rowEnd) {
     if (shortRows<W>(k)) return shortRowsAgainstBlock<1, W>(x, w, y, 0, k, rowBegin, rowEnd);
     constexpr int kRows = 8;
     // While a block is summed, the next block (the 8 rows after it, contiguous) is requested into L2, a few cache
@@ -252,8 +244,8 @@ __attribute__((target("avx2,fma"))) void gemvBlock(const float* x, const W* w, f
 
 }  // namespace
 
-__attribute__((target("avx2,fma"))) static std::int64_t widenAvx2(const std::uint16_t* src, float* dst, std::int64_t begin,
-                                                                  std::int64_t end) {
+__attribute__((target("avx2,fma,f16c"))) static std::int64_t widenAvx2(const std::uint16_t* src, float* dst, std::int64_t begin,
+                                                                       std::int64_t end) {
     std::int64_t i = begin;
     for (; i + 7 < end; i += 8)
         _mm256_storeu_ps(dst + i, load8(src + i));
@@ -290,6 +282,14 @@ void bf16MatmulTransposed(const float* x, const std::uint16_t* w, float* y, std:
 
 void f32MatmulTransposed(const float* x, const float* w, float* y, std::int64_t m, std::int64_t n, std::int64_t k) {
     matmulTransposed(x, w, y, m, n, k);
+}
+
+void i8MatmulTransposed(const float* x, const std::int8_t* w, float* y, std::int64_t m, std::int64_t n, std::int64_t k) {
+    matmulTransposed(x, w, y, m, n, k);
+}
+
+void fp8MatmulTransposed(const float* x, const std::uint8_t* w, float* y, std::int64_t m, std::int64_t n, std::int64_t k) {
+    matmulTransposed(x, reinterpret_cast<const Fp8E4M3*>(w), y, m, n, k);
 }
 
 }  // namespace dragoman::kernels

@@ -12,6 +12,11 @@ void bf16MatmulTransposed(const float* x, const std::uint16_t* w, float* y, std:
 // The same kernels on float32 weights, for a few rows (decoding steps, beams): they stream W once for all rows,
 // where OpenBLAS runs a 4-row GEMM at a fraction of the memory speed.
 void f32MatmulTransposed(const float* x, const float* w, float* y, std::int64_t m, std::int64_t n, std::int64_t k);
+// Weight-only quantized weights as mapped, int8 or float8 E4M3 codes, widened in registers (both exact in
+// float32): the raw products, before the layer's per-channel scale. Summed in the same order as the other
+// dtypes, so batched rows keep their numbers.
+void i8MatmulTransposed(const float* x, const std::int8_t* w, float* y, std::int64_t m, std::int64_t n, std::int64_t k);
+void fp8MatmulTransposed(const float* x, const std::uint8_t* w, float* y, std::int64_t m, std::int64_t n, std::int64_t k);
 
 // One activation row against several bf16 matrices sharing K, in a single pass over the thread pool (the
 // q/k/v or gate/up projections of a decoding step): fewer hand-offs, and small matrices share the work.

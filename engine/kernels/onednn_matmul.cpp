@@ -247,7 +247,7 @@ const Readiness& readiness() {
 namespace {
 
 // narrowToBf16 on 8 floats: round to nearest even on the bits, NaN kept quiet.
-__attribute__((target("avx2,fma"))) __m256i narrow8(__m256 x) {
+__attribute__((target("avx2,fma,f16c"))) __m256i narrow8(__m256 x) {
     const __m256i bits = _mm256_castps_si256(x);
     const __m256i lsb = _mm256_and_si256(_mm256_srli_epi32(bits, 16), _mm256_set1_epi32(1));
     const __m256i rounded = _mm256_add_epi32(bits, _mm256_add_epi32(_mm256_set1_epi32(0x7FFF), lsb));
@@ -256,19 +256,19 @@ __attribute__((target("avx2,fma"))) __m256i narrow8(__m256 x) {
     return _mm256_srli_epi32(_mm256_blendv_epi8(rounded, quiet, nan), 16);  // bf16 in each lane's low half
 }
 
-__attribute__((target("avx2,fma"))) __m256 widen8(__m256i bf16) {
+__attribute__((target("avx2,fma,f16c"))) __m256 widen8(__m256i bf16) {
     return _mm256_castsi256_ps(_mm256_slli_epi32(bf16, 16));
 }
 
-__attribute__((target("avx2,fma"))) void store8(std::uint16_t* out, __m256i bf16) {
+__attribute__((target("avx2,fma,f16c"))) void store8(std::uint16_t* out, __m256i bf16) {
     const __m256i packed = _mm256_packus_epi32(bf16, bf16);  // per 128-bit lane: 4 values twice
     const __m256i ordered = _mm256_permute4x64_epi64(packed, 0b1000);
     _mm_storeu_si128(reinterpret_cast<__m128i*>(out), _mm256_castsi256_si128(ordered));
 }
 
 // A prompt's activations are split once per projection: 8 at a time, it is a few percent of the product.
-__attribute__((target("avx2,fma"))) std::int64_t splitAvx2(const float* x, std::uint16_t* hi, std::uint16_t* mid, std::uint16_t* lo,
-                                                           std::int64_t count) {
+__attribute__((target("avx2,fma,f16c"))) std::int64_t splitAvx2(const float* x, std::uint16_t* hi, std::uint16_t* mid, std::uint16_t* lo,
+                                                                std::int64_t count) {
     std::int64_t i = 0;
     for (; i + 8 <= count; i += 8) {
         const __m256 v = _mm256_loadu_ps(x + i);

@@ -1,5 +1,6 @@
 #include "kernels/packed_gemm.h"
 
+#include "kernels/simd.h"
 #include "kernels/thread_pool.h"
 
 #include <immintrin.h>
@@ -30,13 +31,8 @@ void packActivations(const float* x, std::int64_t m, std::int64_t k, std::int64_
         }
 }
 
-__attribute__((target("avx2,fma"))) inline __m256 widen8(const std::uint16_t* p) {
-    const __m128i raw = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
-    return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(raw), 16));
-}
-
 // In-register transpose of an 8 x 8 float block: r[i] holds row i before, column i after.
-__attribute__((target("avx2,fma"))) inline void transpose8(__m256 r[8]) {
+__attribute__((target("avx2,fma,f16c"))) inline void transpose8(__m256 r[8]) {
     const __m256 t0 = _mm256_unpacklo_ps(r[0], r[1]), t1 = _mm256_unpackhi_ps(r[0], r[1]);
     const __m256 t2 = _mm256_unpacklo_ps(r[2], r[3]), t3 = _mm256_unpackhi_ps(r[2], r[3]);
     const __m256 t4 = _mm256_unpacklo_ps(r[4], r[5]), t5 = _mm256_unpackhi_ps(r[4], r[5]);
@@ -57,33 +53,30 @@ __attribute__((target("avx2,fma"))) inline void transpose8(__m256 r[8]) {
 
 // Weight rows [j0, j0 + 16) at depths [d0, d0 + kc) -> out[d * 16 + j] as float32; rows past N are zero.
 // Eight rows by eight depths at a time: widened in registers and transposed, so every load is a full row run.
-__attribute__((target("avx2,fma"))) void packWeights(const std::uint16_t* w, std::int64_t n, std::int64_t k, std::int64_t j0,
-                                                     std::int64_t d0, std::int64_t kc, float* out) {
+template <typename W>
+__attribute__((target("avx2,fma,f16c"))) void packWeights(const W* w, std::int64_t n, std::int64_t k, std::int64_t j0, std::int64_t d0,
+                                                          std::int64_t kc, float* out) {
     for (std::int64_t half = 0; half < 2; ++half) {
         const auto rowBase = j0 + 8 * half;
         std::int64_t d = 0;
         for (; d + 8 <= kc; d += 8) {
             __m256 r[8];
             for (int i = 0; i < 8; ++i)
-                r[i] = rowBase + i < n ? widen8(w + (rowBase + i) * k + d0 + d) : _mm256_setzero_ps();
+                r[i] = rowBase + i < n ? load8(w + (rowBase + i) * k + d0 + d) : _mm256_setzero_ps();
             transpose8(r);
             for (int t = 0; t < 8; ++t)
                 _mm256_store_ps(out + (d + t) * kNr + 8 * half, r[t]);
         }
         for (; d < kc; ++d)
-            for (int i = 0; i < 8; ++i) {
-                const std::uint32_t bits = rowBase + i < n ? std::uint32_t(w[(rowBase + i) * k + d0 + d]) << 16 : 0u;
-                float value;
-                __builtin_memcpy(&value, &bits, sizeof value);
-                out[d * kNr + 8 * half + i] = value;
-            }
+            for (int i = 0; i < 8; ++i)
+                out[d * kNr + 8 * half + i] = rowBase + i < n ? widen(w[(rowBase + i) * k + d0 + d]) : 0.0f;
     }
 }
 
 // c[rows, cols] (+)= a-panel [kc x 6] times b-panel [kc x 16]: 12 accumulators, 2 loads and 6 broadcasts for
 // every 12 FMAs. Edge tiles (fewer rows or columns) go through a local tile.
-__attribute__((target("avx2,fma"))) void microKernel(std::int64_t kc, const float* a, const float* b, float* c, std::int64_t ldc,
-                                                     std::int64_t rows, std::int64_t cols, bool accumulate) {
+__attribute__((target("avx2,fma,f16c"))) void microKernel(std::int64_t kc, const float* a, const float* b, float* c, std::int64_t ldc,
+                                                          std::int64_t rows, std::int64_t cols, bool accumulate) {
     __m256 acc0[kMr], acc1[kMr];
 #pragma GCC unroll 6
     for (int r = 0; r < kMr; ++r)
@@ -121,9 +114,8 @@ __attribute__((target("avx2,fma"))) void microKernel(std::int64_t kc, const floa
             c[r * ldc + j] = (accumulate ? c[r * ldc + j] : 0.0f) + tile[r][j];
 }
 
-}  // namespace
-
-void bf16PackedMatmulTransposed(const float* x, const std::uint16_t* w, float* y, std::int64_t m, std::int64_t n, std::int64_t k) {
+template <typename W>
+void packedMatmulTransposed(const float* x, const W* w, float* y, std::int64_t m, std::int64_t n, std::int64_t k) {
     auto& pool = ThreadPool::shared();
     const auto rowPanels = (m + kMr - 1) / kMr;
     std::vector<float> packedX(static_cast<std::size_t>(rowPanels * k * kMr));
@@ -143,6 +135,20 @@ void bf16PackedMatmulTransposed(const float* x, const std::uint16_t* w, float* y
             }
         }
     });
+}
+
+}  // namespace
+
+void bf16PackedMatmulTransposed(const float* x, const std::uint16_t* w, float* y, std::int64_t m, std::int64_t n, std::int64_t k) {
+    packedMatmulTransposed(x, w, y, m, n, k);
+}
+
+void i8PackedMatmulTransposed(const float* x, const std::int8_t* w, float* y, std::int64_t m, std::int64_t n, std::int64_t k) {
+    packedMatmulTransposed(x, w, y, m, n, k);
+}
+
+void fp8PackedMatmulTransposed(const float* x, const std::uint8_t* w, float* y, std::int64_t m, std::int64_t n, std::int64_t k) {
+    packedMatmulTransposed(x, reinterpret_cast<const Fp8E4M3*>(w), y, m, n, k);
 }
 
 }  // namespace dragoman::kernels

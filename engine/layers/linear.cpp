@@ -1,5 +1,6 @@
 #include "layers/linear.h"
 
+#include "kernels/bf16.h"
 #include "kernels/bf16_matmul.h"
 #include "kernels/onednn_matmul.h"
 #include "kernels/packed_gemm.h"
@@ -77,43 +78,83 @@ torch::Tensor linear(const torch::Tensor& x, const torch::Tensor& weight, const 
 }
 
 torch::Tensor project(const torch::Tensor& x, const torch::Tensor& weight) {
-    if (weight.scalar_type() == torch::kFloat32) return ops::linear(x, weight);
-    if (weight.scalar_type() != torch::kBFloat16 || !weight.is_contiguous() || x.scalar_type() != torch::kFloat32) {
+    const auto type = weight.scalar_type();
+    if (type == torch::kFloat32) return ops::linear(x, weight);
+    const bool ours = type == torch::kBFloat16 || type == torch::kInt8 || type == torch::kUInt8;
+    if (!ours || !weight.is_contiguous() || x.scalar_type() != torch::kFloat32) {
         ParallelBlas blas(x.numel() * weight.size(0));
-        return torch::matmul(x, weight.to(torch::kFloat32).t());  // other dtypes: a widened copy per call (rare)
+        return torch::matmul(x, floatWeight(weight).t());  // other dtypes: a widened copy per call (rare)
     }
     const auto k = weight.size(1), n = weight.size(0);
     const auto rows = x.reshape({-1, k}).contiguous();
+    const auto m = rows.size(0);
+    const float* xp = rows.data_ptr<float>();
+    if (type != torch::kBFloat16) {
+        // 8-bit weights: the raw products (Linear applies the scale).
+        if (m >= kPackedRows && !kernels::hasAvx2()) {
+            ParallelBlas blas(x.numel() * n);
+            return withRowsOf(x, torch::mm(rows, floatWeight(weight).t()), n);
+        }
+        auto y = torch::empty({m, n}, torch::kFloat32);
+        const bool packed = m >= kPackedRows;
+        if (type == torch::kInt8) {
+            const auto* w = weight.data_ptr<std::int8_t>();
+            packed ? kernels::i8PackedMatmulTransposed(xp, w, y.data_ptr<float>(), m, n, k)
+                   : kernels::i8MatmulTransposed(xp, w, y.data_ptr<float>(), m, n, k);
+        } else {
+            const auto* w = weight.data_ptr<std::uint8_t>();
+            packed ? kernels::fp8PackedMatmulTransposed(xp, w, y.data_ptr<float>(), m, n, k)
+                   : kernels::fp8MatmulTransposed(xp, w, y.data_ptr<float>(), m, n, k);
+        }
+        return withRowsOf(x, y, n);
+    }
     torch::Tensor y;
     const auto* w = reinterpret_cast<const std::uint16_t*>(weight.data_ptr());
-    if (rows.size(0) >= kPackedRows && kernels::onednnBf16Ready()) {
+    if (m >= kPackedRows && kernels::onednnBf16Ready()) {
         // AVX512-BF16 / AMX (onednn_matmul.h); a shape oneDNN has no fast code for falls back to the kernels below.
-        y = torch::empty({rows.size(0), n}, torch::kFloat32);
-        if (!kernels::onednnBf16MatmulTransposed(rows.data_ptr<float>(), w, y.data_ptr<float>(), rows.size(0), n, k))
-            kernels::bf16PackedMatmulTransposed(rows.data_ptr<float>(), w, y.data_ptr<float>(), rows.size(0), n, k);
-    } else if (rows.size(0) >= kPackedRows && kernels::hasAvx2()) {
-        y = torch::empty({rows.size(0), n}, torch::kFloat32);
-        kernels::bf16PackedMatmulTransposed(rows.data_ptr<float>(), w, y.data_ptr<float>(), rows.size(0), n, k);
-    } else if (rows.size(0) >= kGemmRows) {
+        y = torch::empty({m, n}, torch::kFloat32);
+        if (!kernels::onednnBf16MatmulTransposed(xp, w, y.data_ptr<float>(), m, n, k))
+            kernels::bf16PackedMatmulTransposed(xp, w, y.data_ptr<float>(), m, n, k);
+    } else if (m >= kPackedRows && kernels::hasAvx2()) {
+        y = torch::empty({m, n}, torch::kFloat32);
+        kernels::bf16PackedMatmulTransposed(xp, w, y.data_ptr<float>(), m, n, k);
+    } else if (m >= kGemmRows) {
         y = widenedBlocksProduct(rows, weight);
     } else {
-        y = torch::empty({rows.size(0), n}, torch::kFloat32);
-        kernels::bf16MatmulTransposed(rows.data_ptr<float>(), w, y.data_ptr<float>(), rows.size(0), n, k);
+        y = torch::empty({m, n}, torch::kFloat32);
+        kernels::bf16MatmulTransposed(xp, w, y.data_ptr<float>(), m, n, k);
     }
     return withRowsOf(x, y, n);
 }
 
+torch::Tensor floatWeight(const torch::Tensor& weight) {
+    if (weight.scalar_type() != torch::kUInt8) return weight.to(torch::kFloat32);  // no copy for float32 weights
+    // Float8 E4M3 codes (io/tensor_view.h binds them as bytes): through a 256-entry table, on the weight's device.
+    static const torch::Tensor table = [] {
+        auto t = torch::empty({256}, torch::kFloat32);
+        for (int code = 0; code < 256; ++code)
+            t[code] = kernels::widen(kernels::Fp8E4M3{static_cast<std::uint8_t>(code)});
+        return t;
+    }();
+    return table.to(weight.device()).index_select(0, weight.reshape({-1}).to(torch::kInt64)).view(weight.sizes());
+}
+
 torch::Tensor libtorchProject(const torch::Tensor& x, const torch::Tensor& weight) {
     ParallelBlas blas(x.numel() * weight.size(0));
-    return torch::matmul(x, weight.to(torch::kFloat32).t());  // to(): no copy for float32 weights
+    return torch::matmul(x, floatWeight(weight).t());
 }
 
 }  // namespace ops
 
 Linear::Linear(WeightBinder& weights, const std::string& prefix, std::int64_t out, std::int64_t in, bool bias, Placement placement)
     : weight_(weights.take(prefix + "weight", {out, in})), placement_(placement), name_(prefix.substr(0, prefix.size() - 1)) {
-    if (auto scale = weights.takeOptional(prefix + "weight_scale", {{out, 1}, {1}}); scale.defined())
+    if (auto scale = weights.takeOptional(prefix + "weight_scale", {{out, 1}, {1}, {}}); scale.defined())
         scale_ = scale.to(torch::kFloat32).reshape({-1});
+    // A static activation scale only matters where activations are quantized; they stay float32 here.
+    weights.ignore(prefix + "input_scale");
+    const auto type = weight_.defined() ? weight_.scalar_type() : torch::kFloat32;
+    if ((type == torch::kInt8 || type == torch::kUInt8) && !scale_.defined())
+        weights.reject(prefix + "weight is 8-bit but has no " + prefix + "weight_scale");
     if (bias) bias_ = weights.take(prefix + "bias", {out});
 }
 

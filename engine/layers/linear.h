@@ -1,10 +1,11 @@
 #pragma once
 // A linear layer y = (x W^T) * s + b over a checkpoint's weight as mapped, with an optional per-output-channel
-// (or per-tensor) scale s: the weight-only quantized layout of compressed-tensors (`weight` int8,
-// `weight_scale` [out, 1] or [1]). Where the arithmetic runs is decided here and nowhere else: on the CPU the
-// engine's kernels read float32 or bfloat16 weights in place (bf16 widened in registers, float32 accumulation;
-// kernels/), other dtypes are widened per call; elsewhere (a CUDA device, or the CPU with
-// Placement::libtorchOps) libtorch's float32 matmul. Architectures only compose layers.
+// (or per-tensor) scale s: the weight-only quantized layout of compressed-tensors (`weight` I8 or F8_E4M3,
+// `weight_scale` [out, 1], [1] or []). Where the arithmetic runs is decided here and nowhere else: on the CPU
+// the engine's kernels read float32, bfloat16, int8 and E4M3 weights in place (widened in registers, float32
+// accumulation, the scale applied to the sums; kernels/), other dtypes are widened per call; elsewhere (a CUDA
+// device, or the CPU with Placement::libtorchOps) libtorch's float32 matmul over a widened copy per call.
+// Architectures only compose layers.
 #include "layers/lora.h"
 #include "layers/placement.h"
 #include "layers/weights.h"
@@ -19,8 +20,8 @@ namespace dragoman {
 class Linear {
 public:
     Linear() = default;
-    // Binds `prefix`weight [out, in], `prefix`weight_scale [out, 1] or [1] where the checkpoint has one, and,
-    // with `bias`, `prefix`bias [out] (checked by the binder).
+    // Binds `prefix`weight [out, in], `prefix`weight_scale [out, 1], [1] or [] where the checkpoint has one
+    // (required for 8-bit weights), and, with `bias`, `prefix`bias [out] (checked by the binder).
     Linear(WeightBinder& weights, const std::string& prefix, std::int64_t out, std::int64_t in, bool bias, Placement placement = {});
     // A weight the caller already holds (a tied output layer: the embeddings).
     Linear(torch::Tensor weight, torch::Tensor bias, Placement placement = {});
@@ -85,6 +86,10 @@ torch::Tensor linear(const torch::Tensor& x, const torch::Tensor& weight, const 
 // x W^T with libtorch's own float32 matmul, bf16 weights widened for the call (a temporary; device memory
 // keeps them bf16). Float32 keeps the reference's 1e-4 parity: bf16 products measured up to 8e-2 off.
 torch::Tensor libtorchProject(const torch::Tensor& x, const torch::Tensor& weight);
+
+// The weight as float32 values (a copy unless it is float32): float8 E4M3 codes (bound as bytes) decoded,
+// int8 and bf16 widened. For libtorch's paths; the CPU kernels read the weights as mapped.
+torch::Tensor floatWeight(const torch::Tensor& weight);
 
 }  // namespace ops
 }  // namespace dragoman

@@ -30,6 +30,10 @@ public:
     void acceptAlias(const std::string& name, const torch::Tensor& original);
     // Accepts an optional key the architecture does not use (e.g. a tied lm_head.weight stored anyway).
     void ignore(const std::string& name) { used_.insert(name); }
+    // Records a problem the binder's own checks cannot see (reported by finish()).
+    void reject(const std::string& problem) {
+        if (!layout_) misshapen_.push_back(problem);
+    }
     // Throws Error("checkpoint") naming every missing, misshapen and unexpected key.
     void finish(const std::string& modelId) const;
 

@@ -1,16 +1,32 @@
 #pragma once
-// config.json's quantization_config, checked before a quantized checkpoint is built: the engine computes with
-// the compressed-tensors layout's symmetric 8-bit integer weights (I8 with a weight_scale per output channel or
-// per tensor, see layers/linear.h); everything else (GPTQ, AWQ, bitsandbytes, 4-bit packing, zero points, group
-// or block scales, FP8 for now) is refused by name here instead of loading into wrong numbers.
+// config.json's quantization_config, checked before a quantized checkpoint is built. The engine computes with
+// weight-only 8-bit weights: the compressed-tensors layout (what llm-compressor, vLLM and Tencent's FP8 releases
+// write: `int-quantized` I8 or `float-quantized` F8_E4M3 weights, a `weight_scale` per output channel [out, 1]
+// or per tensor [1]) and the plain "fp8" method's per-tensor E4M3 weights. Everything else (GPTQ, AWQ,
+// bitsandbytes, 4-bit packing, zero points, group or block scales, E5M2) is refused by name here instead of
+// loading into wrong numbers. Static input scales are ignored: activations stay float32 on the CPU.
+#include "io/checkpoint.h"
+
 #include <nlohmann/json.hpp>
 
 #include <string>
+#include <vector>
 
 namespace dragoman {
 
+struct QuantizationScheme {
+    enum class Weights { None, Int8, Float8E4M3 };
+    Weights weights = Weights::None;
+    std::vector<std::string> ignore;  // modules kept in floating point ("ignore" or "ignored_layers")
+};
+
 // Throws Error("unsupported") naming the first setting the engine does not implement; a config without
-// quantization_config passes. `label` names the file in messages.
-void checkQuantizationConfig(const nlohmann::json& config, const std::string& label);
+// quantization_config gives Weights::None. `label` names the file in messages.
+QuantizationScheme checkQuantizationConfig(const nlohmann::json& config, const std::string& label);
+
+// Every 8-bit weight of `checkpoint` agrees with `scheme` and has a floating-point weight_scale of shape
+// [out, 1], [1] or []; no tensor of a type the scheme cannot read. Throws Error("checkpoint") or
+// Error("unsupported") naming the tensor.
+void checkQuantizedTensors(const QuantizationScheme& scheme, const Checkpoint& checkpoint, const std::string& label);
 
 }  // namespace dragoman

@@ -56,7 +56,7 @@ std::shared_ptr<RunnableModel> openModel(const ModelStore& store, const std::str
     const auto label = (entry.dir / "config.json").string();
     model->architecture = model->loaded.config.value("model_type", "");
     const auto& architecture = architectureFor(model->architecture, label);
-    checkQuantizationConfig(model->loaded.config, label);
+    checkQuantizedTensors(checkQuantizationConfig(model->loaded.config, label), model->loaded.checkpoint, label);
     if (architecture.followsDevice) model->placement = choosePlacement(options.device);
     const auto network = index(LoadPhase::Network), tokenizer = index(LoadPhase::Tokenizer);
     // Copying to a device moves every byte once more.

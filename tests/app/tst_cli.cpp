@@ -21,6 +21,7 @@ private Q_SLOTS:
     void makeSyntheticWritesRealShapes_data();
     void makeSyntheticWritesRealShapes();
     void modelsImportListVerify();
+    void quantizeWritesARegisteredCopy();
     void benchLoadReportsContractKeys();
     void benchTranslateTimesTheRealTranslation();
     void loadIsLoggedWithModelId();
@@ -226,6 +227,50 @@ void TestCli::modelsImportListVerify() {
     QCOMPARE(notImported.code, 1);
     QVERIFY2(notImported.err.contains("not imported: only imported models are forgotten"), qPrintable(notImported.err));
     QCOMPARE(run({"models", "forget", "no/such-model"}).code, 1);
+    modelsDir_.clear();
+}
+
+// quantize and models import --quantize: a registered int8 / FP8 copy that generates what the shared generator's
+// copy generates (the same bytes), never written over a folder in use; bad options are usage errors.
+void TestCli::quantizeWritesARegisteredCopy() {
+    QTemporaryDir cache, work;
+    modelsDir_ = cache.path();
+    const QString base = DRAGOMAN_TEST_FIXTURES "/marian-tiny";
+    const QString out = work.path() + "/marian-int8";
+    const auto made = run({"quantize", "--model", base, "--to", "int8", "--out", out, "--id", "test/marian-int8"});
+    QCOMPARE(made.code, 0);
+    QVERIFY2(made.out.contains("registered as test/marian-int8"), qPrintable(made.out));
+    QVERIFY2(run({"models", "list"}).out.contains("test/marian-int8"), "the copy is not registered");
+    const QStringList ids{"--ids", "5,17,33,2,90,0", "--max-new-tokens", "12"};
+    const auto ours = run(QStringList{"generate", "--model", "test/marian-int8"} + ids);
+    const auto generators = run(QStringList{"generate", "--model", DRAGOMAN_TEST_FIXTURES "/quant/marian-tiny.int8-channel"} + ids);
+    QCOMPARE(ours.code, 0);
+    QCOMPARE(ours.out, generators.out);
+    QCOMPARE(run({"translate", "--model", "test/marian-int8", "--from", "en", "--to", "de", "--text", "Hello"}).code, 0);
+    QCOMPARE(run({"models", "verify", "test/marian-int8", "--full"}).code, 0);
+
+    // The same folder again: refused, the copy untouched; the id taken: refused.
+    const auto again = run({"quantize", "--model", base, "--to", "fp8", "--out", out});
+    QCOMPARE(again.code, 1);
+    QVERIFY2(again.err.startsWith("error: input: ") && again.err.contains("not empty"), qPrintable(again.err));
+    const auto taken = run({"quantize", "--model", base, "--to", "fp8", "--out", work.path() + "/other", "--id", "test/marian-int8"});
+    QCOMPARE(taken.code, 1);
+    QVERIFY2(taken.err.contains("already taken"), qPrintable(taken.err));
+    QVERIFY(!QFile::exists(work.path() + "/other"));
+    const auto twice = run({"quantize", "--model", "test/marian-int8", "--to", "int8", "--out", work.path() + "/twice"});
+    QCOMPARE(twice.code, 1);
+    QVERIFY2(twice.err.contains("already quantized"), qPrintable(twice.err));
+
+    // models import --quantize: the copy goes into our cache under FOLDER-TYPE.
+    const auto imported = run({"models", "import", base, "--quantize", "fp8"});
+    QCOMPARE(imported.code, 0);
+    QVERIFY2(imported.out.contains("registered as marian-tiny-fp8"), qPrintable(imported.out));
+    QVERIFY(QFile::exists(cache.path() + "/quantized/marian-tiny-fp8/model.safetensors"));
+    QCOMPARE(run({"generate", "--model", "marian-tiny-fp8", "--ids", "5,17,0", "--max-new-tokens", "4"}).code, 0);
+
+    QCOMPARE(run({"quantize", "--model", base, "--to", "int4", "--out", work.path() + "/x"}).code, 2);
+    QCOMPARE(run({"quantize", "--model", base, "--out", work.path() + "/x"}).code, 2);
+    QCOMPARE(run({"quantize", "--model", base, "--to", "int8", "--strategy", "group", "--out", work.path() + "/x"}).code, 2);
     modelsDir_.clear();
 }
 

@@ -61,6 +61,7 @@ private Q_SLOTS:
     void scaledLinearMatchesDequantized_data();
     void scaledLinearMatchesDequantized();
     void misshapenScaleIsNamed();
+    void quantizedWeightNeedsScale();
     void attentionMatchesReference_data();
     void attentionMatchesReference();
     void addLayerNormMatchesLibtorch();
@@ -447,25 +448,57 @@ void TestKernels::blasThreadsFollowProductSize() {
     QCOMPARE(blasThreads(), 1);
 }
 
-// A weight-only quantized Linear (int8 weight, per-channel or per-tensor scale) gives what the dequantized twin
-// (weight * scale in float32) gives, for one decoding row and a prompt, with and without a bias.
+// The value of a float8 E4M3 (fn) code from the format's definition (as ../shared/fixtures/gen/quant.py's table).
+static double e4m3Value(int code) {
+    const int sign = code >> 7, e = (code >> 3) & 15, m = code & 7;
+    const double v = e == 0 ? (m / 8.0) * std::pow(2.0, -6) : (1 + m / 8.0) * std::pow(2.0, e - 7);
+    return sign ? -v : v;
+}
+
+// A weight-only quantized Linear (int8 or FP8 E4M3 weight, per-channel or per-tensor scale) gives what the
+// dequantized twin (codes times scale in float64) gives: one decoding row, the batched tiles (3 and 8 rows), a
+// prompt on the packed GEMM (40 and 100 rows), short and long weight rows, a K tail, with and without a bias.
 void TestKernels::scaledLinearMatchesDequantized_data() {
+    QTest::addColumn<QString>("type");
     QTest::addColumn<int>("rows");
+    QTest::addColumn<int>("in");
     QTest::addColumn<bool>("perChannel");
     QTest::addColumn<bool>("bias");
-    QTest::newRow("decoding row, per channel") << 1 << true << false;
-    QTest::newRow("prompt, per channel, bias") << 40 << true << true;
-    QTest::newRow("decoding row, per tensor, bias") << 1 << false << true;
-    QTest::newRow("prompt, per tensor") << 40 << false << false;
+    for (const char* type : {"int8", "fp8"}) {
+        const QString t = QString::fromLatin1(type);
+        QTest::addRow("%s decoding row, per channel", type) << t << 1 << 40 << true << false;
+        QTest::addRow("%s decoding row, long rows", type) << t << 1 << 4096 << true << false;
+        QTest::addRow("%s 3 rows, per tensor, bias", type) << t << 3 << 40 << false << true;
+        QTest::addRow("%s 8 rows, long rows", type) << t << 8 << 4096 << true << false;
+        QTest::addRow("%s 8 rows, short rows", type) << t << 8 << 512 << true << true;
+        QTest::addRow("%s prompt, per channel, bias", type) << t << 40 << 40 << true << true;
+        QTest::addRow("%s prompt, long rows", type) << t << 100 << 1040 << false << false;
+        QTest::addRow("%s K tail", type) << t << 2 << 44 << true << false;
+        QTest::addRow("%s prompt, K tail", type) << t << 40 << 44 << true << false;
+    }
 }
 
 void TestKernels::scaledLinearMatchesDequantized() {
+    QFETCH(QString, type);
     QFETCH(int, rows);
+    QFETCH(int, in);
     QFETCH(bool, perChannel);
     QFETCH(bool, bias);
     torch::manual_seed(7);
-    const std::int64_t out = 24, in = 40;
-    const auto quantized = torch::randint(-127, 128, {out, in}).to(torch::kInt8);
+    const std::int64_t out = 24;
+    torch::Tensor quantized, values;
+    if (type == "int8") {
+        quantized = torch::randint(-127, 128, {out, in}).to(torch::kInt8);
+        values = quantized.to(torch::kFloat64);
+    } else {
+        // Every code but the two NaNs.
+        quantized = torch::randint(0, 254, {out, in}).to(torch::kInt64);
+        quantized = (quantized + (quantized >= 127).to(torch::kInt64)).to(torch::kUInt8);
+        auto table = torch::empty({256}, torch::kFloat64);
+        for (int c = 0; c < 256; ++c)
+            table[c] = e4m3Value(c);
+        values = table.index_select(0, quantized.reshape({-1}).to(torch::kInt64)).view({out, in});
+    }
     const auto scale = perChannel ? torch::rand({out, 1}) * 0.01 + 0.001 : torch::full({1}, 0.004);
     dragoman::WeightTable table{{"proj.weight", quantized}, {"proj.weight_scale", scale}};
     if (bias) table.emplace("proj.bias", torch::randn({out}));
@@ -474,12 +507,33 @@ void TestKernels::scaledLinearMatchesDequantized() {
     binder.finish("scaled");
     QVERIFY(layer.scale().defined());
     const auto x = torch::randn({rows, in});
-    const auto twin = quantized.to(torch::kFloat64) * scale.to(torch::kFloat64);
+    const auto twin = values * scale.to(torch::kFloat64);
     auto expected = torch::matmul(x.to(torch::kFloat64), twin.t());
     if (bias) expected = expected + table.at("proj.bias").to(torch::kFloat64);
     const auto got = layer(x);
     QCOMPARE(got.sizes().vec(), expected.sizes().vec());
-    QVERIFY2(torch::allclose(got.to(torch::kFloat64), expected, 1e-4, 1e-5), "scaled product differs from the dequantized twin");
+    const double worst = (got.to(torch::kFloat64) - expected).abs().max().item<double>();
+    QVERIFY2(torch::allclose(got.to(torch::kFloat64), expected, 1e-4, 1e-5), ("off by " + std::to_string(worst)).c_str());
+    // The libtorch path (a device, or Placement::libtorchOps) decodes the same values.
+    QVERIFY(torch::equal(ops::floatWeight(quantized).to(torch::kFloat64), values));
+    // A batched step (a few rows, not a prompt) gives each row the numbers it gets alone.
+    for (int r = 0; r < (rows < 32 ? rows : 0); ++r)
+        QVERIFY(torch::equal(layer(x.narrow(0, r, 1)), got.narrow(0, r, 1)));
+}
+
+// An 8-bit weight means nothing without its scale: refused when the layer is bound.
+void TestKernels::quantizedWeightNeedsScale() {
+    for (auto dtype : {torch::kInt8, torch::kUInt8}) {
+        dragoman::WeightTable table{{"proj.weight", torch::zeros({4, 8}, dtype)}};
+        dragoman::WeightBinder binder(table);
+        const dragoman::Linear layer(binder, "proj.", 4, 8, false);
+        try {
+            binder.finish("scaled");
+            QFAIL("an 8-bit weight without a scale was accepted");
+        } catch (const std::exception& e) {
+            QVERIFY2(std::string(e.what()).find("no proj.weight_scale") != std::string::npos, e.what());
+        }
+    }
 }
 
 void TestKernels::misshapenScaleIsNamed() {

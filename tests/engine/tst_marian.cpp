@@ -468,8 +468,18 @@ void TestMarian::quantizationConfigIsChecked_data() {
         << "";
     QTest::newRow("gptq") << QByteArray(R"({"quant_method": "gptq", "bits": 4, "group_size": 128})") << "quant_method gptq";
     QTest::newRow("bitsandbytes") << QByteArray(R"({"quant_method": "bitsandbytes", "load_in_8bit": true})") << "quant_method bitsandbytes";
-    QTest::newRow("fp8") << QByteArray(R"({"quant_method": "compressed-tensors", "format": "float-quantized", "config_groups": {}})")
-                         << "FP8";
+    QTest::newRow("fp8 per channel")
+        << QByteArray(
+               R"({"quant_method": "compressed-tensors", "format": "float-quantized", "config_groups": {"group_0": {"targets": ["Linear"], "weights": {"num_bits": 8, "type": "float", "symmetric": true, "strategy": "channel"}}}, "ignored_layers": ["lm_head"]})")
+        << "";
+    QTest::newRow("fp8 method") << QByteArray(R"({"quant_method": "fp8", "activation_scheme": "dynamic", "ignored_layers": []})") << "";
+    QTest::newRow("fp8 block scales") << QByteArray(R"({"quant_method": "fp8", "weight_block_size": [128, 128]})") << "weight_block_size";
+    QTest::newRow("quantized kv cache")
+        << QByteArray(
+               R"({"quant_method": "compressed-tensors", "format": "int-quantized", "kv_cache_scheme": {"num_bits": 8}, "config_groups": {"g": {"targets": ["Linear"], "weights": {"num_bits": 8, "type": "int", "strategy": "tensor"}}}})")
+        << "kv_cache_scheme";
+    QTest::newRow("no groups") << QByteArray(R"({"quant_method": "compressed-tensors", "format": "float-quantized", "config_groups": {}})")
+                               << "no config_groups";
     QTest::newRow("packed int4") << QByteArray(R"({"quant_method": "compressed-tensors", "format": "pack-quantized", "config_groups": {}})")
                                  << "format pack-quantized";
     QTest::newRow("4 bits") << group(R"({"num_bits": 4, "type": "int", "symmetric": true, "strategy": "channel"})") << "num_bits 4";

@@ -71,6 +71,8 @@ private Q_SLOTS:
     void writerRoundTrips_data();
     void writerRoundTrips();
     void writerLeavesNothingWhenAFillFails();
+    void everyDtypeOfTheSpecification_data();
+    void everyDtypeOfTheSpecification();
 };
 
 void TestSafetensors::fixtureCase_data() {
@@ -222,6 +224,52 @@ void TestSafetensors::writerLeavesNothingWhenAFillFails() {
     const std::filesystem::path path = dir.filePath("w.safetensors").toStdString();
     QVERIFY_THROWS_EXCEPTION(std::runtime_error, writer.write(path));
     QVERIFY(std::filesystem::is_empty(dir.path().toStdString()));  // neither the file nor its temporary
+}
+
+void TestSafetensors::everyDtypeOfTheSpecification_data() {
+    QTest::addColumn<QString>("dtype");
+    QTest::addColumn<qint64>("count");
+    QTest::addColumn<qint64>("bytes");  // -1: refused (elements that do not fill whole bytes)
+    QTest::newRow("F8_E4M3") << "F8_E4M3" << qint64(3) << qint64(3);
+    QTest::newRow("F8_E5M2") << "F8_E5M2" << qint64(3) << qint64(3);
+    QTest::newRow("F8_E8M0") << "F8_E8M0" << qint64(2) << qint64(2);
+    QTest::newRow("I16") << "I16" << qint64(3) << qint64(6);
+    QTest::newRow("U16") << "U16" << qint64(3) << qint64(6);
+    QTest::newRow("U32") << "U32" << qint64(2) << qint64(8);
+    QTest::newRow("U64") << "U64" << qint64(2) << qint64(16);
+    QTest::newRow("F6_E2M3, whole bytes") << "F6_E2M3" << qint64(4) << qint64(3);
+    QTest::newRow("F6_E3M2, partial byte") << "F6_E3M2" << qint64(3) << qint64(-1);
+    QTest::newRow("F4, whole bytes") << "F4" << qint64(6) << qint64(3);
+    QTest::newRow("F4, partial byte") << "F4" << qint64(3) << qint64(-1);
+}
+
+// Every dtype of the format's specification is read (inspect lists what a quantized release holds); sub-byte
+// types must fill whole bytes, as the reference reader requires.
+void TestSafetensors::everyDtypeOfTheSpecification() {
+    QFETCH(QString, dtype);
+    QFETCH(qint64, count);
+    QFETCH(qint64, bytes);
+    const auto span = bytes < 0 ? (count * static_cast<qint64>(dtypeBits(*dtypeFromName(dtype.toStdString()))) + 7) / 8 : bytes;
+    std::string header = R"({"t":{"dtype":")" + dtype.toStdString() + R"(","shape":[)" + std::to_string(count) + R"(],"data_offsets":[0,)" +
+                         std::to_string(span) + "]}}";
+    header.append((8 - header.size() % 8) % 8, ' ');
+    QTemporaryDir dir;
+    const std::filesystem::path path = dir.filePath("t.safetensors").toStdString();
+    {
+        std::ofstream out(path, std::ios::binary);
+        const std::uint64_t length = header.size();
+        out.write(reinterpret_cast<const char*>(&length), 8);
+        out << header << std::string(static_cast<std::size_t>(span), '\x11');
+    }
+    try {
+        const auto file = SafetensorsFile::open(path);
+        QVERIFY2(bytes >= 0, "a partial byte was accepted");
+        QCOMPARE(dtypeName(file->tensors()[0].dtype), std::string_view(dtype.toStdString()));
+        QCOMPARE(static_cast<qint64>(file->tensors()[0].nbytes()), bytes);
+    } catch (const Error& e) {
+        QVERIFY2(bytes < 0, e.what());
+        QVERIFY2(e.detail().find("do not fill whole bytes") != std::string::npos, e.what());
+    }
 }
 
 QTEST_GUILESS_MAIN(TestSafetensors)

@@ -1,0 +1,33 @@
+#pragma once
+// Writes a weight-only 8-bit copy of a model in the compressed-tensors layout the engine reads
+// (models/quantization_config.h): every weight of the architecture's linear layers as I8 or F8_E4M3 with a
+// float32 weight_scale per output channel ([out, 1]) or per tensor ([1]), symmetric, s = max|W| / 127 (int8)
+// or / 448 (FP8), values rounded half to even; everything else (embeddings, norms, a tied or separate output
+// layer, tokenizer and generation files) copied unchanged, and config.json given its quantization_config.
+// The same arithmetic as ../shared/fixtures/gen/quant.py, so its dequantized twin is the oracle.
+#include "runtime/runnable_model.h"
+#include "util/progress.h"
+
+#include <filesystem>
+#include <string>
+
+namespace dragoman {
+
+struct QuantizeSettings {
+    enum class Type { Int8, Fp8 } type = Type::Int8;
+    bool perChannel = true;  // false: one scale per tensor
+};
+
+struct QuantizeSummary {
+    std::size_t quantized = 0;  // weights written in 8 bits
+    std::uint64_t bytesBefore = 0, bytesAfter = 0;
+};
+
+// `model` is open (its weights mapped); `out` must not exist or be an empty folder. Progress goes to `meter`'s
+// phases `firstPhase` (measuring the weights) and `firstPhase + 1` (writing). The weights file appears
+// atomically; on any failure (or a cancel through the meter) the files written so far are removed again.
+// Throws Error("input") for a model that is already quantized or an `out` in use, Error("io") on a write failure.
+QuantizeSummary quantizeModel(const RunnableModel& model, const std::filesystem::path& out, const QuantizeSettings& settings,
+                              ProgressMeter& meter, std::size_t firstPhase);
+
+}  // namespace dragoman

@@ -1,0 +1,355 @@
+// Weight-only 8-bit models (compressed-tensors int8 and FP8 E4M3) held to their dequantized float32 twins
+// (tests/fixtures/quant, written by ../shared/fixtures/gen/quant.py): logits within 1e-4, greedy (and Marian's
+// beam) ids exactly. Our own quantizer writes the generator's bytes, its copies of a bf16 model pass the same
+// check, and broken quantized checkpoints are refused by name.
+#include "io/checkpoint.h"
+#include "io/safetensors_writer.h"
+#include "kernels/bf16.h"
+#include "quantize/e4m3.h"
+#include "quantize/quantize_model.h"
+#include "runtime/reference_calls.h"
+#include "runtime/runnable_model.h"
+#include "store/model_store.h"
+#include "test_files.h"
+#include "util/error.h"
+
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <torch/torch.h>
+
+#include <cstring>
+#include <fstream>
+#include <map>
+
+using namespace dragoman;
+namespace fs = std::filesystem;
+
+namespace {
+
+const fs::path kQuant = fs::path(DRAGOMAN_TEST_FIXTURES) / "quant";
+
+double maxDiff(const torch::Tensor& a, const torch::Tensor& b) {
+    return (a - b).abs().max().item<double>();
+}
+
+std::vector<TokenId> someIds(std::int64_t count, std::int64_t vocab) {
+    std::vector<TokenId> ids;
+    for (std::int64_t i = 0; i < count; ++i)
+        ids.push_back(3 + (i * 37) % (vocab - 3));
+    return ids;
+}
+
+struct StoredTensor {
+    DType dtype;
+    std::vector<std::int64_t> shape;
+    std::vector<std::byte> bytes;
+};
+using StoredTensors = std::map<std::string, StoredTensor>;
+
+StoredTensors readTensors(const fs::path& dir) {
+    StoredTensors out;
+    const auto checkpoint = Checkpoint::open(dir);
+    for (const auto& [name, entry] : checkpoint.tensors()) {
+        const auto bytes = entry.file->bytes(*entry.info);
+        out[name] = {entry.info->dtype, entry.info->shape, {bytes.begin(), bytes.end()}};
+    }
+    return out;
+}
+
+void writeTensors(const StoredTensors& tensors, const fs::path& file) {
+    SafetensorsWriter writer;
+    for (const auto& [name, t] : tensors)
+        writer.addBytes(name, t.dtype, t.shape, t.bytes);
+    writer.write(file);
+}
+
+nlohmann::json readConfig(const fs::path& dir) {
+    return nlohmann::json::parse(std::ifstream(dir / "config.json"));
+}
+
+void writeConfig(const fs::path& dir, const nlohmann::json& config) {
+    std::ofstream(dir / "config.json") << config.dump(2);
+}
+
+std::vector<std::byte> floatBytes(const torch::Tensor& t) {
+    const auto c = t.to(torch::kFloat32).contiguous();
+    std::vector<std::byte> bytes(static_cast<std::size_t>(c.numel()) * 4);
+    std::memcpy(bytes.data(), c.data_ptr<float>(), bytes.size());
+    return bytes;
+}
+
+// The float32 twin of a quantized folder, as quant.py's dequantize writes it: codes times scale in float64.
+void writeDequantizedTwin(const fs::path& quantized, const fs::path& twin) {
+    fs::create_directories(twin);
+    for (const char* file : {"generation_config.json"})
+        if (fs::exists(quantized / file)) fs::copy_file(quantized / file, twin / file);
+    auto config = readConfig(quantized);
+    config.erase("quantization_config");
+    writeConfig(twin, config);
+    const auto tensors = readTensors(quantized);
+    StoredTensors out;
+    for (const auto& [name, t] : tensors) {
+        if (name.ends_with(".weight_scale")) continue;
+        const auto count = static_cast<std::int64_t>(t.bytes.size());
+        if (t.dtype == DType::I8 || t.dtype == DType::F8_E4M3) {
+            auto values = torch::empty({count}, torch::kFloat64);
+            auto* v = values.data_ptr<double>();
+            for (std::int64_t i = 0; i < count; ++i) {
+                const auto byte = static_cast<std::uint8_t>(t.bytes[static_cast<std::size_t>(i)]);
+                v[i] = t.dtype == DType::I8 ? static_cast<std::int8_t>(byte) : kernels::widen(kernels::Fp8E4M3{byte});
+            }
+            const auto& s = tensors.at(name.substr(0, name.size() - 7) + ".weight_scale");
+            auto scale = torch::empty({static_cast<std::int64_t>(s.bytes.size() / 4)}, torch::kFloat32);
+            std::memcpy(scale.data_ptr<float>(), s.bytes.data(), s.bytes.size());
+            values = values.view(t.shape) * (scale.numel() > 1 ? scale.to(torch::kFloat64).view({-1, 1}) : scale.to(torch::kFloat64));
+            out[name] = {DType::F32, t.shape, floatBytes(values)};
+        } else if (t.dtype == DType::BF16) {
+            auto values = torch::empty({count / 2}, torch::kBFloat16);
+            std::memcpy(values.data_ptr(), t.bytes.data(), t.bytes.size());
+            out[name] = {DType::F32, t.shape, floatBytes(values)};
+        } else {
+            out[name] = t;
+        }
+    }
+    writeTensors(out, twin / "model.safetensors");
+}
+
+}  // namespace
+
+class TestQuantization : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase();
+    void e4m3EncodingRoundsToNearestEven();
+    void matchesDequantizedTwin_data();
+    void matchesDequantizedTwin();
+    void quantizerWritesTheGeneratorsBytes_data();
+    void quantizerWritesTheGeneratorsBytes();
+    void ownCopiesMatchTheirTwins_data();
+    void ownCopiesMatchTheirTwins();
+    void brokenCheckpointsAreRefused_data();
+    void brokenCheckpointsAreRefused();
+    void quantizerNeverOverwrites();
+
+private:
+    std::shared_ptr<RunnableModel> open(const fs::path& dir) { return openModel(*store_, dir.string()); }
+    void compare(const fs::path& quantized, const fs::path& twin);
+    QuantizeSummary quantize(const fs::path& base, const fs::path& out, QuantizeSettings settings, ProgressCallback progress = {});
+
+    QTemporaryDir cache_, work_;
+    std::unique_ptr<ModelStore> store_;
+};
+
+void TestQuantization::initTestCase() {
+    store_ = std::make_unique<ModelStore>(StoreRoots{cache_.path().toStdString(), {}, {}});
+}
+
+QuantizeSummary TestQuantization::quantize(const fs::path& base, const fs::path& out, QuantizeSettings settings,
+                                           ProgressCallback progress) {
+    const auto model = open(base);
+    ProgressMeter meter(std::move(progress), {}, {{"measure", 1}, {"write", 1}});
+    return quantizeModel(*model, out, settings, meter, 0);
+}
+
+void TestQuantization::compare(const fs::path& quantizedDir, const fs::path& twinDir) {
+    const auto model = open(quantizedDir), twin = open(twinDir);
+    const auto vocab = model->causal() ? model->causal()->vocabSize() : model->encoderDecoder()->vocabSize();
+    const auto ids = someIds(12, vocab);
+    std::optional<std::vector<TokenId>> decoderIds;
+    if (model->encoderDecoder()) decoderIds = someIds(6, vocab);
+    const auto got = teacherForcedLogits(*model, ids, decoderIds).logits;
+    const auto expected = teacherForcedLogits(*twin, ids, decoderIds).logits;
+    QVERIFY2(maxDiff(got, expected) < 1e-4, std::to_string(maxDiff(got, expected)).c_str());
+    // A prompt long enough for the packed GEMM (>= 32 rows) too.
+    const auto longIds = someIds(48, vocab);
+    const auto longGot = teacherForcedLogits(*model, longIds, decoderIds).logits;
+    const auto longExpected = teacherForcedLogits(*twin, longIds, decoderIds).logits;
+    QVERIFY2(maxDiff(longGot, longExpected) < 1e-4, std::to_string(maxDiff(longGot, longExpected)).c_str());
+    QCOMPARE(generateIds(*model, ids, 16, 1, true), generateIds(*twin, ids, 16, 1, true));
+    QCOMPARE(generateIds(*model, ids, 16, 1, false), generateIds(*twin, ids, 16, 1, false));
+    if (model->encoderDecoder()) QCOMPARE(generateIds(*model, ids, 16, 4, true), generateIds(*twin, ids, 16, 4, true));
+}
+
+// Every E4M3 code reads back as itself, values between two codes go to the nearer (ties to the even code), and
+// magnitudes past the largest code (448) clip to it.
+void TestQuantization::e4m3EncodingRoundsToNearestEven() {
+    for (int code = 0; code < 256; ++code) {
+        if ((code & 0x7F) == 0x7F) continue;  // NaN
+        const auto value = kernels::widen(kernels::Fp8E4M3{static_cast<std::uint8_t>(code)});
+        QCOMPARE(int(encodeE4M3(value)), code == 0x80 ? 0 : code);
+        if ((code & 0x80) || code >= 0x7E) continue;
+        const double next = kernels::widen(kernels::Fp8E4M3{static_cast<std::uint8_t>(code + 1)});
+        const double middle = (value + next) / 2;
+        QCOMPARE(int(encodeE4M3(middle)), code % 2 == 0 ? code : code + 1);
+        QCOMPARE(int(encodeE4M3(value + (next - value) * 0.49)), code);
+        QCOMPARE(int(encodeE4M3(-(value + (next - value) * 0.51))), (code + 1) | 0x80);
+    }
+    QCOMPARE(int(encodeE4M3(448.0)), 0x7E);
+    QCOMPARE(int(encodeE4M3(1e6)), 0x7E);
+    QCOMPARE(int(encodeE4M3(-460.0)), 0xFE);
+    QCOMPARE(int(encodeE4M3(std::ldexp(1.0, -10))), 0);  // half the smallest subnormal: ties to 0
+    QCOMPARE(int(encodeE4M3(std::ldexp(1.5, -10))), 1);
+}
+
+void TestQuantization::matchesDequantizedTwin_data() {
+    QTest::addColumn<QString>("fixture");
+    QTest::newRow("marian int8 per channel") << "marian-tiny.int8-channel";
+    QTest::newRow("marian fp8 per tensor") << "marian-tiny.fp8-tensor";
+    QTest::newRow("hunyuan int8 per tensor") << "hunyuan-tiny-f32.int8-tensor";
+    QTest::newRow("hunyuan fp8 per channel") << "hunyuan-tiny-f32.fp8-channel";
+}
+
+void TestQuantization::matchesDequantizedTwin() {
+    QFETCH(QString, fixture);
+    const auto dir = kQuant / fixture.toStdString();
+    compare(dir, dir.string() + ".dequantized");
+}
+
+void TestQuantization::quantizerWritesTheGeneratorsBytes_data() {
+    QTest::addColumn<QString>("base");
+    QTest::addColumn<QString>("fixture");
+    QTest::addColumn<bool>("fp8");
+    QTest::addColumn<bool>("perChannel");
+    QTest::newRow("marian int8 per channel") << "marian-tiny"
+                                             << "marian-tiny.int8-channel" << false << true;
+    QTest::newRow("marian fp8 per tensor") << "marian-tiny"
+                                           << "marian-tiny.fp8-tensor" << true << false;
+    QTest::newRow("hunyuan int8 per tensor") << "hunyuan-tiny-f32"
+                                             << "hunyuan-tiny-f32.int8-tensor" << false << false;
+    QTest::newRow("hunyuan fp8 per channel") << "hunyuan-tiny-f32"
+                                             << "hunyuan-tiny-f32.fp8-channel" << true << true;
+}
+
+// The same checkpoint quantized by us and by the shared generator: every tensor byte for byte, the same
+// quantization_config (its ignore list included).
+void TestQuantization::quantizerWritesTheGeneratorsBytes() {
+    QFETCH(QString, base);
+    QFETCH(QString, fixture);
+    QFETCH(bool, fp8);
+    QFETCH(bool, perChannel);
+    const fs::path out = work_.path().toStdString() + "/" + QTest::currentDataTag();
+    QuantizeSettings settings{fp8 ? QuantizeSettings::Type::Fp8 : QuantizeSettings::Type::Int8, perChannel};
+    const auto summary = quantize(test::fixture(base.toStdString().c_str()), out, settings);
+    QVERIFY(summary.quantized > 0);
+    QVERIFY(summary.bytesAfter < summary.bytesBefore);
+    const auto ours = readTensors(out), theirs = readTensors(kQuant / fixture.toStdString());
+    QCOMPARE(ours.size(), theirs.size());
+    for (const auto& [name, t] : theirs) {
+        QVERIFY2(ours.count(name), name.c_str());
+        QVERIFY2(ours.at(name).dtype == t.dtype, name.c_str());
+        QVERIFY2(ours.at(name).shape == t.shape, name.c_str());
+        QVERIFY2(ours.at(name).bytes == t.bytes, (name + " differs").c_str());
+    }
+    auto mine = readConfig(out)["quantization_config"], generators = readConfig(kQuant / fixture.toStdString())["quantization_config"];
+    QCOMPARE(QString::fromStdString(mine.dump()), QString::fromStdString(generators.dump()));
+    // The tokenizer and generation files came along; the source's expected outputs did not become weights.
+    QVERIFY(fs::exists(out / "generation_config.json"));
+}
+
+void TestQuantization::ownCopiesMatchTheirTwins_data() {
+    QTest::addColumn<QString>("base");
+    QTest::addColumn<bool>("fp8");
+    QTest::newRow("hunyuan bf16 -> int8") << "hunyuan-tiny" << false;
+    QTest::newRow("hunyuan bf16 -> fp8") << "hunyuan-tiny" << true;
+    QTest::newRow("marian -> fp8 per channel") << "marian-tiny" << true;
+}
+
+// A bf16 model (as HY-MT ships) quantized by us: the copy keeps its other tensors bf16, computes its twin's
+// logits, and still translates.
+void TestQuantization::ownCopiesMatchTheirTwins() {
+    QFETCH(QString, base);
+    QFETCH(bool, fp8);
+    const fs::path out = work_.path().toStdString() + "/own " + QTest::currentDataTag();
+    quantize(test::fixture(base.toStdString().c_str()), out, {fp8 ? QuantizeSettings::Type::Fp8 : QuantizeSettings::Type::Int8, true});
+    writeDequantizedTwin(out, out.string() + ".twin");
+    compare(out, out.string() + ".twin");
+    const auto copy = open(out);
+    QVERIFY(copy->strategy);  // tokenizer files came along
+    if (base == "hunyuan-tiny") QVERIFY(readTensors(out).at("model.embed_tokens.weight").dtype == DType::BF16);
+}
+
+void TestQuantization::brokenCheckpointsAreRefused_data() {
+    QTest::addColumn<QString>("change");
+    QTest::addColumn<QString>("named");  // what the message must say
+    QTest::newRow("scale of the wrong shape") << "scale-shape"
+                                              << "model.layers.0.mlp.down_proj.weight_scale' is [3]";
+    QTest::newRow("weight without a scale") << "no-scale"
+                                            << "has no model.layers.0.self_attn.q_proj.weight_scale";
+    QTest::newRow("integer scale") << "int-scale"
+                                   << "not a float type";
+    QTest::newRow("E5M2 weights") << "e5m2"
+                                  << "F8_E5M2";
+    QTest::newRow("block scales") << "block-scales"
+                                  << "block scales";
+    QTest::newRow("no quantization_config") << "no-config"
+                                            << "no quantization_config";
+    QTest::newRow("unknown format") << "format"
+                                    << "format pack-quantized";
+    QTest::newRow("unknown weight type") << "type"
+                                         << "weight type \"nf4\"";
+    QTest::newRow("config says FP8, tensors are int8") << "mismatch"
+                                                       << "describes FP8";
+    QTest::newRow("U16 tensor") << "u16"
+                                << "U16";
+}
+
+// One clear error per broken quantized checkpoint, naming the tensor or setting, before any number is computed.
+void TestQuantization::brokenCheckpointsAreRefused() {
+    QFETCH(QString, change);
+    QFETCH(QString, named);
+    const fs::path dir = work_.path().toStdString() + "/broken-" + change.toStdString();
+    test::copyFolder(kQuant / "hunyuan-tiny-f32.int8-tensor", dir);
+    auto tensors = readTensors(dir);
+    auto config = readConfig(dir);
+    const std::string layer = "model.layers.0.";
+    if (change == "scale-shape") tensors[layer + "mlp.down_proj.weight_scale"] = {DType::F32, {3}, std::vector<std::byte>(12)};
+    if (change == "no-scale") tensors.erase(layer + "self_attn.q_proj.weight_scale");
+    if (change == "int-scale") tensors[layer + "self_attn.k_proj.weight_scale"].dtype = DType::I32;
+    if (change == "e5m2") tensors[layer + "mlp.up_proj.weight"].dtype = DType::F8_E5M2;
+    if (change == "block-scales") tensors[layer + "mlp.up_proj.weight_scale_inv"] = {DType::F32, {1}, std::vector<std::byte>(4)};
+    if (change == "no-config") config.erase("quantization_config");
+    if (change == "format") config["quantization_config"]["format"] = "pack-quantized";
+    if (change == "type") config["quantization_config"]["config_groups"]["group_0"]["weights"]["type"] = "nf4";
+    if (change == "mismatch") {
+        config["quantization_config"]["format"] = "float-quantized";
+        config["quantization_config"]["config_groups"]["group_0"]["weights"]["type"] = "float";
+    }
+    if (change == "u16") tensors["extra.table"] = {DType::U16, {2}, std::vector<std::byte>(4)};
+    writeTensors(tensors, dir / "model.safetensors");
+    writeConfig(dir, config);
+    try {
+        open(dir);
+        QFAIL("a broken quantized checkpoint opened");
+    } catch (const Error& e) {
+        QVERIFY2(QString::fromStdString(e.what()).contains(named), e.what());
+    }
+}
+
+// The copy goes into a new or empty folder only; an already quantized model is not quantized again; a cancel
+// leaves nothing behind.
+void TestQuantization::quantizerNeverOverwrites() {
+    const fs::path busy = work_.path().toStdString() + "/busy";
+    fs::create_directories(busy);
+    std::ofstream(busy / "notes.txt") << "mine";
+    QVERIFY_THROWS_EXCEPTION(Error, quantize(test::fixture("marian-tiny"), busy, {}));
+    QCOMPARE(fs::file_size(busy / "notes.txt"), std::uintmax_t(4));
+    QCOMPARE(std::distance(fs::directory_iterator(busy), fs::directory_iterator()), std::ptrdiff_t(1));
+
+    try {
+        quantize(kQuant / "marian-tiny.int8-channel", work_.path().toStdString() + "/again", {});
+        QFAIL("quantized a quantized model");
+    } catch (const Error& e) {
+        QVERIFY2(std::string(e.what()).find("already quantized") != std::string::npos, e.what());
+    }
+    QVERIFY(!fs::exists(work_.path().toStdString() + "/again"));
+
+    const fs::path cancelled = work_.path().toStdString() + "/cancelled";
+    QVERIFY_THROWS_EXCEPTION(Cancelled, quantize(test::fixture("hunyuan-tiny"), cancelled, {}, [](const ProgressReport& r) {
+                                 return r.overall < 0.6;  // stops while writing
+                             }));
+    QVERIFY(!fs::exists(cancelled));
+}
+
+QTEST_GUILESS_MAIN(TestQuantization)
+#include "tst_quantization.moc"
