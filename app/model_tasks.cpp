@@ -36,6 +36,7 @@ QList<StoredModel> storedModels() {
             model.weightBytes = m.weightBytes;
             model.adapter = m.modelType == "peft_lora";
             model.forgettable = m.source == "imported";
+            model.quantization = QString::fromStdString(m.quantization);
             models.push_back(model);
         }
         // What each model has: the adapters naming it as their base (by the last part of the name).
@@ -113,6 +114,22 @@ bool ModelTasks::verify(const QString& id, bool full) {
             .arg(QString::fromStdString(result.id))
             .arg(result.files)
             .arg(megabytes(result.bytes), full ? tr(", every file re-hashed") : tr(", sizes and times as recorded"));
+    });
+}
+
+bool ModelTasks::quantize(const QString& id, const QString& type) {
+    return run([id, type](const auto& report) {
+        QuantizeRequest request;
+        request.model = id.toStdString();
+        request.type = type.toStdString();
+        const auto result = quantizeModel(request, [&](const ProgressReport& r) {
+            return report(QString::fromUtf8(r.phase.data(), static_cast<qsizetype>(r.phase.size())), r.overall);
+        });
+        return tr("Made %1: %2 weights in %3, %4 instead of %5, in %6.")
+            .arg(QString::fromStdString(result.model.id))
+            .arg(result.quantizedWeights)
+            .arg(type == QStringLiteral("fp8") ? tr("FP8") : tr("int8"), megabytes(result.bytesAfter), megabytes(result.bytesBefore),
+                 QString::fromStdString(result.model.dir.string()));
     });
 }
 

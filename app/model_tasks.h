@@ -1,7 +1,7 @@
 #pragma once
 // The model store as the window's model manager sees it: every model and adapter with what a person wants to
 // know (kind, size, where it lives, what uses it), and the long store operations (import with hashing, quick
-// and full verification, forgetting an import) run off the GUI thread with progress and cancel.
+// and full verification, a quantized copy, forgetting an import) run off the GUI thread with progress and cancel.
 #include <QList>
 #include <QObject>
 #include <QString>
@@ -19,6 +19,7 @@ struct StoredModel {
     bool adapter = false;
     int adapters = 0;          // adapters the store knows for this model
     bool forgettable = false;  // imported: its record can go (its folder never does)
+    QString quantization;      // "int8", "fp8", another method, or empty
 };
 
 // Bundled, imported, our cache and the Hugging Face cache, models before adapters.
@@ -34,6 +35,9 @@ public:
     // Each refused while another runs (returns false).
     bool importFolder(const QString& folder, const QString& id = {});
     bool verify(const QString& id, bool full);
+    // A smaller, faster copy of a model: its linear weights in `type` ("int8" or "fp8"), written into our cache
+    // and registered as "<folder>-<type>" (dragoman.h quantizeModel).
+    bool quantize(const QString& id, const QString& type);
     // Immediate (a file removed): finished or failed is emitted before it returns.
     void forget(const QString& id);
     void cancel();

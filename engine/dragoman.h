@@ -59,7 +59,8 @@ struct ModelListing {
     std::string architecture;  // config.json architectures[0]
     std::string revision;      // hub snapshot, if any
     std::uint64_t weightBytes = 0;
-    std::string base;  // a LoRA adapter's (modelType "peft_lora") base model, as its config names it
+    std::string base;          // a LoRA adapter's (modelType "peft_lora") base model, as its config names it
+    std::string quantization;  // "int8" or "fp8" for a quantized copy, another method's name, "" for none
 };
 struct StoreLocations {
     std::filesystem::path cache, hub;

@@ -564,6 +564,7 @@ void MainWindow::buildUi() {
     auto* file = menuBar()->addMenu(tr("&File"));
     file->addAction(tr("Translate &document…"), QKeySequence::Open, this, &MainWindow::chooseDocument);
     file->addAction(tr("&Models…"), QKeySequence(Qt::CTRL | Qt::Key_M), this, &MainWindow::manageModels);
+    file->addAction(tr("Make a smaller, faster &copy…"), this, [this] { manageModels()->offerSmallerCopy(); });
     file->addAction(tr("Add &adapter…"), this, &MainWindow::chooseAdapter);
     file->addAction(tr("Connect to a &server…"), this, &MainWindow::connectToServer);
     editServer_ = file->addAction(tr("&Edit this server…"), this, &MainWindow::editServer);

@@ -1,7 +1,8 @@
 #pragma once
 // Settings › Models…: every model and adapter the store knows (bundled, imported, our cache, the Hugging Face
 // cache) with its kind, size, source, folder and adapters; import a folder (hashed once, with progress and
-// Cancel), verify quickly or fully, forget an import (its folder is never touched), open its folder, use it.
+// Cancel), verify quickly or fully, make a smaller, faster int8 or FP8 copy, forget an import (its folder is never
+// touched), open its folder, use it.
 #include <QDialog>
 
 class QLabel;
@@ -29,6 +30,11 @@ public:
     void importFolder(const QString& folder);
     void verifySelected(bool full);
     void forgetSelected();
+    // A smaller, faster copy of the selected model with `type` ("int8" or "fp8") weights, registered beside it.
+    void quantizeSelected(const QString& type);
+    // The copy's type menu, at its button (File › Make a smaller, faster copy…).
+    void offerSmallerCopy();
+    QPushButton* smallerCopyButton() const { return smaller_; }
     // The model the window has loaded: it cannot be forgotten from under it.
     void setModelInUse(const QString& id);
 
@@ -55,11 +61,12 @@ private:
     QPushButton* verify_ = nullptr;
     QPushButton* verifyFull_ = nullptr;
     QPushButton* forget_ = nullptr;
+    QPushButton* smaller_ = nullptr;
     QPushButton* openFolder_ = nullptr;
     QPushButton* use_ = nullptr;
     QPushButton* cancel_ = nullptr;
     QString inUse_;
-    bool changesStore_ = false;  // the running task imports: the window's model picker lists again when it ends
+    bool changesStore_ = false;  // the running task adds a model: the window's model picker lists again when it ends
 };
 
 }  // namespace dragoman

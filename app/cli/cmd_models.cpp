@@ -24,7 +24,8 @@ int listCommand(const QStringList& args) {
                                      {"bytes", m.weightBytes},
                                      {"dir", m.dir.string()},
                                      {"revision", m.revision},
-                                     {"base", m.base}});
+                                     {"base", m.base},
+                                     {"quantization", m.quantization}});
         print(out.dump() + "\n");
         return kExitOk;
     }
@@ -38,7 +39,8 @@ int listCommand(const QStringList& args) {
     std::string text;
     for (const auto& m : models) {
         const auto kind = m.modelType == "peft_lora" ? "LoRA adapter for " + (m.base.empty() ? std::string("?") : m.base)
-                                                     : (m.architecture.empty() ? std::string("?") : m.architecture);
+                                                     : (m.architecture.empty() ? std::string("?") : m.architecture) +
+                                                           (m.quantization.empty() ? std::string() : ", " + m.quantization);
         text += fmt::format("{:<40} {:<9} {:<28} {:>9.1f} MB  {}\n", m.id, m.source, kind, m.weightBytes / 1e6, m.dir.string());
     }
     print(text);

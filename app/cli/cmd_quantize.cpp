@@ -21,9 +21,14 @@ QuantizeResult quantizeWithProgress(const QuantizeRequest& request) {
             std::fflush(stderr);
             return true;
         };
-    auto result = quantizeModel(request, progress);
-    if (progress) std::fprintf(stderr, "\n");
-    return result;
+    // The progress line ends before whatever comes next, an error message included.
+    struct EndLine {
+        bool active;
+        ~EndLine() {
+            if (active) std::fprintf(stderr, "\n");
+        }
+    } endLine{static_cast<bool>(progress)};
+    return quantizeModel(request, progress);
 }
 
 std::string describeQuantized(const QuantizeResult& result, const std::string& type) {

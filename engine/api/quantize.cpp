@@ -7,6 +7,36 @@
 #include "util/error.h"
 
 namespace dragoman {
+namespace {
+
+// "<name>-<type>" from the model's own name: the last part of a hub id ("tencent/HY-MT1.5-1.8B" -> HY-MT1.5-1.8B),
+// else its folder's name.
+std::string defaultId(const ModelEntry& source, const std::string& type) {
+    auto name = source.id;
+    while (!name.empty() && name.back() == '/')
+        name.pop_back();
+    if (const auto slash = name.rfind('/'); slash != std::string::npos) name = name.substr(slash + 1);
+    if (name.empty()) {
+        const auto dir = source.dir.lexically_normal();
+        name = (dir.has_filename() ? dir.filename() : dir.parent_path().filename()).string();
+    }
+    return name + "-" + type;
+}
+
+// A new folder under `root` for `id` ("org/name" -> "org--name"); "-2", "-3", ... when an earlier copy's folder is
+// still there (its record forgotten, its files left as the store leaves every folder).
+std::filesystem::path freeFolder(const std::filesystem::path& root, const std::string& id) {
+    std::string name = id;
+    for (std::size_t at; (at = name.find('/')) != std::string::npos;)
+        name.replace(at, 1, "--");
+    std::error_code ec;
+    auto folder = root / name;
+    for (int n = 2; std::filesystem::exists(folder, ec) && !std::filesystem::is_empty(folder, ec); ++n)
+        folder = root / (name + "-" + std::to_string(n));
+    return folder;
+}
+
+}  // namespace
 
 QuantizeResult quantizeModel(const QuantizeRequest& request, const ProgressCallback& progress) {
     QuantizeSettings settings;
@@ -18,8 +48,10 @@ QuantizeResult quantizeModel(const QuantizeRequest& request, const ProgressCallb
 
     const ModelStore store;
     const auto source = store.resolve(request.model);
-    const auto id = request.id.empty() ? source.dir.filename().string() + "-" + request.type : request.id;
-    const auto out = request.out.empty() ? store.roots().cache / "quantized" / id : request.out;
+    const auto id = request.id.empty() ? defaultId(source, request.type) : request.id;
+    if (id.empty() || id.front() == '/' || id.find("..") != std::string::npos || id.find('\\') != std::string::npos)
+        throw Error("input", "'" + id + "' cannot be a model id (no leading '/', '..' or '\\')");
+    const auto out = request.out.empty() ? freeFolder(store.roots().cache / "quantized", id) : request.out;
     for (const auto& known : store.list())
         if (known.id == id)
             throw Error("input", "the id '" + id + "' is already taken (by " + known.dir.string() + "); choose another with --id");
@@ -34,7 +66,8 @@ QuantizeResult quantizeModel(const QuantizeRequest& request, const ProgressCallb
     };
     options.device = "cpu";
     const auto model = openModel(store, source.dir.string(), options);
-    const bool existed = std::filesystem::exists(out);
+    std::error_code ec;
+    const bool existed = std::filesystem::exists(out, ec);
     const auto summary = dragoman::quantizeModel(*model, out, settings, meter, 1);
 
     ModelEntry entry;

@@ -10,7 +10,7 @@ namespace dragoman {
 namespace {
 
 ModelListing listing(const ModelEntry& e) {
-    return {e.id, e.dir, std::string(sourceName(e.source)), e.modelType, e.architecture, e.revision, e.weightBytes, e.base};
+    return {e.id, e.dir, std::string(sourceName(e.source)), e.modelType, e.architecture, e.revision, e.weightBytes, e.base, e.quantization};
 }
 
 // A one-phase meter's reports as the store's (bytes done, bytes total) callback.

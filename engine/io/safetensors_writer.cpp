@@ -18,9 +18,11 @@ void SafetensorsWriter::add(std::string name, DType dtype, std::vector<std::int6
     std::uint64_t numel = 1;
     for (auto d : shape)
         numel *= static_cast<std::uint64_t>(d);
-    // Sub-byte types (F4, F6) pack elements into bytes; a partial last byte is rounded up here, and the reader
-    // refuses it, as the format requires.
-    tensors_.push_back({std::move(name), dtype, std::move(shape), (numel * dtypeBits(dtype) + 7) / 8, std::move(fill)});
+    // Sub-byte types (F4, F6) pack elements into whole bytes, as the format requires.
+    if (numel * dtypeBits(dtype) % 8 != 0)
+        throw Error("input",
+                    name + ": " + std::to_string(numel) + " " + std::string(dtypeName(dtype)) + " elements do not fill whole bytes");
+    tensors_.push_back({std::move(name), dtype, std::move(shape), numel * dtypeBits(dtype) / 8, std::move(fill)});
 }
 
 void SafetensorsWriter::addBytes(std::string name, DType dtype, std::vector<std::int64_t> shape, std::vector<std::byte> bytes) {
@@ -114,7 +116,12 @@ void SafetensorsWriter::write(const std::filesystem::path& path) const {
         std::remove(temporary.c_str());
         throw Error("io", temporary + ": write failed: " + std::strerror(errno));
     }
-    std::filesystem::rename(temporary, path);
+    std::error_code ec;
+    std::filesystem::rename(temporary, path, ec);
+    if (ec) {
+        std::remove(temporary.c_str());
+        throw Error("io", path.string() + ": cannot put the written file in place: " + ec.message());
+    }
 }
 
 }  // namespace dragoman

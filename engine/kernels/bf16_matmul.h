@@ -18,14 +18,17 @@ void f32MatmulTransposed(const float* x, const float* w, float* y, std::int64_t 
 void i8MatmulTransposed(const float* x, const std::int8_t* w, float* y, std::int64_t m, std::int64_t n, std::int64_t k);
 void fp8MatmulTransposed(const float* x, const std::uint8_t* w, float* y, std::int64_t m, std::int64_t n, std::int64_t k);
 
-// One activation row against several bf16 matrices sharing K, in a single pass over the thread pool (the
-// q/k/v or gate/up projections of a decoding step): fewer hand-offs, and small matrices share the work.
-struct Bf16Output {
-    const std::uint16_t* w;
+// One activation row against several matrices sharing K, in a single pass over the thread pool (the q/k/v or
+// gate/up projections of a decoding step): fewer hand-offs, and small matrices share the work. Each output
+// gets exactly what the single-matrix kernels give it (8-bit weights: the raw products, before the scale).
+enum class WeightType { BF16, I8, FP8 };
+struct GemvOutput {
+    const void* w;  // [n, k] of `type`
+    WeightType type;
     float* y;
     std::int64_t n;
 };
-void bf16GemvMany(const float* x, const Bf16Output* outputs, std::size_t count, std::int64_t k);
+void gemvMany(const float* x, const GemvOutput* outputs, std::size_t count, std::int64_t k);
 
 // dst[i] = float(src[i]) for bfloat16 src, on the kernel thread pool.
 void widenBf16(const std::uint16_t* src, float* dst, std::int64_t count);

@@ -62,7 +62,8 @@ __attribute__((target("avx2,fma,f16c"))) void packWeights(const W* w, std::int64
         for (; d + 8 <= kc; d += 8) {
             __m256 r[8];
             for (int i = 0; i < 8; ++i)
-                r[i] = rowBase + i < n ? load8(w + (rowBase + i) * k + d0 + d) : _mm256_setzero_ps();
+                r[i] = rowBase + i < n ? _mm256_mul_ps(load8(w + (rowBase + i) * k + d0 + d), _mm256_set1_ps(kSumScale<W>))
+                                       : _mm256_setzero_ps();
             transpose8(r);
             for (int t = 0; t < 8; ++t)
                 _mm256_store_ps(out + (d + t) * kNr + 8 * half, r[t]);

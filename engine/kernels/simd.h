@@ -42,12 +42,19 @@ __attribute__((target("avx2,fma,f16c"))) inline __m256 load8(const std::int8_t* 
     return _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p))));
 }
 
-// As widen(Fp8E4M3): sign and the 7 low bits moved into float16 fields, converted, times 2^8.
+// E4M3 codes as float16 values 2^8 times smaller, which is exact: the code is shifted into a float16's high
+// byte (sign, exponent, mantissa one bit too far left), an arithmetic shift right by one moves exponent and
+// mantissa into place and copies the sign into bit 14, which is cleared. The factor 2^8 comes back once per
+// sum (kSumScale): one multiply per output instead of one per weight.
 __attribute__((target("avx2,fma,f16c"))) inline __m256 load8(const Fp8E4M3* p) {
-    const __m128i codes = _mm_cvtepu8_epi16(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p)));
-    const __m128i sign = _mm_slli_epi16(_mm_and_si128(codes, _mm_set1_epi16(0x80)), 8);
-    const __m128i magnitude = _mm_slli_epi16(_mm_and_si128(codes, _mm_set1_epi16(0x7F)), 7);
-    return _mm256_mul_ps(_mm256_cvtph_ps(_mm_or_si128(sign, magnitude)), _mm256_set1_ps(256.0f));
+    const __m128i high = _mm_unpacklo_epi8(_mm_setzero_si128(), _mm_loadl_epi64(reinterpret_cast<const __m128i*>(p)));
+    return _mm256_cvtph_ps(_mm_and_si128(_mm_srai_epi16(high, 1), _mm_set1_epi16(static_cast<short>(0xBFFF))));
 }
+
+// What a sum of load8() products is multiplied by to give the true sum (exact: a power of two).
+template <typename W>
+inline constexpr float kSumScale = 1.0f;
+template <>
+inline constexpr float kSumScale<Fp8E4M3> = 256.0f;
 
 }  // namespace dragoman::kernels

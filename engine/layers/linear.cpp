@@ -206,8 +206,10 @@ std::vector<torch::Tensor> Linear::many(const torch::Tensor& x, const std::vecto
     bool fused = x.numel() == k && x.scalar_type() == torch::kFloat32;
     for (const auto* l : layers) {
         const auto& w = l->weight_;
-        fused = fused && l->placement_.onCpuKernels() && !l->bias_.defined() && !l->scale_.defined() &&
-                w.scalar_type() == torch::kBFloat16 && w.is_contiguous() && w.size(1) == k;
+        const auto type = w.scalar_type();
+        const bool eightBit = (type == torch::kInt8 || type == torch::kUInt8) && l->scale_.defined();
+        fused = fused && l->placement_.onCpuKernels() && !l->bias_.defined() && (type == torch::kBFloat16 || eightBit) &&
+                (eightBit || !l->scale_.defined()) && w.is_contiguous() && w.size(1) == k;
     }
     std::vector<torch::Tensor> out;
     if (!fused) {
@@ -216,15 +218,17 @@ std::vector<torch::Tensor> Linear::many(const torch::Tensor& x, const std::vecto
         return out;
     }
     const auto row = x.reshape({k}).contiguous();
-    std::vector<kernels::Bf16Output> targets;
+    std::vector<kernels::GemvOutput> targets;
     for (const auto* l : layers) {
         out.push_back(torch::empty(l->weight_.size(0), torch::kFloat32));
-        targets.push_back(
-            {reinterpret_cast<const std::uint16_t*>(l->weight_.data_ptr()), out.back().data_ptr<float>(), l->weight_.size(0)});
+        const auto type = l->weight_.scalar_type() == torch::kBFloat16 ? kernels::WeightType::BF16
+                          : l->weight_.scalar_type() == torch::kInt8   ? kernels::WeightType::I8
+                                                                       : kernels::WeightType::FP8;
+        targets.push_back({l->weight_.data_ptr(), type, out.back().data_ptr<float>(), l->weight_.size(0)});
     }
-    kernels::bf16GemvMany(row.data_ptr<float>(), targets.data(), targets.size(), k);
+    kernels::gemvMany(row.data_ptr<float>(), targets.data(), targets.size(), k);
     for (std::size_t i = 0; i < out.size(); ++i)
-        out[i] = layers[i]->withDelta(ops::withRowsOf(x, out[i], layers[i]->weight_.size(0)), x, lora);
+        out[i] = layers[i]->withDelta(layers[i]->scaled(ops::withRowsOf(x, out[i], layers[i]->weight_.size(0))), x, lora);
     return out;
 }
 

@@ -24,7 +24,7 @@ Weights checkWeights(const nlohmann::json& weights, const std::string& where) {
     };
     const auto type = weights.contains("type") ? text(weights["type"]) : std::string("int");
     if (type != "int" && type != "float") refuse("weight type \"" + type + "\"");
-    if (!weights.contains("num_bits") || !weights["num_bits"].is_number_integer() || weights["num_bits"].get<int>() != 8)
+    if (!weights.contains("num_bits") || !weights["num_bits"].is_number_integer() || weights["num_bits"].get<std::int64_t>() != 8)
         refuse("num_bits " + (weights.contains("num_bits") ? text(weights["num_bits"]) : std::string("(missing)")));
     if (weights.contains("symmetric") && !(weights["symmetric"].is_boolean() && weights["symmetric"].get<bool>()))
         refuse("asymmetric quantization (zero points)");
@@ -136,6 +136,8 @@ void checkQuantizedTensors(const QuantizationScheme& scheme, const Checkpoint& c
                         where + ": block scales (weight_scale_inv) are not supported; per-channel and per-tensor scales are");
         if (endsWith(name, "weight_zero_point"))
             throw Error("unsupported", where + ": zero points (asymmetric quantization) are not supported");
+        if (dtype == DType::U8 && endsWith(name, ".weight"))
+            throw Error("checkpoint", where + " is U8: 8-bit weights are I8 (int8) or F8_E4M3 (FP8)");
         if (dtype != DType::I8 && dtype != DType::F8_E4M3) continue;
         if (!endsWith(name, ".weight") || entry.info->shape.size() != 2)
             throw Error("checkpoint", where + " is " + std::string(dtypeName(dtype)) + " but is not the weight of a linear layer");

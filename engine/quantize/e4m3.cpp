@@ -31,6 +31,7 @@ std::uint8_t encodeE4M3(double value) {
         const int mantissa = static_cast<int>(std::ldexp(rounded, 3 - e)) - 8;
         code = static_cast<std::uint8_t>(((e + 7) << 3) | mantissa);
     }
+    if (code == 0) return 0;  // a negative value that rounds to zero is +0, as quant.py writes it
     return std::signbit(value) ? static_cast<std::uint8_t>(code | 0x80) : code;
 }
 

@@ -34,7 +34,7 @@ torch::Tensor rowsAsDouble(const torch::Tensor& weight, std::int64_t begin, std:
 }
 
 // s = max|W| / top per row (or over the tensor) in float64, stored as float32; an all-zero row gets 1.
-std::vector<float> scalesOf(const torch::Tensor& weight, double top, bool perChannel) {
+std::vector<float> scalesOf(const std::string& name, const torch::Tensor& weight, double top, bool perChannel) {
     const auto rows = weight.size(0);
     std::vector<double> amax(static_cast<std::size_t>(rows));
     for (std::int64_t r = 0; r < rows; r += kRowsPerPass) {
@@ -43,6 +43,8 @@ std::vector<float> scalesOf(const torch::Tensor& weight, double top, bool perCha
         const double* p = m.data_ptr<double>();
         std::copy(p, p + (end - r), amax.begin() + r);
     }
+    for (double a : amax)
+        if (!std::isfinite(a)) throw Error("checkpoint", name + " holds infinite or NaN values: it cannot be quantized");
     if (!perChannel) amax.assign(1, amax.empty() ? 0.0 : *std::max_element(amax.begin(), amax.end()));
     std::vector<float> scales;
     for (double a : amax)
@@ -74,9 +76,14 @@ struct Cleanup {
 void prepareOutput(const fs::path& out, const fs::path& source, Cleanup& cleanup) {
     std::error_code ec;
     if (fs::exists(out, ec)) {
-        if (!fs::is_directory(out)) throw Error("input", out.string() + " exists and is not a folder; choose a new folder for the copy");
-        if (!fs::is_empty(out)) throw Error("input", out.string() + " is not empty; the copy goes into a new or empty folder");
-        if (fs::equivalent(out, source)) throw Error("input", "the copy cannot go into the model's own folder");
+        if (!fs::is_directory(out, ec))
+            throw Error("input", out.string() + " exists and is not a folder; choose a new folder for the copy");
+        if (!fs::is_empty(out, ec) || ec)
+            throw Error("input", out.string() + (ec ? ": cannot read it: " + ec.message() : std::string(" is not empty")) +
+                                     "; the copy goes into a new or empty folder");
+        if (fs::equivalent(out, source, ec)) throw Error("input", "the copy cannot go into the model's own folder");
+    } else if (ec) {
+        throw Error("io", out.string() + ": " + ec.message());
     } else {
         fs::create_directories(out, ec);
         if (ec) throw Error("io", out.string() + ": cannot create the folder: " + ec.message());
@@ -84,20 +91,25 @@ void prepareOutput(const fs::path& out, const fs::path& source, Cleanup& cleanup
     }
 }
 
+// Weights in any format (the float originals a hub snapshot may also hold, other frameworks' copies): not
+// carried into the smaller copy.
+bool weightFile(const fs::path& name) {
+    static const std::set<std::string> extensions{".safetensors", ".bin", ".h5",  ".msgpack", ".onnx",
+                                                  ".gguf",        ".pt",  ".pth", ".ckpt",    ".ot"};
+    return extensions.count(name.extension().string()) > 0 || name.string().ends_with(".safetensors.index.json") ||
+           name.string().ends_with(".bin.index.json");
+}
+
 // The other files of the model folder (tokenizer, generation config, README, license), followed through links
-// (a hub snapshot links into blobs/); not the weights, their index or config.json, which are written anew.
+// (a hub snapshot links into blobs/); not weights or config.json, which is written anew.
 void copyOtherFiles(const fs::path& from, const fs::path& out, Cleanup& cleanup) {
-    std::set<fs::path> weights;
-    for (const auto& f : checkpointFiles(from))
-        weights.insert(f.filename());
     for (const auto& entry : fs::directory_iterator(from)) {
         const auto name = entry.path().filename();
-        if (!entry.is_regular_file() || weights.count(name) || name == "model.safetensors.index.json" || name == "config.json") continue;
-        if (name.string().starts_with(".")) continue;
         std::error_code ec;
+        if (!entry.is_regular_file(ec) || weightFile(name) || name == "config.json" || name.string().starts_with(".")) continue;
+        cleanup.files.push_back(out / name);  // before the copy: a copy that fails halfway is removed too
         fs::copy_file(entry.path(), out / name, ec);
         if (ec) throw Error("io", (out / name).string() + ": cannot copy " + entry.path().string() + ": " + ec.message());
-        cleanup.files.push_back(out / name);
     }
 }
 
@@ -152,7 +164,7 @@ QuantizeSummary quantizeModel(const RunnableModel& model, const fs::path& out, c
         const auto it = linearWeights.find(name);
         if (it == linearWeights.end() || !floating(entry.info->dtype) || entry.info->shape.size() != 2) continue;
         const auto& weight = loaded.weights.at(name);
-        plans[name] = {it->second, weight, scalesOf(weight, top, settings.perChannel)};
+        plans[name] = {it->second, weight, scalesOf(name, weight, top, settings.perChannel)};
         measured += entry.info->nbytes();
         meter.report(measuring, measured, total);
     }

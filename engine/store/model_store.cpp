@@ -61,7 +61,7 @@ StoreRoots StoreRoots::fromEnvironment() {
 std::optional<ModelEntry> describeAdapterFolder(const std::filesystem::path& dir, std::string id, ModelSource source) {
     std::error_code ec;
     if (!std::filesystem::is_regular_file(dir / "adapter_config.json", ec)) return std::nullopt;
-    ModelEntry entry{std::move(id), dir, source, {}, "LoRA adapter", "peft_lora", 0, {}};
+    ModelEntry entry{std::move(id), dir, source, {}, "LoRA adapter", "peft_lora", 0, {}, {}};
     try {
         const auto config = nlohmann::json::parse(readText(dir / "adapter_config.json"));
         if (config.contains("base_model_name_or_path") && config["base_model_name_or_path"].is_string())
@@ -74,15 +74,33 @@ std::optional<ModelEntry> describeAdapterFolder(const std::filesystem::path& dir
     return entry;
 }
 
+// "int8" or "fp8" for the weight-only layouts the engine computes, else the method's own name; "" for none.
+static std::string quantizationName(const nlohmann::json& config) {
+    if (!config.contains("quantization_config") || !config["quantization_config"].is_object()) return {};
+    const auto& q = config["quantization_config"];
+    const auto method = q.contains("quant_method") && q["quant_method"].is_string() ? q["quant_method"].get<std::string>() : "";
+    const auto format = q.contains("format") && q["format"].is_string() ? q["format"].get<std::string>() : "";
+    if (method == "fp8" || (method == "compressed-tensors" && format == "float-quantized")) return "fp8";
+    if (method == "compressed-tensors" && format == "int-quantized") return "int8";
+    if (method == "compressed-tensors" && format == "naive-quantized" && q.contains("config_groups") && q["config_groups"].is_object())
+        for (const auto& group : q["config_groups"])
+            if (group.is_object() && group.contains("weights") && group["weights"].is_object()) {
+                const auto type = group["weights"].value("type", std::string());
+                if (type == "int" || type == "float") return type == "int" ? "int8" : "fp8";
+            }
+    return method.empty() ? "quantized" : method;
+}
+
 std::optional<ModelEntry> describeModelFolder(const std::filesystem::path& dir, std::string id, ModelSource source) {
     std::error_code ec;
     if (!std::filesystem::is_regular_file(dir / "config.json", ec)) return describeAdapterFolder(dir, std::move(id), source);
-    ModelEntry entry{std::move(id), dir, source, {}, {}, {}, 0, {}};
+    ModelEntry entry{std::move(id), dir, source, {}, {}, {}, 0, {}, {}};
     try {
         const auto config = nlohmann::json::parse(readText(dir / "config.json"));
         entry.modelType = config.value("model_type", "");
         if (config.contains("architectures") && config["architectures"].is_array() && !config["architectures"].empty())
             entry.architecture = config["architectures"][0].get<std::string>();
+        entry.quantization = quantizationName(config);
     } catch (const std::exception&) {
         // Listed anyway: the load reports what is wrong with the config.
     }

@@ -22,7 +22,8 @@ struct ModelEntry {
     std::string architecture;  // config.json "architectures"[0], or "" if unreadable
     std::string modelType;     // config.json "model_type"; "peft_lora" for a LoRA adapter folder
     std::uint64_t weightBytes = 0;
-    std::string base;  // an adapter's base_model_name_or_path
+    std::string base;          // an adapter's base_model_name_or_path
+    std::string quantization;  // "int8", "fp8" (weight-only 8-bit), another method's name, or "" (none)
 };
 
 struct StoreRoots {

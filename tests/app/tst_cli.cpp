@@ -267,6 +267,11 @@ void TestCli::quantizeWritesARegisteredCopy() {
     QVERIFY2(imported.out.contains("registered as marian-tiny-fp8"), qPrintable(imported.out));
     QVERIFY(QFile::exists(cache.path() + "/quantized/marian-tiny-fp8/model.safetensors"));
     QCOMPARE(run({"generate", "--model", "marian-tiny-fp8", "--ids", "5,17,0", "--max-new-tokens", "4"}).code, 0);
+    // Forgotten, its folder stays (the store deletes no folder); made again, the copy goes into a fresh one.
+    QCOMPARE(run({"models", "forget", "marian-tiny-fp8"}).code, 0);
+    const auto remade = run({"models", "import", base + "/", "--quantize", "fp8"});
+    QCOMPARE(remade.code, 0);
+    QVERIFY2(remade.out.contains("registered as marian-tiny-fp8 ") && remade.out.contains("marian-tiny-fp8-2"), qPrintable(remade.out));
 
     QCOMPARE(run({"quantize", "--model", base, "--to", "int4", "--out", work.path() + "/x"}).code, 2);
     QCOMPARE(run({"quantize", "--model", base, "--out", work.path() + "/x"}).code, 2);

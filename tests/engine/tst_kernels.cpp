@@ -62,6 +62,7 @@ private Q_SLOTS:
     void scaledLinearMatchesDequantized();
     void misshapenScaleIsNamed();
     void quantizedWeightNeedsScale();
+    void fusedProjectionsOfEightBitWeights();
     void attentionMatchesReference_data();
     void attentionMatchesReference();
     void addLayerNormMatchesLibtorch();
@@ -116,14 +117,13 @@ void TestKernels::gemvManyMatchesSeparateProducts() {
         const std::vector<std::int64_t> heights{130, 16, 3};
         const auto x = torch::randn({1, k}, at::detail::createCPUGenerator(3), torch::kFloat32);
         std::vector<torch::Tensor> weights, outputs;
-        std::vector<kernels::Bf16Output> targets;
+        std::vector<kernels::GemvOutput> targets;
         for (std::size_t i = 0; i < heights.size(); ++i) {
             weights.push_back(randomWeights(heights[i], k, 20 + i));
             outputs.push_back(torch::full({heights[i]}, std::nanf(""), torch::kFloat32));
-            targets.push_back({reinterpret_cast<const std::uint16_t*>(weights.back().data_ptr<at::BFloat16>()),
-                               outputs.back().data_ptr<float>(), heights[i]});
+            targets.push_back({weights.back().data_ptr(), kernels::WeightType::BF16, outputs.back().data_ptr<float>(), heights[i]});
         }
-        kernels::bf16GemvMany(x.data_ptr<float>(), targets.data(), targets.size(), k);
+        kernels::gemvMany(x.data_ptr<float>(), targets.data(), targets.size(), k);
         for (std::size_t i = 0; i < heights.size(); ++i) {
             const double error = (outputs[i].to(torch::kFloat64) - reference(x, weights[i]).squeeze(0)).abs().max().item<double>();
             QVERIFY2(error < tolerance(k), qPrintable(QString("k=%1 output %2: max error %3").arg(k).arg(i).arg(error)));
@@ -474,6 +474,8 @@ void TestKernels::scaledLinearMatchesDequantized_data() {
         QTest::addRow("%s prompt, per channel, bias", type) << t << 40 << 40 << true << true;
         QTest::addRow("%s prompt, long rows", type) << t << 100 << 1040 << false << false;
         QTest::addRow("%s K tail", type) << t << 2 << 44 << true << false;
+        QTest::addRow("%s 3 rows, 1.5 KiB rows", type) << t << 3 << 1536 << true << false;
+        QTest::addRow("%s 8 rows, 1.5 KiB rows", type) << t << 8 << 1536 << false << true;
         QTest::addRow("%s prompt, K tail", type) << t << 40 << 44 << true << false;
     }
 }
@@ -519,6 +521,28 @@ void TestKernels::scaledLinearMatchesDequantized() {
     // A batched step (a few rows, not a prompt) gives each row the numbers it gets alone.
     for (int r = 0; r < (rows < 32 ? rows : 0); ++r)
         QVERIFY(torch::equal(layer(x.narrow(0, r, 1)), got.narrow(0, r, 1)));
+}
+
+// q/k/v-like 8-bit layers (int8 and FP8, channel and tensor scales, mixed with bf16) fused into one pass give
+// each layer exactly its own product.
+void TestKernels::fusedProjectionsOfEightBitWeights() {
+    torch::manual_seed(11);
+    const std::int64_t k = 256;
+    dragoman::WeightTable table{
+        {"a.weight", torch::randint(-127, 128, {40, k}).to(torch::kInt8)},
+        {"a.weight_scale", torch::rand({40, 1}) * 0.01},
+        {"b.weight", (torch::randint(0, 127, {24, k}) + 128 * torch::randint(0, 2, {24, k})).to(torch::kUInt8)},
+        {"b.weight_scale", torch::full({1}, 0.003)},
+        {"c.weight", torch::randn({8, k}).to(torch::kBFloat16)},
+    };
+    dragoman::WeightBinder binder(table);
+    const dragoman::Linear a(binder, "a.", 40, k, false), b(binder, "b.", 24, k, false), c(binder, "c.", 8, k, false);
+    binder.finish("fused");
+    const auto x = torch::randn({1, k});
+    const auto fused = dragoman::Linear::many(x, {&a, &b, &c});
+    QVERIFY(torch::equal(fused[0], a(x)));
+    QVERIFY(torch::equal(fused[1], b(x)));
+    QVERIFY(torch::equal(fused[2], c(x)));
 }
 
 // An 8-bit weight means nothing without its scale: refused when the layer is bound.

@@ -190,6 +190,8 @@ void TestQuantization::e4m3EncodingRoundsToNearestEven() {
     QCOMPARE(int(encodeE4M3(-460.0)), 0xFE);
     QCOMPARE(int(encodeE4M3(std::ldexp(1.0, -10))), 0);  // half the smallest subnormal: ties to 0
     QCOMPARE(int(encodeE4M3(std::ldexp(1.5, -10))), 1);
+    QCOMPARE(int(encodeE4M3(-1e-9)), 0);  // -0 is written as +0
+    QCOMPARE(int(encodeE4M3(-0.0)), 0);
 }
 
 void TestQuantization::matchesDequantizedTwin_data() {

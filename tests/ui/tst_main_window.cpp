@@ -31,6 +31,7 @@
 #include <QSignalSpy>
 #include <QStatusBar>
 #include <QTableView>
+#include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTimer>
@@ -254,6 +255,19 @@ void TestMainWindow::modelManagerImportsVerifiesForgets() {
     QVERIFY(manager->forgetButton()->isEnabled());
     manager->verifySelected(true);
     QTRY_VERIFY_WITH_TIMEOUT(manager->message()->text().contains(QStringLiteral("is intact")), 30000);
+
+    // A smaller, faster copy: int8 weights, written into our cache, listed (and offered by the window) at once;
+    // it has no smaller copy of its own.
+    QVERIFY(manager->smallerCopyButton()->isEnabled());
+    manager->quantizeSelected(QStringLiteral("int8"));
+    QTRY_VERIFY_WITH_TIMEOUT(manager->message()->text().startsWith(QStringLiteral("Made tiny-copy-int8")), 30000);
+    QVERIFY(QFile::exists(store.filePath("quantized/tiny-copy-int8/model.safetensors")));
+    QVERIFY(window.modelPicker()->findData(QStringLiteral("tiny-copy-int8")) >= 0);
+    QVERIFY(manager->selectModel(QStringLiteral("tiny-copy-int8")));
+    QVERIFY(manager->table()->item(manager->table()->currentRow(), 1)->text().endsWith(QStringLiteral(", int8")));
+    QVERIFY(!manager->smallerCopyButton()->isEnabled());
+    QVERIFY(manager->selectModel(QStringLiteral("tiny-copy")));
+
     QFile vocab(copy + "/vocab.json");
     QVERIFY(vocab.open(QIODevice::Append) && vocab.write(" ") == 1);
     vocab.close();

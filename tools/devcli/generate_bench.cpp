@@ -1,5 +1,7 @@
 #include "devcli/generate_bench.h"
 
+#include "kernels/stream_read.h"
+
 #include "decode/batched_steps.h"
 #include "decode/search.h"
 #include "kernels/onednn_matmul.h"
@@ -12,8 +14,10 @@
 
 #include <torch/torch.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <map>
 #include <thread>
 
 namespace dragoman::bench {
@@ -61,27 +65,16 @@ std::vector<std::vector<TokenId>> benchmarkSources(std::int64_t count, std::int6
     return sources;
 }
 
-double measureMemoryBandwidth() {
+double measureGemvBandwidth(torch::ScalarType type) {
     c10::InferenceMode guard;
-    // 256 MiB of float32, far beyond any cache: each product streams the whole matrix once.
-    const auto matrix = torch::rand({8192, 8192}, torch::kFloat32);
-    const auto vector = torch::rand({8192}, torch::kFloat32);
-    ParallelBlas blas(matrix.numel());  // the physical limit: every core streams
-    torch::mv(matrix, vector);          // warm-up, and first touch of every page
-    double best = 0;
-    for (int i = 0; i < 5; ++i) {
-        const auto start = Clock::now();
-        auto out = torch::mv(matrix, vector);
-        best = std::max(best, static_cast<double>(matrix.numel() * 4) / secondsSince(start));
-    }
-    return best;
-}
-
-double measureBf16Bandwidth() {
-    c10::InferenceMode guard;
-    // 512 MiB of bfloat16 weights through the engine's own kernel, as a decoding step reads them.
-    const auto matrix = torch::rand({16384, 16384}, torch::kFloat32).to(torch::kBFloat16);
-    const auto vector = torch::rand({1, 16384}, torch::kFloat32);
+    // 512 MiB of weights through the engine's own decoding kernel (ops::project, one row), as a step reads them.
+    const std::int64_t k = 16384, n = (std::int64_t(512) << 20) / (k * static_cast<std::int64_t>(c10::elementSize(type)));
+    torch::Tensor matrix;
+    if (type == torch::kInt8 || type == torch::kUInt8)
+        matrix = torch::randint(0, 120, {n, k}).to(type);  // valid int8 values and E4M3 codes alike
+    else
+        matrix = torch::rand({n, k}, torch::kFloat32).to(type);
+    const auto vector = torch::rand({1, k}, torch::kFloat32);
     ops::project(vector, matrix);
     double best = 0;
     for (int i = 0; i < 5; ++i) {
@@ -170,6 +163,21 @@ double batchedDecodeRate(const CausalLanguageModel& m, std::int64_t promptTokens
 
 }  // namespace
 
+namespace {
+
+// The dtype most of a model's linear weights are stored in ("bf16", "int8", "fp8", "f32").
+std::string weightTypeOf(const RunnableModel& model) {
+    std::map<std::string, std::int64_t> bytes;
+    for (const auto* linear : model.linears()) {
+        const auto type = linear->weight().scalar_type();
+        const char* name = type == torch::kBFloat16 ? "bf16" : type == torch::kInt8 ? "int8" : type == torch::kUInt8 ? "fp8" : "f32";
+        bytes[name] += linear->weight().nbytes();
+    }
+    return bytes.empty() ? "" : std::max_element(bytes.begin(), bytes.end(), [](auto& a, auto& b) { return a.second < b.second; })->first;
+}
+
+}  // namespace
+
 nlohmann::ordered_json benchCausal(const RunnableModel& model, const GenerateBenchOptions& options) {
     c10::InferenceMode guard;
     const auto& m = *model.causal();
@@ -198,12 +206,17 @@ nlohmann::ordered_json benchCausal(const RunnableModel& model, const GenerateBen
     }
     // The bandwidth references below are the host's; a GPU's decode is reported without an efficiency.
     if (!model.placement.device.is_cpu()) return out;
-    // The physical limit: the faster of a large float32 and a large bfloat16 matrix-vector product.
-    const double f32Bandwidth = measureMemoryBandwidth(), bf16Bandwidth = measureBf16Bandwidth();
-    const double bandwidth = std::max(f32Bandwidth, bf16Bandwidth);
+    // The physical limit: every core streaming a large buffer (kernels/stream_read.h), measured around the
+    // kernels' own matrix-vector rates for each weight type, so a slow kernel shows as such.
+    const double before = kernels::streamReadBandwidth();
+    nlohmann::ordered_json gemv{{"f32", measureGemvBandwidth(torch::kFloat32)},
+                                {"bf16", measureGemvBandwidth(torch::kBFloat16)},
+                                {"int8", measureGemvBandwidth(torch::kInt8)},
+                                {"fp8", measureGemvBandwidth(torch::kUInt8)}};
+    const double bandwidth = std::max(before, kernels::streamReadBandwidth());
     out["memory_bandwidth_bytes_per_s"] = bandwidth;
-    out["bandwidth_f32_mv_bytes_per_s"] = f32Bandwidth;
-    out["bandwidth_bf16_mv_bytes_per_s"] = bf16Bandwidth;
+    out["gemv_bytes_per_s"] = gemv;
+    out["weight_type"] = weightTypeOf(model);
     out["efficiency"] = decodeRate * static_cast<double>(bytesPerToken) / bandwidth;
     out["weights_in_2mib_pages"] = hugePageShare(model);
     out["prompt_kernel"] = kernels::promptKernelName();
@@ -299,7 +312,7 @@ nlohmann::ordered_json benchEncoderDecoder(const RunnableModel& model, const Gen
     for (std::size_t i = 0; i < sources.size(); ++i)
         tokens += static_cast<std::int64_t>(runOne(sources[i], i == 0 ? &ttft : nullptr).size());
     const double elapsed = secondsSince(start);
-    const double bandwidth = measureMemoryBandwidth();
+    const double bandwidth = kernels::streamReadBandwidth();
     const auto bytesPerToken = decoderBytesPerStep(model);
     const double tokensPerSecond = tokens / elapsed;
     nlohmann::ordered_json out{{"model", model.id()},

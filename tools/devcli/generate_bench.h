@@ -32,10 +32,9 @@ nlohmann::ordered_json benchAdapters(const RunnableModel& model, const std::vect
 // 2 + ((i*131 + j*31) % (vocab - 3)), then EOS.
 std::vector<std::vector<TokenId>> benchmarkSources(std::int64_t count, std::int64_t vocab, TokenId eos);
 
-// Bytes per second of a large float32 matrix-vector product: the practical memory-bandwidth limit.
-double measureMemoryBandwidth();
-// The same through the engine's bfloat16 kernel (a 512 MiB bf16 matrix).
-double measureBf16Bandwidth();
+// Weight bytes per second of the engine's decoding kernel (one activation row) over a 512 MiB matrix of `type`
+// (kUInt8: FP8 E4M3 codes): how close each weight type's kernel comes to the memory limit.
+double measureGemvBandwidth(torch::ScalarType type);
 
 // A decoder-only model: time to first token for a fixed prompt of promptTokens ids, then decode speed over
 // newTokens greedy tokens (EOS ignored, so every run decodes the same count). Shared with
