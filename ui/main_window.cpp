@@ -33,6 +33,7 @@
 #include <QKeySequence>
 #include <QLabel>
 #include <QMenuBar>
+#include <QMessageBox>
 #include <QPlainTextEdit>
 #include <QProgressBar>
 #include <QPushButton>
@@ -87,7 +88,32 @@ MainWindow::MainWindow(TranslationController* controller, QWidget* parent)
         translationStatus_->setText(tr("Type or paste text on the left: Ctrl+Enter translates, Esc stops; drop documents on the window."));
 }
 
+// Documents still queued or being translated are not dropped silently: the window asks first (the box is
+// asynchronous, the close is repeated once the answer is quit). Their copies are never half-written either way.
 void MainWindow::closeEvent(QCloseEvent* event) {
+    const auto* queue = controller_->documentQueue();
+    int unfinished = 0;
+    for (int row = 0; row < queue->size(); ++row)
+        unfinished += queue->finished(row) ? 0 : 1;
+    if (unfinished > 0 && !closeConfirmed_) {
+        event->ignore();
+        auto* box = new QMessageBox(QMessageBox::Question, tr("Documents are still being translated"),
+                                    tr("%n document(s) in the list are not translated yet. Quit and stop them?", nullptr, unfinished),
+                                    QMessageBox::NoButton, this);
+        box->setObjectName(QStringLiteral("confirmQuit"));
+        box->setAttribute(Qt::WA_DeleteOnClose);
+        auto* quit = box->addButton(tr("&Quit and stop them"), QMessageBox::DestructiveRole);
+        box->addButton(tr("&Keep translating"), QMessageBox::RejectRole);
+        box->setDefaultButton(qobject_cast<QPushButton*>(box->buttons().last()));
+        connect(box, &QMessageBox::buttonClicked, this, [this, quit](QAbstractButton* clicked) {
+            if (clicked != quit) return;
+            closeConfirmed_ = true;
+            controller_->cancelAllDocuments();
+            close();
+        });
+        box->open();
+        return;
+    }
     saveSettings();
     QMainWindow::closeEvent(event);
 }
@@ -116,6 +142,12 @@ void MainWindow::restoreSettings() {
     if (auto font = settings.value("window/font").toString(); !font.isEmpty()) {
         QFont f;
         if (f.fromString(font)) setPaneFont(f);
+    }
+    // The panes' sizes as the person left them, saved when a divider is let go.
+    for (auto* splitter : {panes_, body_}) {
+        splitter->restoreState(settings.value("window/" + splitter->objectName()).toByteArray());
+        connect(splitter, &QSplitter::splitterMoved, this,
+                [splitter] { QSettings().setValue("window/" + splitter->objectName(), splitter->saveState()); });
     }
     settingsRestored_ = true;
 }
@@ -542,12 +574,14 @@ void MainWindow::buildUi() {
     output_->setReadOnly(true);
     output_->setAccessibleName(tr("Translation"));
     output_->setPlaceholderText(tr("The translation appears here"));
-    auto* panes = new QSplitter(Qt::Horizontal);
+    auto* panes = panes_ = new QSplitter(Qt::Horizontal);
+    panes->setObjectName(QStringLiteral("panes"));
     panes->addWidget(source_);
     panes->addWidget(output_);
     documentPanel_ = new DocumentPanel(controller_);
     // The panes above, the documents below; the documents' share grows when the panel shows.
-    auto* body = new QSplitter(Qt::Vertical);
+    auto* body = body_ = new QSplitter(Qt::Vertical);
+    body->setObjectName(QStringLiteral("body"));
     body->addWidget(panes);
     body->addWidget(documentPanel_);
     body->setStretchFactor(0, 3);

@@ -17,6 +17,7 @@ class QFont;
 class QComboBox;
 class QProgressBar;
 class QLabel;
+class QSplitter;
 class QTimer;
 class QPlainTextEdit;
 class QPushButton;
@@ -126,9 +127,12 @@ private:
     QPlainTextEdit* source_ = nullptr;
     QPlainTextEdit* output_ = nullptr;
     QTimer* saveGeometrySoon_ = nullptr;
-    QStringList history_;  // the last translations' numbers, for the status bar's tooltip
+    QSplitter* panes_ = nullptr;  // source | output
+    QSplitter* body_ = nullptr;   // panes over the document list
+    QStringList history_;         // the last translations' numbers, for the status bar's tooltip
     bool settingsRestored_ = false;
     bool firstRun_ = false;
+    bool closeConfirmed_ = false;  // the person chose to quit with documents still in the list
     QComboBox* from_ = nullptr;
     QComboBox* to_ = nullptr;
     QToolButton* swap_ = nullptr;

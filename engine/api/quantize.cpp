@@ -54,7 +54,8 @@ QuantizeResult quantizeModel(const QuantizeRequest& request, const ProgressCallb
     const auto out = request.out.empty() ? freeFolder(store.roots().cache / "quantized", id) : request.out;
     for (const auto& known : store.list())
         if (known.id == id)
-            throw Error("input", "the id '" + id + "' is already taken (by " + known.dir.string() + "); choose another with --id");
+            throw Error("input", "there is already a model '" + id + "' (" + known.dir.string() +
+                                     "): a copy made earlier? Use it, or give the new copy another id (--id)");
 
     // Opening maps the weights (and hashes them on first sight); nothing is paged in ahead.
     ProgressMeter meter(progress, {},

@@ -22,6 +22,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QMenuBar>
+#include <QMessageBox>
 #include <QMimeData>
 #include <QPalette>
 #include <QPlainTextEdit>
@@ -29,6 +30,7 @@
 #include <QPushButton>
 #include <QSettings>
 #include <QSignalSpy>
+#include <QSplitter>
 #include <QStatusBar>
 #include <QTableView>
 #include <QTableWidget>
@@ -54,6 +56,7 @@ private Q_SLOTS:
     void translatesADroppedDocument();
     void threeDocumentsDroppedAtOnce();
     void modelManagerImportsVerifiesForgets();
+    void closingAsksAboutUnfinishedDocuments();
     void aboutCreditsTheTrainingData();
     void translatesAsYouType();
     void stopCopyAndClear();
@@ -289,6 +292,40 @@ void TestMainWindow::modelManagerImportsVerifiesForgets() {
     qputenv("DRAGOMAN_MODELS", previous);
 }
 
+static QAbstractButton* buttonNamed(QMessageBox* box, const QString& text) {
+    for (auto* button : box->buttons())
+        if (button->text().remove('&') == text) return button;
+    return nullptr;
+}
+
+// Closing with documents not yet translated asks first: "Keep translating" keeps the window, "Quit and stop
+// them" cancels them and closes; with none left it closes at once.
+void TestMainWindow::closingAsksAboutUnfinishedDocuments() {
+    MainWindow window;
+    window.show();
+    auto* queue = window.controller()->documentQueue();
+    queue->add(QStringLiteral("/nonexistent/report.md"), QStringLiteral("en"), QStringLiteral("de"));
+    QVERIFY(!window.close());
+    auto* box = window.findChild<QMessageBox*>(QStringLiteral("confirmQuit"));
+    QVERIFY(box);
+    QTRY_VERIFY(box->isVisible());
+    QVERIFY2(box->text().contains(QStringLiteral("1 document")), qPrintable(box->text()));
+    QTest::mouseClick(buttonNamed(box, QStringLiteral("Keep translating")), Qt::LeftButton);
+    QVERIFY(window.isVisible());
+    QTRY_VERIFY(!window.findChild<QMessageBox*>(QStringLiteral("confirmQuit")));
+
+    QVERIFY(!window.close());
+    box = window.findChild<QMessageBox*>(QStringLiteral("confirmQuit"));
+    QVERIFY(box);
+    QTest::mouseClick(buttonNamed(box, QStringLiteral("Quit and stop them")), Qt::LeftButton);
+    QTRY_VERIFY(!window.isVisible());
+    QVERIFY(queue->finished(0));
+
+    MainWindow idle;
+    idle.show();
+    QVERIFY(idle.close());
+}
+
 void TestMainWindow::aboutCreditsTheTrainingData() {
     const auto text = dragoman::aboutText();
     QVERIFY(text.contains("Tatoeba"));
@@ -416,9 +453,16 @@ void TestMainWindow::settingsSurviveARestart() {
         QVERIFY(threads.first()->isChecked());
         threads.at(1)->trigger();
         QVERIFY(threads.at(1)->isChecked() && !threads.first()->isChecked());
+        // The divider between the panes, moved by hand (a drag ends in splitterMoved).
+        auto* panes = window.findChild<QSplitter*>(QStringLiteral("panes"));
+        QVERIFY(panes);
+        panes->setSizes({200, 600});
+        Q_EMIT panes->splitterMoved(200, 1);
         window.close();
     }
     MainWindow restored;
+    const auto sizes = restored.findChild<QSplitter*>(QStringLiteral("panes"))->sizes();
+    QVERIFY2(sizes.size() == 2 && sizes[0] * 2 < sizes[1], "the panes' divider was not restored");
     QCOMPARE(restored.fromPicker()->currentData().toString(), QStringLiteral("fr"));
     QCOMPARE(restored.toPicker()->currentData().toString(), QStringLiteral("ja"));
     QVERIFY(!restored.translateAsYouType()->isChecked());
@@ -432,6 +476,7 @@ void TestMainWindow::settingsSurviveARestart() {
     restored.translateAsYouType()->setChecked(true);
     restored.threadActions().first()->trigger();
     restored.setPaneFont(QApplication::font());
+    QSettings().remove(QStringLiteral("window/panes"));
     restored.close();
 }
 
