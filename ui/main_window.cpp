@@ -542,7 +542,7 @@ void MainWindow::buildUi() {
     cancelLoad_->setVisible(false);
 
     auto* pickers = new QHBoxLayout;
-    auto* fromLabel = new QLabel(tr("&From:"));
+    auto* fromLabel = new QLabel(tr("Fr&om:"));
     fromLabel->setBuddy(from_);
     pickers->addWidget(fromLabel);
     pickers->addWidget(from_, 1);

@@ -57,6 +57,7 @@ private Q_SLOTS:
     void threeDocumentsDroppedAtOnce();
     void modelManagerImportsVerifiesForgets();
     void closingAsksAboutUnfinishedDocuments();
+    void mnemonicsAreUnique();
     void aboutCreditsTheTrainingData();
     void translatesAsYouType();
     void stopCopyAndClear();
@@ -290,6 +291,25 @@ void TestMainWindow::modelManagerImportsVerifiesForgets() {
     QVERIFY(QFile::exists(copy + "/config.json"));  // the folder is the user's
     QVERIFY(window.modelPicker()->findData(QStringLiteral("tiny-copy")) < 0);
     qputenv("DRAGOMAN_MODELS", previous);
+}
+
+// Every Alt+letter of the main window reaches one thing: the menus, the labelled pickers and the buttons.
+void TestMainWindow::mnemonicsAreUnique() {
+    MainWindow window;
+    QMap<QChar, QStringList> owners;
+    auto note = [&](const QString& text) {
+        const auto at = text.indexOf('&');
+        if (at >= 0 && at + 1 < text.size() && text[at + 1] != '&') owners[text[at + 1].toLower()].append(text);
+    };
+    for (auto* action : window.menuBar()->actions())
+        note(action->text());
+    for (auto* label : window.findChildren<QLabel*>())
+        if (label->buddy()) note(label->text());
+    for (auto* button : window.findChildren<QAbstractButton*>())
+        note(button->text());
+    for (auto it = owners.begin(); it != owners.end(); ++it)
+        QVERIFY2(it.value().size() == 1, qPrintable(QStringLiteral("Alt+%1 is %2").arg(it.key()).arg(it.value().join(" and "))));
+    QVERIFY(owners.size() >= 8);
 }
 
 static QAbstractButton* buttonNamed(QMessageBox* box, const QString& text) {
