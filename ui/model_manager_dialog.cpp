@@ -50,9 +50,7 @@ ModelManagerDialog::ModelManagerDialog(QWidget* parent) : QDialog(parent), tasks
     forget_ = new QPushButton(tr("&Forget"));
     forget_->setToolTip(tr("Forget an imported model; its folder is left as it is"));
     smaller_ = new QPushButton(tr("Make a &smaller, faster copy…"));
-    smaller_->setToolTip(
-        tr("Write a copy whose weights take 8 bits instead of 16 or 32: about half the bytes read per word, "
-           "so it translates faster; listed here as a model of its own"));
+    // Its tooltip follows the selection (updateButtons).
     auto* types = new QMenu(smaller_);
     types->addAction(tr("&int8 (recommended on CPUs)"), this, [this] { quantizeSelected(QStringLiteral("int8")); });
     types->addAction(tr("&FP8 (E4M3, as GPU releases use)"), this, [this] { quantizeSelected(QStringLiteral("fp8")); });

@@ -174,11 +174,11 @@ QuantizeSummary quantizeModel(const RunnableModel& model, const fs::path& out, c
     SafetensorsWriter writer;
     writer.setMetadata("format", "pt");
     QuantizeSummary summary;
+    summary.bytesBefore = total;
     std::uint64_t written = 0;
     std::vector<std::string> ignored;
     for (const auto& [name, entry] : loaded.checkpoint.tensors()) {
         const auto& info = *entry.info;
-        summary.bytesBefore += info.nbytes();
         const auto plan = plans.find(name);
         if (plan == plans.end()) {
             if (name.ends_with(".weight") && info.shape.size() == 2) ignored.push_back(name.substr(0, name.size() - 7));

@@ -6,6 +6,7 @@
 #include "runtime/reference_calls.h"
 #include "runtime/runnable_model.h"
 #include "test_files.h"
+#include "twin_checks.h"
 #include "util/error.h"
 
 #include <QProcess>
@@ -23,17 +24,8 @@ namespace {
 const std::filesystem::path kLora = std::filesystem::path(DRAGOMAN_TEST_FIXTURES) / "lora";
 const std::filesystem::path kMakeLora = std::filesystem::path(DRAGOMAN_SHARED_FIXTURES) / "gen" / "make_lora.py";
 
-double maxDiff(const torch::Tensor& a, const torch::Tensor& b) {
-    return (a - b).abs().max().item<double>();
-}
-
-// Ids inside every fixture's vocabulary.
-std::vector<TokenId> someIds(std::int64_t count, std::int64_t vocab) {
-    std::vector<TokenId> ids;
-    for (std::int64_t i = 0; i < count; ++i)
-        ids.push_back(3 + (i * 37) % (vocab - 3));
-    return ids;
-}
+using test::maxDiff;
+using test::someIds;
 
 }  // namespace
 

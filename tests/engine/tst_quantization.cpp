@@ -11,6 +11,7 @@
 #include "runtime/runnable_model.h"
 #include "store/model_store.h"
 #include "test_files.h"
+#include "twin_checks.h"
 #include "util/error.h"
 
 #include <QTemporaryDir>
@@ -29,16 +30,8 @@ namespace {
 
 const fs::path kQuant = fs::path(DRAGOMAN_TEST_FIXTURES) / "quant";
 
-double maxDiff(const torch::Tensor& a, const torch::Tensor& b) {
-    return (a - b).abs().max().item<double>();
-}
-
-std::vector<TokenId> someIds(std::int64_t count, std::int64_t vocab) {
-    std::vector<TokenId> ids;
-    for (std::int64_t i = 0; i < count; ++i)
-        ids.push_back(3 + (i * 37) % (vocab - 3));
-    return ids;
-}
+using test::maxDiff;
+using test::someIds;
 
 struct StoredTensor {
     DType dtype;
