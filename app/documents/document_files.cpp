@@ -2,9 +2,15 @@
 
 #include "dragoman.h"
 
+#include <QDir>
 #include <QFile>
 #include <QFileInfo>
+#include <QRegularExpression>
 #include <QSaveFile>
+
+#include <signal.h>
+#include <unistd.h>
+#include <cerrno>
 
 namespace dragoman::documents {
 namespace {
@@ -66,23 +72,54 @@ std::pair<std::string, std::string> readUtf8FileWithoutBom(const QString& path) 
 
 void writeAtomically(const QString& path, const std::string& bytes) {
     QSaveFile file(path);
+    // flush() before commit(): Qt 6.4's commit() does not look at the result of its own final flush, so a disk
+    // that fills up then would leave an empty file under the output's name. Uncommitted, nothing is left.
     if (!file.open(QIODevice::WriteOnly) ||
-        file.write(bytes.data(), static_cast<qint64>(bytes.size())) != static_cast<qint64>(bytes.size()) || !file.commit())
+        file.write(bytes.data(), static_cast<qint64>(bytes.size())) != static_cast<qint64>(bytes.size()) || !file.flush() || !file.commit())
         throw Error("io", "cannot write " + path.toStdString() + ": " + file.errorString().toStdString());
 }
 
+namespace {
+
+// ".<name>.dragoman-partial-<pid>", and what a library writing it makes beside it (libzip: "<that>.XXXXXX").
+const QRegularExpression& partialPattern() {
+    static const QRegularExpression pattern(QStringLiteral("^\\..+\\.dragoman-partial-(\\d+)(\\.[A-Za-z0-9]+)?$"));
+    return pattern;
+}
+
+// Partial files that a killed job left in `folder`: only names of our own pattern, only when the process that
+// wrote them is gone.
+void removeStalePartials(const QString& folder) {
+    const auto names = QDir(folder).entryList({QStringLiteral(".*.dragoman-partial-*")}, QDir::Files | QDir::Hidden | QDir::System);
+    for (const auto& name : names) {
+        const auto match = partialPattern().match(name);
+        if (!match.hasMatch()) continue;
+        const auto pid = match.captured(1).toLongLong();
+        if (pid > 0 && pid != ::getpid() && ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH)
+            QFile::remove(QDir(folder).filePath(name));
+    }
+}
+
+}  // namespace
+
 void writeBesideThenRename(const QString& output, const std::function<void(const QString& temporary)>& write) {
-    // The temporary name is one no file has, so nothing of the user's is replaced, and no half-written
-    // document is ever seen under the output's name.
-    auto partial = output + ".partial";
+    // The temporary name is hidden, ours alone and stamped with this process, so nothing of the user's is
+    // replaced, no half-written document is ever seen under the output's name, and what a killed job left
+    // is recognised and removed by the next one.
+    const QFileInfo info(output);
+    removeStalePartials(info.absolutePath());
+    const auto stem = info.absolutePath() + "/." + info.fileName() + ".dragoman-partial-" + QString::number(::getpid());
+    auto partial = stem;
     for (int n = 2; QFileInfo::exists(partial); ++n)
-        partial = output + ".partial" + QString::number(n);
+        partial = stem + "." + QString::number(n);
     try {
         write(partial);
     } catch (...) {
         QFile::remove(partial);  // ours: the name was free
         throw;
     }
+    // On disk before it takes the name: after a crash of the machine the output is whole or absent.
+    if (QFile written(partial); written.open(QIODevice::ReadOnly)) ::fsync(written.handle());
     if (!QFile::rename(partial, output)) {
         QFile::remove(partial);
         throw Error("io", "cannot write " + output.toStdString());

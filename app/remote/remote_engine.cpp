@@ -1,5 +1,7 @@
 #include "remote/remote_engine.h"
 
+#include "remote/chat_stream.h"
+
 #include <QEventLoop>
 #include <QFile>
 #include <QNetworkAccessManager>
@@ -255,53 +257,23 @@ std::string RemoteEngine::complete(const TranslationRequest& request, const std:
     }
     const auto payload = QByteArray::fromStdString(body.dump(-1, ' ', false, json::error_handler_t::replace));
     const auto url = endpoint(settings_.base, QStringLiteral("/chat/completions"));
-    std::string text;
     for (int attempt = 0;; ++attempt) {
-        std::string buffer, failure;
-        bool done = false;
+        ChatStreamReader reader;
         auto onChunk = [&](const QByteArray& chunk) {
-            buffer += chunk.toStdString();
-            for (auto newline = buffer.find('\n'); newline != std::string::npos; newline = buffer.find('\n')) {
-                auto line = buffer.substr(0, newline);
-                buffer.erase(0, newline + 1);
-                if (!line.empty() && line.back() == '\r') line.pop_back();
-                if (line.rfind("data:", 0) != 0) continue;  // comments, event names, blank separators
-                const auto data = line.substr(line.size() > 5 && line[5] == ' ' ? 6 : 5);
-                if (data == "[DONE]") {
-                    done = true;
-                    continue;
-                }
-                try {
-                    const auto event = json::parse(data);
-                    if (event.contains("error")) {
-                        failure = "the server stopped the answer: " + serverMessage(QByteArray::fromStdString(data));
-                        return false;
-                    }
-                    const auto& choices = event.at("choices");
-                    if (choices.empty()) continue;  // the usage event
-                    const auto& delta = choices.at(0).at("delta");
-                    if (delta.contains("content") && delta["content"].is_string()) {
-                        const auto piece = delta["content"].get<std::string>();
-                        text += piece;
-                        if (request.onDelta && !piece.empty() && !request.onDelta(piece)) return false;
-                    }
-                } catch (const json::exception& x) {
-                    failure = "malformed event from " + where(url) + ": " + std::string(x.what());
-                    return false;
-                }
-            }
-            return true;
+            return reader.feed(std::string_view(chunk.constData(), static_cast<std::size_t>(chunk.size())), request.onDelta);
         };
         const auto e = exchange(requestFor(url, settings_), &payload, &request.cancel, settings_.idleTimeoutMs, onChunk);
-        if (!failure.empty()) throw Error("remote", failure);
-        if (e.cancelled) return text;  // stopped by the caller: the text so far
-        if (busy(e) && text.empty() && attempt < settings_.retries) {
+        if (!reader.errorEvent().empty())
+            throw Error("remote", "the server stopped the answer: " + serverMessage(QByteArray::fromStdString(reader.errorEvent())));
+        if (!reader.failure().empty()) throw Error("remote", reader.failure() + " (from " + where(url) + ")");
+        if (e.cancelled) return reader.text();  // stopped by the caller: the text so far
+        if (busy(e) && reader.text().empty() && attempt < settings_.retries) {
             QThread::msleep(static_cast<unsigned long>(250 << attempt));
             continue;
         }
         throwFault(e, url, settings_.idleTimeoutMs);
-        if (!done) throw Error("remote", "the answer from " + where(url) + " ended before it was complete");
-        return text;
+        if (!reader.done()) throw Error("remote", "the answer from " + where(url) + " ended before it was complete");
+        return reader.text();
     }
 }
 

@@ -29,7 +29,7 @@ LibreCall parseLibreCall(const std::string& body, const std::string& contentType
     } else {
         try {
             j = json::parse(body);
-        } catch (const json::parse_error& e) {
+        } catch (const json::exception& e) {  // parse_error, and out_of_range for a number like 1e999
             throw ApiError(400, "invalid_json", std::string("the body is not valid JSON: ") + e.what());
         }
     }

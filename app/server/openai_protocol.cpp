@@ -3,6 +3,10 @@
 #include "server/api_error.h"
 
 #include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <type_traits>
 
 namespace dragoman::server {
 namespace {
@@ -30,8 +34,19 @@ std::string contentOf(const json& content, std::size_t index) {
 template <typename T>
 std::optional<T> optionalNumber(const json& body, const char* field) {
     if (!body.contains(field) || body[field].is_null()) return std::nullopt;
-    if (!body[field].is_number()) throw badField(field, "must be a number");
-    return body[field].get<T>();
+    const auto& value = body[field];
+    if (!value.is_number()) throw badField(field, "must be a number");
+    if constexpr (std::is_integral_v<T>) {
+        // JSON has one number type: 1e3 and 1000.0 are whole numbers too, 1e40 and 2^64 are not ones we take.
+        if (value.is_number_unsigned() && value.template get<std::uint64_t>() > std::uint64_t(std::numeric_limits<T>::max()))
+            throw badField(field, "is too large");
+        if (value.is_number_float()) {
+            const double d = value.template get<double>();
+            if (!(d >= -9.2e18 && d <= 9.2e18) || d != std::floor(d)) throw badField(field, "must be a whole number");
+            return static_cast<T>(d);
+        }
+    }
+    return value.template get<T>();
 }
 
 std::string optionalText(const json& body, const char* field) {
@@ -56,7 +71,7 @@ ChatCall parseChatCall(const std::string& body) {
     json j;
     try {
         j = json::parse(body);
-    } catch (const json::parse_error& e) {
+    } catch (const json::exception& e) {  // parse_error, and out_of_range for a number like 1e999
         throw ApiError(400, "invalid_json", std::string("the body is not valid JSON: ") + e.what());
     }
     if (!j.is_object()) throw ApiError(400, "invalid_json", "the body must be a JSON object");

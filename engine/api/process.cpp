@@ -1,10 +1,7 @@
-// dragoman.h's process-wide functions: threads, logging, text checks.
+// dragoman.h's process-wide functions: threads and memory (logging: api/logging.cpp).
 #include "dragoman.h"
 
 #include "kernels/threads.h"
-#include "text/utf8.h"
-#include "util/log.h"
-#include "util/paths.h"
 
 #include <malloc.h>
 
@@ -22,24 +19,6 @@ int initEngine(const EngineParams& params) {
     mallopt(M_MMAP_THRESHOLD, kKeptFreeBytes);
     mallopt(M_TRIM_THRESHOLD, kKeptFreeBytes);
     return configureThreads(params.threads);
-}
-
-void initLogging() {
-    log::init();
-}
-
-void logMessage(LogLevel level, std::string_view text) {
-    static constexpr spdlog::level::level_enum levels[] = {spdlog::level::debug, spdlog::level::info, spdlog::level::warn,
-                                                           spdlog::level::err};
-    log::logger().log(levels[static_cast<int>(level)], "{}", text);
-}
-
-void flushLog() {
-    log::logger().flush();
-}
-
-bool isValidUtf8(std::string_view text) {
-    return utf8::isValid(text);
 }
 
 }  // namespace dragoman

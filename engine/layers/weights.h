@@ -1,6 +1,8 @@
 #pragma once
 // Named weights as the checkpoint stores them, and the checks an architecture runs when it binds them:
 // every expected tensor present with its exact shape, nothing unexpected left over.
+#include "layers/parameter_layout.h"
+
 #include <torch/types.h>
 
 #include <map>
@@ -11,8 +13,6 @@
 namespace dragoman {
 
 using WeightTable = std::map<std::string, torch::Tensor, std::less<>>;
-// A tensor's key and shape, in the order a network takes it.
-using ParameterLayout = std::vector<std::pair<std::string, std::vector<std::int64_t>>>;
 
 class WeightBinder {
 public:

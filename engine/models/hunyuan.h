@@ -11,24 +11,13 @@
 #include "layers/norm.h"
 #include "layers/rotary.h"
 #include "models/causal_lm.h"
+#include "models/hunyuan_config.h"
 
 #include <nlohmann/json.hpp>
 
 #include <optional>
 
 namespace dragoman {
-
-struct HunyuanConfig {
-    std::int64_t hidden = 0, intermediate = 0, layers = 0, heads = 0, kvHeads = 0, headDim = 0, vocabSize = 0, maxPositions = 0;
-    double ropeTheta = 10000.0, ropeAlpha = 1.0, rmsEps = 1e-5;
-    bool qkNorm = true;
-    // tie_word_embeddings as config.json states it; absent (transformers' default is false) the output layer
-    // is lm_head.weight when the checkpoint stores one and the embeddings otherwise (HunyuanModel).
-    std::optional<bool> tieWordEmbeddings;
-
-    static HunyuanConfig parse(const nlohmann::json& json, const std::string& label);
-    double ropeBase() const;
-};
 
 // inv_freq as transformers computes it: 1 / base^(arange(0, head_dim, 2) / head_dim) in float32.
 torch::Tensor hunyuanInverseFrequencies(const HunyuanConfig& config);

@@ -8,6 +8,7 @@
 #include "layers/norm.h"
 #include "models/batched_decoder.h"
 #include "models/encoder_decoder.h"
+#include "models/marian_config.h"
 
 #include <nlohmann/json.hpp>
 
@@ -16,19 +17,6 @@
 #include <vector>
 
 namespace dragoman {
-
-struct MarianConfig {
-    std::int64_t dModel = 0, encoderLayers = 0, decoderLayers = 0, encoderHeads = 0, decoderHeads = 0;
-    std::int64_t encoderFfn = 0, decoderFfn = 0, vocabSize = 0, maxPositions = 0;
-    TokenId decoderStart = 0, eos = 0, pad = 0;
-    bool scaleEmbedding = true;
-    std::string activation;
-
-    static MarianConfig parse(const nlohmann::json& json, const std::string& label);
-    // Every tensor a checkpoint of this shape stores, in the order MarianModel's constructor binds them (it is
-    // run against a recording WeightBinder); tools/train starts from it.
-    ParameterLayout parameterShapes() const;
-};
 
 // Sinusoids as MarianSinusoidalPositionalEmbedding: angle p / 10000^(2*(j//2)/d) in double, sin of even j in the
 // first half, cos of odd j in the second, then float32.

@@ -1,5 +1,6 @@
 #include "store/manifest.h"
 
+#include "util/atomic_file.h"
 #include "util/error.h"
 #include "util/sha256.h"
 #include "util/text.h"
@@ -10,6 +11,7 @@
 #include <unistd.h>
 #include <algorithm>
 #include <fstream>
+#include <regex>
 
 namespace dragoman {
 namespace {
@@ -113,19 +115,42 @@ Manifest readManifest(const std::filesystem::path& path) {
     }
 }
 
+std::optional<Manifest> salvageManifestHead(const std::filesystem::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::string head(4096, '\0');
+    in.read(head.data(), static_cast<std::streamsize>(head.size()));
+    head.resize(static_cast<std::size_t>(in.gcount()));
+    // A JSON string value of a top-level field, escapes included; decoded by the JSON parser itself.
+    auto field = [&](const std::string& name) -> std::string {
+        static const std::regex pattern(R"re("(id|dir)"\s*:\s*("(?:[^"\\]|\\.)*"))re");
+        for (std::sregex_iterator it(head.begin(), head.end(), pattern), end; it != end; ++it) {
+            if ((*it)[1] != name) continue;
+            const auto value = nlohmann::json::parse((*it)[2].str(), nullptr, false);
+            if (value.is_string()) return value.get<std::string>();
+        }
+        return {};
+    };
+    Manifest manifest{field("id"), field("dir"), {}};
+    if (manifest.dir.empty() || !manifest.dir.is_absolute()) return std::nullopt;
+    if (manifest.id.empty()) {
+        // Manifests of earlier versions put the id last: the file's name is the id with '/' (and any other
+        // character a file name should not hold) written as '~'; '/' is by far the likeliest.
+        manifest.id = path.stem().string();
+        std::replace(manifest.id.begin(), manifest.id.end(), '~', '/');
+    }
+    return manifest;
+}
+
 void writeManifest(const std::filesystem::path& path, const Manifest& manifest) {
-    nlohmann::json json{{"id", manifest.id}, {"dir", manifest.dir.string()}, {"files", nlohmann::json::array()}};
+    // In this order: a manifest cut short keeps what names its model (salvageManifestHead).
+    nlohmann::ordered_json json{{"id", manifest.id}, {"dir", manifest.dir.string()}, {"files", nlohmann::ordered_json::array()}};
     for (const auto& f : manifest.files)
         json["files"].push_back(
             {{"name", f.name}, {"size", f.size}, {"mtime_ns", f.mtimeNs}, {"sha256", f.sha256}, {"hash_source", f.hashSource}});
-    std::filesystem::create_directories(path.parent_path());
-    const auto temporary = path.string() + ".tmp" + std::to_string(::getpid());
-    {
-        std::ofstream out(temporary, std::ios::trunc);
-        out << json.dump(1) << "\n";
-        if (!out) throw Error("io", temporary + ": cannot write manifest");
-    }
-    std::filesystem::rename(temporary, path);
+    std::error_code ec;
+    std::filesystem::create_directories(path.parent_path(), ec);
+    if (ec) throw Error("io", "cannot write " + path.string() + ": " + ec.message());
+    writeFileAtomically(path, json.dump(1) + "\n");
 }
 
 std::vector<std::string> statMismatches(const Manifest& manifest) {

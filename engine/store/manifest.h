@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -33,8 +34,12 @@ std::vector<std::filesystem::path> modelFiles(const std::filesystem::path& dir);
 // Hashes every file (skipping those whose Hugging Face blob name already is their SHA-256).
 Manifest buildManifest(const std::string& id, const std::filesystem::path& dir, const HashProgress& progress = {});
 
+// Throws Error("io") when the file cannot be opened, Error("manifest") when it is damaged (not the JSON written).
 Manifest readManifest(const std::filesystem::path& path);
-// Atomic: written to a temporary file, then renamed over the old one.
+// What a damaged manifest still says about its model: the id and folder, written first, survive a truncation.
+// Null when even those are gone.
+std::optional<Manifest> salvageManifestHead(const std::filesystem::path& path);
+// Atomic and durable (util/atomic_file.h): a crash leaves the old manifest or the new one, never a mix.
 void writeManifest(const std::filesystem::path& path, const Manifest& manifest);
 
 // Cheap check for the load path: stat only. Returns one message per file that is missing or changed.

@@ -134,12 +134,19 @@ std::vector<ModelEntry> ModelStore::scanImported() const {
     if (!std::filesystem::is_directory(dir, ec)) return entries;
     for (const auto& file : std::filesystem::directory_iterator(dir, ec)) {
         if (file.path().extension() != ".json") continue;
+        std::optional<Manifest> manifest;
         try {
-            const auto manifest = readManifest(file.path());
-            if (auto entry = describeModelFolder(manifest.dir, manifest.id, ModelSource::Imported)) entries.push_back(*entry);
+            manifest = readManifest(file.path());
         } catch (const Error& e) {
-            log::logger().warn("skipping manifest {}: {}", file.path().string(), e.what());
+            // Damaged on disk (we never write a partial one): the import is kept if its folder is still named;
+            // its files are hashed again on the next load (ensureManifest).
+            manifest = salvageManifestHead(file.path());
+            log::logger().warn("manifest {} is damaged ({}): {}", file.path().string(), e.what(),
+                               manifest ? "the model stays imported and is hashed again when it is next loaded"
+                                        : "it no longer says which folder it records; import that folder again");
         }
+        if (!manifest) continue;
+        if (auto entry = describeModelFolder(manifest->dir, manifest->id, ModelSource::Imported)) entries.push_back(*entry);
     }
     std::sort(entries.begin(), entries.end(), [](const auto& a, const auto& b) { return a.id < b.id; });
     return entries;
@@ -256,8 +263,18 @@ Manifest ModelStore::ensureManifest(const ModelEntry& entry, const HashProgress&
     const auto path = manifestPath(entry);
     const bool bundled = entry.source == ModelSource::Bundled;
     std::error_code ec;
+    std::optional<Manifest> recorded;
     if (std::filesystem::exists(path, ec)) {
-        auto manifest = readManifest(path);
+        try {
+            recorded = readManifest(path);
+        } catch (const Error& e) {
+            log::warn({entry.id}, "manifest {} is damaged ({}): hashing {} again", path.string(), e.what(), entry.dir.string());
+        }
+    } else {
+        log::info({entry.id}, "first sight of {}: hashing its files once", entry.dir.string());
+    }
+    if (recorded) {
+        auto& manifest = *recorded;
         if (std::filesystem::equivalent(manifest.dir, entry.dir, ec)) {
             // A bundled model changes when the application is updated, not by accident: it is hashed again
             // and checked against the checksums it ships with, instead of being refused.
@@ -265,8 +282,6 @@ Manifest ModelStore::ensureManifest(const ModelEntry& entry, const HashProgress&
             log::info({entry.id}, "bundled model {} changed since it was hashed (an application update): hashing it again",
                       entry.dir.string());
         }
-    } else {
-        log::info({entry.id}, "first sight of {}: hashing its files once", entry.dir.string());
     }
     auto manifest = buildManifest(entry.id, entry.dir, progress);
     if (bundled) checkShippedChecksums(manifest);

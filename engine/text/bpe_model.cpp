@@ -92,16 +92,17 @@ void BpeModel::growMerges() {
             putMerge(static_cast<TokenId>(slot.key >> 32), static_cast<TokenId>(slot.key & 0xFFFFFFFFu), slot.rank, slot.merged);
 }
 
-void BpeModel::putMerge(TokenId a, TokenId b, std::int32_t rank, TokenId merged) {
+bool BpeModel::putMerge(TokenId a, TokenId b, std::int32_t rank, TokenId merged) {
     if ((mergeCount_ + 1) * 2 > merges_.size()) growMerges();
     const auto key = pairKey(a, b);
     const auto mask = merges_.size() - 1;
     for (auto i = (key * 0x9E3779B97F4A7C15ull) >> 20 & mask;; i = (i + 1) & mask) {
         auto& slot = merges_[i];
-        if (slot.key == kEmpty) ++mergeCount_;
-        if (slot.key == kEmpty || slot.key == key) {
+        const bool added = slot.key == kEmpty;
+        if (added) ++mergeCount_;
+        if (added || slot.key == key) {
             slot = Slot{key, rank, static_cast<std::int32_t>(merged)};  // a repeated pair keeps its last rank, as tokenizers does
-            return;
+            return added;
         }
     }
 }
@@ -197,14 +198,15 @@ void BpeModel::serialize(std::string& out) const {
     out.append(reinterpret_cast<const char*>(offsets_.data()), offsets_.size() * sizeof(std::uint32_t));
     put<std::uint64_t>(out, arena_.size());
     out += arena_;
-    std::vector<Slot> ranked(static_cast<std::size_t>(nextRank_));
-    for (const auto& slot : merges_)
-        if (slot.key != kEmpty) ranked[static_cast<std::size_t>(slot.rank)] = slot;
-    put<std::uint64_t>(out, ranked.size());
-    for (const auto& slot : ranked) {
+    // Each pair with its own rank: a pair tokenizer.json repeats keeps only its last rank, so ranks have gaps.
+    put<std::uint64_t>(out, mergeCount_);
+    for (const auto& slot : merges_) {
+        if (slot.key == kEmpty) continue;
         put<std::uint64_t>(out, slot.key);
+        put<std::int32_t>(out, slot.rank);
         put<std::int32_t>(out, slot.merged);
     }
+    put<std::int32_t>(out, nextRank_);
     out.append(reinterpret_cast<const char*>(byteIds_.data()), sizeof byteIds_);
     put<std::uint8_t>(out, ignoreMerges_ ? 1 : 0);
     put<std::int64_t>(out, unknown_.value_or(-1));
@@ -212,7 +214,9 @@ void BpeModel::serialize(std::string& out) const {
 
 bool BpeModel::deserialize(std::string_view in) {
     std::uint64_t offsetCount = 0, arenaSize = 0, merges = 0;
-    if (!take(in, offsetCount) || offsetCount == 0 || offsetCount * 4 > in.size()) return false;
+    // Every count and id in the blob is checked against what follows it: a damaged cache file is refused here,
+    // never allowed to size an allocation or to produce an id outside the vocabulary.
+    if (!take(in, offsetCount) || offsetCount == 0 || offsetCount > in.size() / 4) return false;
     offsets_.resize(offsetCount);
     std::memcpy(offsets_.data(), in.data(), offsetCount * 4);
     in.remove_prefix(offsetCount * 4);
@@ -221,26 +225,32 @@ bool BpeModel::deserialize(std::string_view in) {
     in.remove_prefix(arenaSize);
     for (std::size_t i = 0; i + 1 < offsets_.size(); ++i)
         if (offsets_[i] > offsets_[i + 1] || offsets_[i + 1] > arena_.size()) return false;
-    if (!take(in, merges) || merges * 12 > in.size()) return false;
+    if (!take(in, merges) || merges > in.size() / 16) return false;
     merges_.assign(std::max<std::size_t>(1024, std::bit_ceil(static_cast<std::size_t>(merges) * 2 + 1)), Slot{});
     mergeCount_ = 0;
     const auto tokens = size();
-    for (std::uint64_t rank = 0; rank < merges; ++rank) {
+    std::int32_t highestRank = -1;
+    for (std::uint64_t i = 0; i < merges; ++i) {
         std::uint64_t key = 0;
-        std::int32_t merged = -1;
+        std::int32_t rank = -1, merged = -1;
         take(in, key);
+        take(in, rank);
         take(in, merged);
         const auto a = static_cast<TokenId>(key >> 32), b = static_cast<TokenId>(key & 0xFFFFFFFFu);
-        if (merged < 0 || static_cast<std::size_t>(std::max<TokenId>({a, b, merged})) >= tokens) return false;
-        putMerge(a, b, static_cast<std::int32_t>(rank), merged);
+        if (rank < 0 || merged < 0 || static_cast<std::size_t>(std::max<TokenId>({a, b, merged})) >= tokens) return false;
+        if (!putMerge(a, b, rank, merged)) return false;  // each pair once
+        highestRank = std::max(highestRank, rank);
     }
-    nextRank_ = static_cast<std::int32_t>(merges);
+    if (!take(in, nextRank_) || nextRank_ <= highestRank) return false;
     if (in.size() < sizeof byteIds_) return false;
     std::memcpy(byteIds_.data(), in.data(), sizeof byteIds_);
     in.remove_prefix(sizeof byteIds_);
+    for (const auto id : byteIds_)
+        if (id < -1 || id >= static_cast<TokenId>(tokens)) return false;
     std::uint8_t ignore = 0;
     std::int64_t unknown = -1;
-    if (!take(in, ignore) || !take(in, unknown) || !in.empty()) return false;
+    if (!take(in, ignore) || ignore > 1 || !take(in, unknown) || !in.empty()) return false;
+    if (unknown < -1 || unknown >= static_cast<std::int64_t>(tokens)) return false;
     ignoreMerges_ = ignore != 0;
     if (unknown >= 0) unknown_ = unknown;
     lookup_ = std::make_unique<Lookup>();

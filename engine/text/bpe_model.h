@@ -50,7 +50,8 @@ private:
     static constexpr std::uint64_t kEmpty = ~0ull;
     static std::uint64_t pairKey(TokenId a, TokenId b) { return (static_cast<std::uint64_t>(a) << 32) | static_cast<std::uint32_t>(b); }
     const Slot* findMerge(TokenId a, TokenId b) const;
-    void putMerge(TokenId a, TokenId b, std::int32_t rank, TokenId merged);
+    // False when the pair was there already (it then takes the new rank).
+    bool putMerge(TokenId a, TokenId b, std::int32_t rank, TokenId merged);
     void growMerges();
     void computeByteIds();
 

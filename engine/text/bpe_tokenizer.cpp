@@ -128,7 +128,7 @@ std::filesystem::path compiledCachePath(const std::filesystem::path& json) {
     return paths::modelCacheDir() / ".compiled" / (fmt::format("{:016x}", std::hash<std::string>{}(key)) + ".bpe");
 }
 
-constexpr std::string_view kCompiledMagic = "DRAGOMAN-BPE-1\n";
+constexpr std::string_view kCompiledMagic = "DRAGOMAN-BPE-2\n";
 
 bool readCompiled(BpeModel& model, const std::filesystem::path& file, const std::filesystem::path& json) {
     std::ifstream in(file, std::ios::binary);

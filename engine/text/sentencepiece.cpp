@@ -10,6 +10,25 @@
 namespace dragoman {
 namespace {
 
+// The shim and libsentencepiece must resolve their own (protobuf) symbols, never libtorch's: DEEPBIND does that.
+// The sanitizers' runtimes refuse DEEPBIND, so their builds (installer/sanitizers.sh) give the shim a link
+// namespace of its own instead (it is built without sanitizers: their runtime lives in the executable).
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define DRAGOMAN_SANITIZER_RUNTIME 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define DRAGOMAN_SANITIZER_RUNTIME 1
+#endif
+#endif
+
+void* openShim(const std::filesystem::path& path) {
+#ifdef DRAGOMAN_SANITIZER_RUNTIME
+    return ::dlmopen(LM_ID_NEWLM, path.c_str(), RTLD_NOW | RTLD_LOCAL);
+#else
+    return ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);
+#endif
+}
+
 struct ShimApi {
     void* (*load)(const char*, char*, std::size_t) = nullptr;
     void (*free)(void*) = nullptr;
@@ -43,8 +62,7 @@ const ShimApi& shim() {
         std::string tried;
         for (const auto& candidate : shimCandidates()) {
             if (!std::filesystem::exists(candidate)) continue;
-            // DEEPBIND: the shim and libsentencepiece resolve their own (protobuf) symbols first.
-            library = ::dlopen(candidate.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);
+            library = openShim(candidate);
             if (library) break;
             tried += std::string(" ") + ::dlerror();
         }

@@ -1,5 +1,7 @@
 #include "text/utf8.h"
 
+#include "dragoman.h"
+
 namespace dragoman::utf8 {
 namespace {
 
@@ -70,3 +72,11 @@ std::string lossy(std::string_view bytes) {
 }
 
 }  // namespace dragoman::utf8
+
+namespace dragoman {
+
+bool isValidUtf8(std::string_view text) {
+    return utf8::isValid(text);
+}
+
+}  // namespace dragoman

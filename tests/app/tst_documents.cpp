@@ -171,14 +171,29 @@ void TestDocuments::docxKeepsItsPackage() {
     const auto input = documentFixture("sample.docx");
     const auto output = work_.filePath("out.docx");
     QFile::remove(output);
-    {  // a file of the user's that happens to have the temporary name survives
-        QFile mine(output + ".partial");
-        QVERIFY(mine.open(QIODevice::WriteOnly));
-        mine.write("mine");
-    }
+    auto put = [](const QString& path, const QByteArray& bytes) {
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write(bytes);
+    };
+    // A partial file a killed job left (its process is gone) is removed; one of a running process (pid 1) and a
+    // file of the user's with a similar name stay.
+    QProcess gone;
+    gone.start(QStringLiteral("true"), {});
+    QVERIFY(gone.waitForStarted());
+    const auto gonePid = gone.processId();
+    QVERIFY(gone.waitForFinished());
+    const auto stale = work_.filePath(".out.docx.dragoman-partial-" + QString::number(gonePid));
+    const auto running = work_.filePath(".out.docx.dragoman-partial-1");
+    put(stale, "half a package");
+    put(running, "being written");
+    put(output + ".partial", "mine");
     documents::translateDocument(request(input, output));
+    QVERIFY(!QFile::exists(stale));
+    QCOMPARE(fileBytes(running), QByteArray("being written"));
     QCOMPARE(fileBytes(output + ".partial"), QByteArray("mine"));
     QFile::remove(output + ".partial");
+    QFile::remove(running);
     // Untranslated parts are copied as they are; the body and the header are translated, the number kept.
     QCOMPARE(zipEntry(output, "word/styles.xml"), zipEntry(input, "word/styles.xml"));
     QCOMPARE(zipEntry(output, "[Content_Types].xml"), zipEntry(input, "[Content_Types].xml"));
@@ -188,7 +203,7 @@ void TestDocuments::docxKeepsItsPackage() {
     QVERIFY(body.contains("<w:t xml:space=\"preserve\">42</w:t>") || body.contains("<w:t>42</w:t>"));
     QVERIFY(!body.contains("The weather"));
     QVERIFY(!QString::fromUtf8(zipEntry(output, "word/header1.xml")).contains("Good morning"));
-    QVERIFY(!QFile::exists(output + ".partial2"));
+    QCOMPARE(QDir(work_.path()).entryList({".out.docx*"}, QDir::Files | QDir::Hidden), QStringList{});
 }
 
 // A paragraph's tabs and line breaks split it into pieces translated apart, each staying in its place; a

@@ -48,6 +48,9 @@ private Q_SLOTS:
     void changedFileIsReported();
     void bundledModelFollowsItsShippedChecksums_data();
     void bundledModelFollowsItsShippedChecksums();
+    void damagedManifestIsRebuilt_data();
+    void damagedManifestIsRebuilt();
+    void manifestWriteLeavesNoTemporary();
 
 private:
     std::unique_ptr<QTemporaryDir> dir_;
@@ -221,6 +224,61 @@ void TestModelStore::bundledModelFollowsItsShippedChecksums() {
         QCOMPARE(e.category(), std::string("integrity"));
         QVERIFY2(QString(e.what()).contains(expectedError), e.what());
     }
+}
+
+// A manifest damaged on disk (truncated by a crash of another tool, overwritten, emptied): never a crash. The
+// import stays listed while the manifest still names its folder, and the next load hashes the files again and
+// writes a whole manifest.
+void TestModelStore::damagedManifestIsRebuilt_data() {
+    QTest::addColumn<int>("keep");  // bytes of the manifest kept; -1: replaced by garbage
+    QTest::addColumn<bool>("stillListed");
+    QTest::newRow("truncated after the folder") << 200 << true;
+    QTest::newRow("truncated inside the files") << 400 << true;
+    QTest::newRow("truncated inside the id") << 12 << false;
+    QTest::newRow("empty") << 0 << false;
+    QTest::newRow("garbage") << -1 << false;
+}
+
+void TestModelStore::damagedManifestIsRebuilt() {
+    QFETCH(int, keep);
+    QFETCH(bool, stillListed);
+    const fs::path model = fs::path(dir_->path().toStdString()) / "elsewhere" / "marian";
+    copyFolder(fixture("marian-tiny"), model);
+    const ModelStore store(roots_);
+    const auto path = store.manifestPath(store.importModel(model, "my/marian"));
+    const auto before = readManifest(path);
+    if (keep >= 0) {
+        QVERIFY(static_cast<std::uintmax_t>(keep) < fs::file_size(path));
+        fs::resize_file(path, static_cast<std::uintmax_t>(keep));
+    } else {
+        std::ofstream(path, std::ios::trunc) << "\x89PNG not a manifest {\"id\": 3";
+    }
+    QVERIFY_THROWS_EXCEPTION(Error, readManifest(path));
+
+    const auto listed = store.list();
+    QCOMPARE(listed.size(), std::size_t(stillListed ? 1 : 0));
+    if (!stillListed) return;
+    QCOMPARE(listed[0].dir, model);
+    const auto rebuilt = store.ensureUnchanged(store.resolve("my/marian"));
+    QCOMPARE(rebuilt.files.size(), before.files.size());
+    for (std::size_t i = 0; i < before.files.size(); ++i)
+        QCOMPARE(rebuilt.files[i].sha256, before.files[i].sha256);
+    QCOMPARE(readManifest(path).files.size(), before.files.size());  // whole again on disk
+}
+
+void TestModelStore::manifestWriteLeavesNoTemporary() {
+    const fs::path model = fs::path(dir_->path().toStdString()) / "elsewhere" / "marian";
+    copyFolder(fixture("marian-tiny"), model);
+    const ModelStore store(roots_);
+    const auto path = store.manifestPath(store.importModel(model, "my/marian"));
+    std::vector<std::string> names;
+    for (const auto& f : fs::directory_iterator(path.parent_path()))
+        names.push_back(f.path().filename().string());
+    QCOMPARE(names, std::vector<std::string>{path.filename().string()});
+    // Written again over the old one: still one file, the new record.
+    writeManifest(path, buildManifest("my/marian", model));
+    QCOMPARE(std::distance(fs::directory_iterator(path.parent_path()), fs::directory_iterator()), 1);
+    QCOMPARE(readManifest(path).id, std::string("my/marian"));
 }
 
 QTEST_GUILESS_MAIN(TestModelStore)

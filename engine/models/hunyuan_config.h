@@ -1,0 +1,23 @@
+#pragma once
+// config.json of a HunYuanDenseV1 model (HY-MT), read and checked, including its RoPE scaling variants.
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace dragoman {
+
+struct HunyuanConfig {
+    std::int64_t hidden = 0, intermediate = 0, layers = 0, heads = 0, kvHeads = 0, headDim = 0, vocabSize = 0, maxPositions = 0;
+    double ropeTheta = 10000.0, ropeAlpha = 1.0, rmsEps = 1e-5;
+    bool qkNorm = true;
+    // tie_word_embeddings as config.json states it; absent (transformers' default is false) the output layer
+    // is lm_head.weight when the checkpoint stores one and the embeddings otherwise (HunyuanModel).
+    std::optional<bool> tieWordEmbeddings;
+
+    static HunyuanConfig parse(const nlohmann::json& json, const std::string& label);
+    double ropeBase() const;
+};
+
+}  // namespace dragoman

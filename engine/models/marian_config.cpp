@@ -1,0 +1,53 @@
+#include "models/marian_config.h"
+
+#include "models/config_reader.h"
+
+#include <utility>
+
+namespace dragoman {
+
+MarianConfig MarianConfig::parse(const nlohmann::json& json, const std::string& label) {
+    const ConfigReader r(json, label);
+    MarianConfig c;
+    c.dModel = r.integer("d_model");
+    c.encoderLayers = r.integer("encoder_layers");
+    c.decoderLayers = r.integer("decoder_layers");
+    c.encoderHeads = r.integer("encoder_attention_heads");
+    c.decoderHeads = r.integer("decoder_attention_heads");
+    c.encoderFfn = r.integer("encoder_ffn_dim");
+    c.decoderFfn = r.integer("decoder_ffn_dim");
+    c.vocabSize = r.integer("vocab_size");
+    c.maxPositions = r.integer("max_position_embeddings");
+    c.decoderStart = r.integer("decoder_start_token_id");
+    c.eos = r.integer("eos_token_id");
+    c.pad = r.integer("pad_token_id", c.decoderStart);
+    c.scaleEmbedding = r.boolean("scale_embedding", false);
+    c.activation = r.text("activation_function", "gelu");
+    if (c.dModel <= 0 || c.dModel % 2 != 0) r.unsupported("d_model", "must be a positive even number");
+    const std::pair<const char*, std::int64_t> sizes[] = {{"encoder_layers", c.encoderLayers},
+                                                          {"decoder_layers", c.decoderLayers},
+                                                          {"encoder_attention_heads", c.encoderHeads},
+                                                          {"decoder_attention_heads", c.decoderHeads},
+                                                          {"encoder_ffn_dim", c.encoderFfn},
+                                                          {"decoder_ffn_dim", c.decoderFfn},
+                                                          {"vocab_size", c.vocabSize},
+                                                          {"max_position_embeddings", c.maxPositions}};
+    for (const auto& [field, value] : sizes)
+        if (value <= 0) r.unsupported(field, "must be a positive number");
+    if (c.dModel % c.encoderHeads != 0 || c.dModel % c.decoderHeads != 0)
+        r.unsupported("encoder_attention_heads", "d_model must divide evenly into heads");
+    if (c.activation != "swish" && c.activation != "silu" && c.activation != "relu" && c.activation != "gelu")
+        r.unsupported("activation_function", "'" + c.activation + "' (swish, silu, relu, gelu are supported)");
+    if (r.boolean("normalize_before", false)) r.unsupported("normalize_before", "pre-LN Marian models are not supported");
+    if (r.boolean("normalize_embedding", false) || r.boolean("add_final_layer_norm", false))
+        r.unsupported("normalize_embedding", "embedding/final layer norms are not supported");
+    if (!r.boolean("static_position_embeddings", true)) r.unsupported("static_position_embeddings", "learned positions");
+    if (!r.boolean("share_encoder_decoder_embeddings", true))
+        r.unsupported("share_encoder_decoder_embeddings", "separate source/target vocabularies are not supported yet");
+    if (r.integer("decoder_vocab_size", c.vocabSize) != c.vocabSize) r.unsupported("decoder_vocab_size", "differs from vocab_size");
+    for (auto id : {c.decoderStart, c.eos, c.pad})
+        if (id < 0 || id >= c.vocabSize) r.unsupported("eos_token_id", "special token ids must lie inside the vocabulary");
+    return c;
+}
+
+}  // namespace dragoman
