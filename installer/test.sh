@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # One command: install dependencies, build, and run the whole test suite under CTest; then the same sources
-# again under ASan + UBSan with every fuzz target, and under TSan (installer/sanitizers.sh).
+# again under ASan + UBSan with every fuzz target (installer/sanitizers.sh).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 "$root/installer/install-deps.sh"
