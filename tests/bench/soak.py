@@ -18,10 +18,12 @@ failures = []
 ttft = []
 
 
-def rss_bytes():
+def rss_bytes(field="RssAnon"):
+    """Resident anonymous memory (the heap: what a leak grows). VmRSS also counts the mapped model and the
+    libraries' code, which page in as new code paths run and are not leaks."""
     with open(f"/proc/{server_pid}/status") as status:
         for line in status:
-            if line.startswith("VmRSS:"):
+            if line.startswith(field + ":"):
                 return int(line.split()[1]) * 1024
     return 0
 
@@ -185,10 +187,14 @@ start = time.time()
 threads = [threading.Thread(target=client, args=(start + seconds, i)) for i in range(clients)]
 for t in threads:
     t.start()
-time.sleep(warmup)
-rss_after_warmup = rss_bytes()
+# RSS every tenth of the run, so a plateau (allocator caches filling) is told from a steady leak.
+samples = []
+while any(t.is_alive() for t in threads):
+    samples.append((round(time.time() - start), rss_bytes(), rss_bytes("VmRSS")))
+    time.sleep(min(seconds / 10, 60))
 for t in threads:
     t.join()
+rss_after_warmup = next((r for t, r, _ in samples if t >= warmup), samples[-1][1])
 rss_end = rss_bytes()
 served = sum(v for k, v in counts.items() if not k.startswith("failure:"))
 ttft.sort()
@@ -198,8 +204,10 @@ report = {
     "by_kind": dict(sorted(counts.items())),
     "ttft_p50_s": round(ttft[len(ttft) // 2], 3) if ttft else None,
     "ttft_p99_s": round(ttft[min(len(ttft) - 1, int(len(ttft) * 0.99))], 3) if ttft else None,
-    "rss_after_warmup_bytes": rss_after_warmup, "rss_end_bytes": rss_end,
+    "rss_anon_after_warmup_bytes": rss_after_warmup, "rss_anon_end_bytes": rss_end,
     "rss_growth": round(rss_end / rss_after_warmup - 1, 4) if rss_after_warmup else None,
+    "rss_anon_mb_by_second": {t: round(r / 2**20, 1) for t, r, _ in samples},
+    "vm_rss_mb_by_second": {t: round(v / 2**20, 1) for t, _, v in samples},
     "failures": failures,
 }
 print(json.dumps(report, indent=1))

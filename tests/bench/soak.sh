@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The server's soak (not in CI): `dragoman-cli serve` under concurrent clients that stream, cancel, disconnect
 # and send malformed requests (soak.py), then SIGTERM. Fails on a crash, a non-zero exit, an answer that differs
-# from the CLI's `translate` of the same sentence, any unexpected error, or RSS growing over 5 % after warm-up.
+# from the CLI's `translate` of the same sentence, any unexpected error, or resident heap memory (RssAnon)
+# growing over 5 % after warm-up.
 #   tests/bench/soak.sh [--minutes 10] [--clients 16] [--model M] [--sentences N]
 #   (default model: the bundled one; sentences from ../shared/corpora/en-de.dev.tsv, else built-in ones)
 set -euo pipefail
