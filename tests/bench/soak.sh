@@ -3,18 +3,19 @@
 # and send malformed requests (soak.py), then SIGTERM. Fails on a crash, a non-zero exit, an answer that differs
 # from the CLI's `translate` of the same sentence, any unexpected error, or resident heap memory (RssAnon)
 # growing over 5 % after warm-up.
-#   tests/bench/soak.sh [--minutes 10] [--clients 16] [--model M] [--sentences N]
+#   tests/bench/soak.sh [--minutes 10] [--clients 16] [--model M] [--sentences N] [--max-batch 8]
 #   (default model: the bundled one; sentences from ../shared/corpora/en-de.dev.tsv, else built-in ones)
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cli="${DRAGOMAN_CLI:-$root/build/app/dragoman-cli}"
-minutes=10 clients=16 model="$root/resources/models/dragoman-en-de-zh" sentences=24
+minutes=10 clients=16 model="$root/resources/models/dragoman-en-de-zh" sentences=24 max_batch=8
 while (($#)); do
     case "$1" in
         --minutes) minutes="$2"; shift 2 ;;
         --clients) clients="$2"; shift 2 ;;
         --model) model="$2"; shift 2 ;;
         --sentences) sentences="$2"; shift 2 ;;
+        --max-batch) max_batch="$2"; shift 2 ;;
         *) echo "unknown option $1" >&2; exit 2 ;;
     esac
 done
@@ -41,7 +42,7 @@ assert len(src) == len(tgt), (len(src), len(tgt))
 json.dump(dict(zip(src, tgt)), open(w + "/reference.json", "w", encoding="utf-8"), ensure_ascii=False)
 PY
 
-"$cli" serve --model "$model" --port 0 --max-batch 8 > "$work/serve.out" 2> "$work/serve.err" &
+"$cli" serve --model "$model" --port 0 --max-batch "$max_batch" > "$work/serve.out" 2> "$work/serve.err" &
 server=$!
 for _ in $(seq 300); do grep -q '^listening on ' "$work/serve.out" && break; sleep 0.1; done
 port="$(sed -n 's|^listening on http://[^:]*:||p' "$work/serve.out" | head -1)"
