@@ -33,6 +33,12 @@ std::string ConfigReader::text(const char* field, const std::string& fallback) c
     return json_.at(field).get<std::string>();
 }
 
+std::int64_t ConfigReader::size(const char* field) const {
+    const auto value = integer(field);
+    if (value <= 0) unsupported(field, "must be a positive number");
+    return value;
+}
+
 void ConfigReader::unsupported(const char* field, const std::string& why) const {
     throw Error("config", label_ + ": unsupported '" + field + "': " + why);
 }

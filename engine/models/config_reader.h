@@ -12,6 +12,8 @@ public:
 
     std::int64_t integer(const char* field) const;
     std::int64_t integer(const char* field, std::int64_t fallback) const;
+    // A size (layers, heads, widths, vocabulary): an integer above zero, else unsupported().
+    std::int64_t size(const char* field) const;
     double number(const char* field, double fallback) const;
     bool boolean(const char* field, bool fallback) const;
     std::string text(const char* field, const std::string& fallback) const;

@@ -3,32 +3,24 @@
 #include "models/config_reader.h"
 
 #include <cmath>
-#include <utility>
 
 namespace dragoman {
 
 HunyuanConfig HunyuanConfig::parse(const nlohmann::json& json, const std::string& label) {
     const ConfigReader r(json, label);
     HunyuanConfig c;
-    c.hidden = r.integer("hidden_size");
-    c.intermediate = r.integer("intermediate_size");
-    c.layers = r.integer("num_hidden_layers");
+    c.hidden = r.size("hidden_size");
+    c.intermediate = r.size("intermediate_size");
+    c.layers = r.size("num_hidden_layers");
     c.heads = r.integer("num_attention_heads");
     c.kvHeads = r.integer("num_key_value_heads", c.heads);
     c.headDim = r.integer("head_dim", r.integer("attention_head_dim", c.heads > 0 ? c.hidden / c.heads : 0));
-    c.vocabSize = r.integer("vocab_size");
-    c.maxPositions = r.integer("max_position_embeddings");
+    c.vocabSize = r.size("vocab_size");
+    c.maxPositions = r.size("max_position_embeddings");
     c.ropeTheta = r.number("rope_theta", 10000.0);
     c.rmsEps = r.number("rms_norm_eps", 1e-5);
     c.qkNorm = r.boolean("use_qk_norm", true);
     if (json.contains("tie_word_embeddings")) c.tieWordEmbeddings = r.boolean("tie_word_embeddings", false);
-    const std::pair<const char*, std::int64_t> sizes[] = {{"hidden_size", c.hidden},
-                                                          {"intermediate_size", c.intermediate},
-                                                          {"num_hidden_layers", c.layers},
-                                                          {"vocab_size", c.vocabSize},
-                                                          {"max_position_embeddings", c.maxPositions}};
-    for (const auto& [field, value] : sizes)
-        if (value <= 0) r.unsupported(field, "must be a positive number");
     if (c.heads <= 0 || c.kvHeads <= 0 || c.heads % c.kvHeads != 0) r.unsupported("num_key_value_heads", "must divide num_attention_heads");
     if (c.headDim <= 2 || c.headDim % 2 != 0) r.unsupported("head_dim", "must be an even number above 2");
     if (r.text("hidden_act", "silu") != "silu") r.unsupported("hidden_act", "only silu is supported");

@@ -2,38 +2,26 @@
 
 #include "models/config_reader.h"
 
-#include <utility>
-
 namespace dragoman {
 
 MarianConfig MarianConfig::parse(const nlohmann::json& json, const std::string& label) {
     const ConfigReader r(json, label);
     MarianConfig c;
     c.dModel = r.integer("d_model");
-    c.encoderLayers = r.integer("encoder_layers");
-    c.decoderLayers = r.integer("decoder_layers");
-    c.encoderHeads = r.integer("encoder_attention_heads");
-    c.decoderHeads = r.integer("decoder_attention_heads");
-    c.encoderFfn = r.integer("encoder_ffn_dim");
-    c.decoderFfn = r.integer("decoder_ffn_dim");
-    c.vocabSize = r.integer("vocab_size");
-    c.maxPositions = r.integer("max_position_embeddings");
+    c.encoderLayers = r.size("encoder_layers");
+    c.decoderLayers = r.size("decoder_layers");
+    c.encoderHeads = r.size("encoder_attention_heads");
+    c.decoderHeads = r.size("decoder_attention_heads");
+    c.encoderFfn = r.size("encoder_ffn_dim");
+    c.decoderFfn = r.size("decoder_ffn_dim");
+    c.vocabSize = r.size("vocab_size");
+    c.maxPositions = r.size("max_position_embeddings");
     c.decoderStart = r.integer("decoder_start_token_id");
     c.eos = r.integer("eos_token_id");
     c.pad = r.integer("pad_token_id", c.decoderStart);
     c.scaleEmbedding = r.boolean("scale_embedding", false);
     c.activation = r.text("activation_function", "gelu");
     if (c.dModel <= 0 || c.dModel % 2 != 0) r.unsupported("d_model", "must be a positive even number");
-    const std::pair<const char*, std::int64_t> sizes[] = {{"encoder_layers", c.encoderLayers},
-                                                          {"decoder_layers", c.decoderLayers},
-                                                          {"encoder_attention_heads", c.encoderHeads},
-                                                          {"decoder_attention_heads", c.decoderHeads},
-                                                          {"encoder_ffn_dim", c.encoderFfn},
-                                                          {"decoder_ffn_dim", c.decoderFfn},
-                                                          {"vocab_size", c.vocabSize},
-                                                          {"max_position_embeddings", c.maxPositions}};
-    for (const auto& [field, value] : sizes)
-        if (value <= 0) r.unsupported(field, "must be a positive number");
     if (c.dModel % c.encoderHeads != 0 || c.dModel % c.decoderHeads != 0)
         r.unsupported("encoder_attention_heads", "d_model must divide evenly into heads");
     if (c.activation != "swish" && c.activation != "silu" && c.activation != "relu" && c.activation != "gelu")
