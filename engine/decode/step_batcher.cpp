@@ -14,6 +14,19 @@ constexpr auto kLeastPatience = std::chrono::milliseconds(2);
 
 StepBatcher::StepBatcher(Runner runner, std::int64_t maxRows) : runner_(std::move(runner)), maxRows_(std::max<std::int64_t>(1, maxRows)) {}
 
+StepBatcher::~StepBatcher() {
+    {
+        std::lock_guard lock(mutex_);
+        stopping_ = true;
+    }
+    work_.notify_one();
+    if (thread_.joinable()) thread_.join();
+}
+
+void StepBatcher::startThread() {
+    if (!thread_.joinable()) thread_ = std::thread([this] { serve(); });
+}
+
 void StepBatcher::join() {
     std::lock_guard lock(mutex_);
     ++members_;
@@ -23,7 +36,7 @@ void StepBatcher::leave() {
     std::lock_guard lock(mutex_);
     --members_;
     // The others may have been waiting for this member alone.
-    changed_.notify_all();
+    work_.notify_one();
 }
 
 StepBatcher::Counts StepBatcher::counts() const {
@@ -41,50 +54,61 @@ bool StepBatcher::ready(Clock::time_point now) const {
     return static_cast<std::int64_t>(waiting_.size()) >= members_ || waitingRows_ >= maxRows_ || now >= deadline();
 }
 
-void StepBatcher::between(const std::function<void()>& work) {
+void StepBatcher::serve() {
+    // The sessions' caches are inference tensors (their requests run in InferenceMode): only code in the same
+    // mode may update them in place.
+    c10::InferenceMode guard;
     std::unique_lock lock(mutex_);
     for (;;) {
-        const auto now = Clock::now();
-        if (!running_ && !ready(now)) break;
-        if (running_)
-            changed_.wait(lock);
+        if (ready(Clock::now()))
+            runBatch(lock);
+        else if (!prompts_.empty())
+            runPrompt(lock);
+        else if (stopping_)
+            return;
+        else if (waiting_.empty())
+            work_.wait(lock);
         else
-            changed_.wait_for(lock, std::chrono::microseconds(100));  // a waiting member is about to run them
+            work_.wait_until(lock, deadline());
     }
-    running_ = true;
-    lock.unlock();
-    std::exception_ptr error;
-    try {
-        work();
-    } catch (...) {
-        error = std::current_exception();
-    }
-    lock.lock();
-    running_ = false;
-    lastEnd_ = Clock::now();
-    changed_.notify_all();
-    lock.unlock();
-    if (error) std::rethrow_exception(error);
+}
+
+void StepBatcher::between(const std::function<void()>& work) {
+    Prompt prompt{&work, {}, false};
+    std::unique_lock lock(mutex_);
+    startThread();
+    prompts_.push_back(&prompt);
+    work_.notify_one();
+    done_.wait(lock, [&] { return prompt.done; });
+    if (prompt.error) std::rethrow_exception(prompt.error);
 }
 
 torch::Tensor StepBatcher::step(void* state, const torch::Tensor& tokens) {
     Pending pending{state, tokens, {}, {}, false};
     std::unique_lock lock(mutex_);
+    startThread();
     if (waiting_.empty()) waitingSince_ = Clock::now();
     waiting_.push_back(&pending);
     waitingRows_ += tokens.size(0);
-    while (!pending.done) {
-        if (!running_ && ready(Clock::now())) {
-            runBatch(lock);  // whoever notices first runs it, possibly for others only
-            continue;
-        }
-        if (running_)
-            changed_.wait(lock);
-        else
-            changed_.wait_until(lock, deadline());
-    }
+    work_.notify_one();
+    done_.wait(lock, [&] { return pending.done; });
     if (pending.error) std::rethrow_exception(pending.error);
     return pending.logits;
+}
+
+void StepBatcher::runPrompt(std::unique_lock<std::mutex>& lock) {
+    auto* prompt = prompts_.front();
+    prompts_.pop_front();
+    lock.unlock();
+    try {
+        (*prompt->work)();
+    } catch (...) {
+        prompt->error = std::current_exception();
+    }
+    lock.lock();
+    prompt->done = true;
+    lastEnd_ = Clock::now();
+    done_.notify_all();
 }
 
 void startMember(StepBatcher* batcher, const std::function<void()>& prompt, std::optional<StepBatcher::Member>& member) {
@@ -103,7 +127,6 @@ void StepBatcher::runBatch(std::unique_lock<std::mutex>& lock) {
     }
     waitingRows_ -= rows;
     if (!waiting_.empty()) waitingSince_ = Clock::now();
-    running_ = true;
     lock.unlock();
 
     const auto start = Clock::now();
@@ -137,13 +160,12 @@ void StepBatcher::runBatch(std::unique_lock<std::mutex>& lock) {
     lock.lock();
     for (auto* p : batch)
         p->done = true;
-    running_ = false;
     lastEnd_ = end;
     lastStep_ = end - start;
     ++counts_.steps;
     counts_.rows += rows;
     counts_.widest = std::max(counts_.widest, rows);
-    changed_.notify_all();
+    done_.notify_all();
 }
 
 }  // namespace dragoman

@@ -8,8 +8,12 @@
 // next step and leaves it when it stops, so a short request never waits for a long one. A step runs as soon
 // as every member has asked for one (or the waiting rows fill `maxRows`); a member that is late (its thread
 // busy writing to a slow client) is waited for a quarter of a step's time at most, then the others go on.
-// Only one batched step runs at a time. Results do not depend on who shares a step: the models' batched
-// steps give each state the numbers it gets alone.
+// Results do not depend on who shares a step: the models' batched steps give each state the numbers it gets
+// alone.
+//
+// Every step and every prompt runs on the batcher's own thread, one at a time (on a few cores two at once only
+// slow each other). The requests' threads only wait: however many threads a server's pool has, the model's
+// work touches one thread's stack and per-thread buffers, so memory stays what one thread needs.
 #include <torch/types.h>
 
 #include <chrono>
@@ -20,6 +24,7 @@
 #include <functional>
 #include <mutex>
 #include <optional>
+#include <thread>
 #include <vector>
 
 namespace dragoman {
@@ -31,6 +36,7 @@ public:
     using Runner = std::function<torch::Tensor(const std::vector<void*>& states, const std::vector<torch::Tensor>& tokens)>;
 
     explicit StepBatcher(Runner runner, std::int64_t maxRows = 16);
+    ~StepBatcher();
     StepBatcher(const StepBatcher&) = delete;
     StepBatcher& operator=(const StepBatcher&) = delete;
 
@@ -48,8 +54,8 @@ public:
         StepBatcher& batcher_;
     };
 
-    // Runs `work` (a request's prompt) between batched steps, never beside one: on a few cores two runs at once
-    // only slow each other. Steps that are ready go first, so a queue of prompts does not stall the others.
+    // Runs `work` (a request's prompt) on the batcher's thread between batched steps, and rethrows what it
+    // throws. Steps that are ready go first, so a queue of prompts does not stall the others.
     void between(const std::function<void()>& work);
 
     struct Counts {
@@ -64,28 +70,41 @@ private:
         std::exception_ptr error;
         bool done = false;
     };
+    struct Prompt {
+        const std::function<void()>* work;
+        std::exception_ptr error;
+        bool done = false;
+    };
     using Clock = std::chrono::steady_clock;
 
     void join();
     void leave();
     torch::Tensor step(void* state, const torch::Tensor& tokens);
+    // Starts the batcher's thread on first use (a model that never translates needs none). Lock held.
+    void startThread();
+    // The batcher's thread: runs ready steps, then prompts, until the batcher goes.
+    void serve();
     // Whether the waiting steps should run now (called with the lock held).
     bool ready(Clock::time_point now) const;
     Clock::time_point deadline() const;
     // Takes waiting steps (up to maxRows rows), runs them without the lock, hands out the results.
     void runBatch(std::unique_lock<std::mutex>& lock);
+    void runPrompt(std::unique_lock<std::mutex>& lock);
 
     Runner runner_;
     std::int64_t maxRows_;
     mutable std::mutex mutex_;
-    std::condition_variable changed_;
+    std::condition_variable work_;  // the batcher's thread waits on it
+    std::condition_variable done_;  // the requests' threads wait on it
     std::int64_t members_ = 0;
     std::deque<Pending*> waiting_;
+    std::deque<Prompt*> prompts_;
     std::int64_t waitingRows_ = 0;
-    bool running_ = false;
+    bool stopping_ = false;
     Clock::time_point waitingSince_, lastEnd_;
     Clock::duration lastStep_{};
     Counts counts_;
+    std::thread thread_;  // last: started after everything it reads
 };
 
 // How a session starts: its `prompt` runs between the batcher's steps, then the session joins as `member`.
