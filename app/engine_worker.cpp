@@ -14,8 +14,7 @@ EngineWorker::EngineWorker(int threads, std::unique_ptr<TranslationBackend> back
     moveToThread(&thread_);
     thread_.start();
     // Thread pools are sized once, on the engine thread, before any inference.
-    QMetaObject::invokeMethod(
-        this, [threads] { initEngine({threads}); }, Qt::QueuedConnection);
+    post([threads] { initEngine({threads}); });
 }
 
 EngineWorker::~EngineWorker() {
@@ -31,14 +30,33 @@ EngineWorker::~EngineWorker() {
     thread_.wait();
 }
 
+void EngineWorker::post(std::function<void()> job) {
+    {
+        std::lock_guard lock(mutex_);
+        posted_.push_back(std::move(job));
+    }
+    // By name: Qt builds the event itself, so nothing of the job crosses threads outside the mutex.
+    QMetaObject::invokeMethod(this, "runPosted", Qt::QueuedConnection);
+}
+
+void EngineWorker::runPosted() {
+    std::function<void()> job;
+    {
+        std::lock_guard lock(mutex_);
+        if (posted_.empty()) return;
+        job = std::move(posted_.front());
+        posted_.pop_front();
+    }
+    job();
+}
+
 void EngineWorker::requestLoad(const QString& modelIdOrPath) {
     const quint64 id = ++latestLoad_;
     {
         std::lock_guard lock(mutex_);
         loadCancel_.cancel();  // a load still running was superseded
     }
-    QMetaObject::invokeMethod(
-        this, [this, id, modelIdOrPath] { runLoad(id, modelIdOrPath); }, Qt::QueuedConnection);
+    post([this, id, modelIdOrPath] { runLoad(id, modelIdOrPath); });
 }
 
 void EngineWorker::cancelLoad() {
@@ -55,8 +73,7 @@ quint64 EngineWorker::requestTranslation(const QString& text, const QString& fro
         running_.cancel();  // the running request stops at its next step
         mailbox_ = Pending{id, text, from, to};
     }
-    QMetaObject::invokeMethod(
-        this, [this] { runNextTranslation(); }, Qt::QueuedConnection);
+    post([this] { runNextTranslation(); });
     return id;
 }
 
@@ -94,8 +111,7 @@ void EngineWorker::applyInstructions(TranslationRequest& request) {
 }
 
 void EngineWorker::requestAdapter(const QString& adapterIdOrPath) {
-    QMetaObject::invokeMethod(
-        this, [this, adapterIdOrPath] { runAdapter(adapterIdOrPath); }, Qt::QueuedConnection);
+    post([this, adapterIdOrPath] { runAdapter(adapterIdOrPath); });
 }
 
 void EngineWorker::runAdapter(const QString& adapterIdOrPath) {
@@ -117,8 +133,7 @@ void EngineWorker::runAdapter(const QString& adapterIdOrPath) {
 
 quint64 EngineWorker::requestDocument(const QString& path, const QString& from, const QString& to) {
     const quint64 id = ++documents_;
-    QMetaObject::invokeMethod(
-        this, [this, id, path, from, to] { runDocument(id, path, from, to); }, Qt::QueuedConnection);
+    post([this, id, path, from, to] { runDocument(id, path, from, to); });
     return id;
 }
 

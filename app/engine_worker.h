@@ -12,6 +12,8 @@
 #include "translation_backend.h"
 
 #include <atomic>
+#include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -84,11 +86,19 @@ Q_SIGNALS:
     void documentFinished(quint64 jobId, const QString& outputPath, int keptSource);
     void documentFailed(quint64 jobId, const QString& message);  // also for a cancelled job
 
+private Q_SLOTS:
+    // Runs the oldest job post() queued (engine thread).
+    void runPosted();
+
 private:
     struct Pending {
         quint64 id;
         QString text, from, to;
     };
+    // Queues `job` for the engine thread. The job travels through mutex_, not inside a queued functor: Qt's
+    // event queue synchronises through a futex that ThreadSanitizer cannot see (Debian's Qt is not
+    // instrumented), while this hand-off it can.
+    void post(std::function<void()> job);
     void runLoad(quint64 loadId, const QString& modelIdOrPath);
     void runAdapter(const QString& adapterIdOrPath);
     void runNextTranslation();
@@ -96,10 +106,11 @@ private:
 
     QThread thread_;
     std::mutex mutex_;
-    std::optional<Pending> mailbox_;  // the latest request not started yet
-    std::atomic<quint64> latest_{0};  // newest request id; older ones stop
-    CancelToken running_;             // the running translation's (guarded by mutex_)
-    quint64 runningId_ = 0;           // guarded by mutex_
+    std::deque<std::function<void()>> posted_;  // guarded by mutex_
+    std::optional<Pending> mailbox_;            // the latest request not started yet
+    std::atomic<quint64> latest_{0};            // newest request id; older ones stop
+    CancelToken running_;                       // the running translation's (guarded by mutex_)
+    quint64 runningId_ = 0;                     // guarded by mutex_
     std::atomic<quint64> latestLoad_{0};
     CancelToken loadCancel_;                                      // the running load's (guarded by mutex_)
     CancelToken documentCancel_;                                  // the running document job's (guarded by mutex_)

@@ -67,9 +67,16 @@ PoFile readPo(const QString& path) {
     return owned;
 }
 
-std::string field(const char* header, const char* name) {
-    if (!header) return {};
-    char* value = po_header_field(header, name);
+// The default domain's header entry ("" when there is none). libgettextpo returns a copy the caller frees,
+// although its type says const.
+std::string headerOf(po_file_t file) {
+    const std::unique_ptr<char, decltype(&std::free)> header(const_cast<char*>(po_file_domain_header(file, nullptr)), &std::free);
+    return header ? header.get() : "";
+}
+
+std::string field(const std::string& header, const char* name) {
+    if (header.empty()) return {};
+    char* value = po_header_field(header.c_str(), name);
     std::string text = value ? value : "";
     std::free(value);
     return text;
@@ -84,7 +91,7 @@ std::string withField(const std::string& header, const char* name, const std::st
 
 // The header's charset: UTF-8 and a template's placeholder "CHARSET" are read; anything else is refused.
 void checkCharset(const QString& path, po_file_t file) {
-    const auto type = field(po_file_domain_header(file, nullptr), "Content-Type");
+    const auto type = field(headerOf(file), "Content-Type");
     static const std::regex charset(R"(charset=([A-Za-z0-9_.:-]+))", std::regex::icase);
     std::smatch match;
     if (!std::regex_search(type, match, charset)) return;
@@ -132,8 +139,7 @@ bool hasTranslation(po_message_t m) {
 // A translated plural entry with more or fewer forms than the header's Plural-Forms: msgfmt refuses such a catalog,
 // and which form would be which is anybody's guess.
 void checkPluralCounts(const QString& path, po_file_t file) {
-    const char* header = po_file_domain_header(file, nullptr);
-    const auto declared = field(header, "Plural-Forms");
+    const auto declared = field(headerOf(file), "Plural-Forms");
     if (declared.find("INTEGER") != std::string::npos) return;  // a template's placeholder
     const int forms = pluralCount(declared);
     if (forms == 0) return;
@@ -167,8 +173,8 @@ public:
     // The catalog is read again and filled in the same order: libgettextpo keeps no copy we could write twice.
     void write(const QString& output, const std::vector<std::string>& translations) const override {
         const auto file = readPo(path_);
-        auto header = std::string(po_file_domain_header(file.get(), nullptr) ? po_file_domain_header(file.get(), nullptr) : "");
-        auto pluralForms = field(header.c_str(), "Plural-Forms");
+        auto header = headerOf(file.get());
+        auto pluralForms = field(header, "Plural-Forms");
         if (pluralCount(pluralForms) == 0 || pluralForms.find("INTEGER") != std::string::npos) {
             pluralForms = pluralFormsFor(options_.targetLanguage);
             header = withField(header, "Plural-Forms", pluralForms);

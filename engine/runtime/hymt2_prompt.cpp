@@ -6,10 +6,6 @@
 namespace dragoman {
 namespace {
 
-bool isChinese(const std::string& code) {
-    return code == "zh" || code == "zh-Hant" || code == "yue";
-}
-
 // The card's templates, its Markdown (bold, italics, code spans, the spaces around them) taken off and its <br>
 // written as line breaks. Each pair is {Chinese, English}.
 std::string terminology(bool zh, const PromptRequest& r, const std::string& target) {

@@ -4,13 +4,6 @@
 #include "util/error.h"
 
 namespace dragoman {
-namespace {
-
-bool isChinese(const std::string& code) {
-    return code == "zh" || code == "zh-Hant" || code == "yue";
-}
-
-}  // namespace
 
 std::string formattedUserMessage(const PromptRequest& r) {
     const auto target = findLanguage(r.to);

@@ -4,6 +4,7 @@
 #include "io/safetensors_writer.h"
 #include "kernels/bf16.h"
 #include "util/error.h"
+#include "util/json_file.h"
 
 #include <nlohmann/json.hpp>
 
@@ -95,12 +96,6 @@ private:
     std::uint64_t seed_;
 };
 
-void writeJson(const std::filesystem::path& path, const nlohmann::ordered_json& json) {
-    std::ofstream out(path, std::ios::trunc);
-    out << json.dump(2) << "\n";
-    if (!out) throw Error("io", path.string() + ": cannot write");
-}
-
 void writeHunyuan(const HunyuanShape& s, DType dtype, std::uint64_t seed, const std::filesystem::path& dir) {
     Builder b(dtype, seed);
     b.embedding("model.embed_tokens.weight", s.vocab, s.hidden);
@@ -148,15 +143,17 @@ void writeHunyuan(const HunyuanShape& s, DType dtype, std::uint64_t seed, const 
                                   {"use_qk_norm", true},
                                   {"vocab_size", s.vocab},
                                   {"torch_dtype", dtype == DType::BF16 ? "bfloat16" : "float32"}};
-    writeJson(dir / "config.json", config);
-    writeJson(dir / "generation_config.json", {{"bos_token_id", s.bos},
-                                               {"eos_token_id", s.eos},
-                                               {"pad_token_id", s.pad},
-                                               {"do_sample", true},
-                                               {"top_k", 20},
-                                               {"top_p", 0.6},
-                                               {"temperature", 0.7},
-                                               {"repetition_penalty", 1.05}});
+    writeJsonFile(dir / "config.json", config, 2);
+    writeJsonFile(dir / "generation_config.json",
+                  {{"bos_token_id", s.bos},
+                   {"eos_token_id", s.eos},
+                   {"pad_token_id", s.pad},
+                   {"do_sample", true},
+                   {"top_k", 20},
+                   {"top_p", 0.6},
+                   {"temperature", 0.7},
+                   {"repetition_penalty", 1.05}},
+                  2);
     // A tokenizer of the real size: start-up benchmarks include loading it, and translate runs end to end.
     const bool legacy = s.bos == 127958;
     writeSyntheticTokenizer({s.vocab, std::min({s.bos, s.eos, s.pad}), legacy, s.bos, s.eos, s.pad, seed}, dir);
@@ -229,15 +226,17 @@ void writeMarian(const MarianShape& s, DType dtype, std::uint64_t seed, const st
                                   {"unk_token_id", 1},
                                   {"use_cache", true},
                                   {"vocab_size", s.vocab}};
-    writeJson(dir / "config.json", config);
-    writeJson(dir / "generation_config.json", {{"bad_words_ids", {{pad}}},
-                                               {"bos_token_id", 0},
-                                               {"decoder_start_token_id", pad},
-                                               {"eos_token_id", 0},
-                                               {"forced_eos_token_id", 0},
-                                               {"max_length", s.maxPositions},
-                                               {"num_beams", 4},
-                                               {"pad_token_id", pad}});
+    writeJsonFile(dir / "config.json", config, 2);
+    writeJsonFile(dir / "generation_config.json",
+                  {{"bad_words_ids", {{pad}}},
+                   {"bos_token_id", 0},
+                   {"decoder_start_token_id", pad},
+                   {"eos_token_id", 0},
+                   {"forced_eos_token_id", 0},
+                   {"max_length", s.maxPositions},
+                   {"num_beams", 4},
+                   {"pad_token_id", pad}},
+                  2);
 }
 
 }  // namespace

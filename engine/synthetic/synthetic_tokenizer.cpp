@@ -1,6 +1,7 @@
 #include "synthetic/synthetic_tokenizer.h"
 
 #include "util/error.h"
+#include "util/json_file.h"
 
 #include <nlohmann/json.hpp>
 
@@ -67,12 +68,6 @@ std::map<std::int64_t, std::string> specialNames(const SyntheticTokenizerSpec& s
     return names;
 }
 
-void writeJson(const std::filesystem::path& path, const nlohmann::ordered_json& json) {
-    std::ofstream out(path);
-    out << json.dump(1) << "\n";
-    if (!out) throw Error("io", path.string() + ": cannot write");
-}
-
 }  // namespace
 
 void writeSyntheticTokenizer(const SyntheticTokenizerSpec& spec, const std::filesystem::path& dir) {
@@ -135,14 +130,16 @@ void writeSyntheticTokenizer(const SyntheticTokenizerSpec& spec, const std::file
           {"ignore_merges", false},
           {"vocab", vocab},
           {"merges", mergeList}}}};
-    writeJson(dir / "tokenizer.json", tokenizer);
+    writeJsonFile(dir / "tokenizer.json", tokenizer, 1);
     const auto names = specialNames(spec);
-    writeJson(dir / "tokenizer_config.json", {{"tokenizer_class", "PreTrainedTokenizerFast"},
-                                              {"add_bos_token", false},
-                                              {"bos_token", names.at(spec.bos)},
-                                              {"eos_token", names.at(spec.eos)},
-                                              {"pad_token", names.at(spec.pad)},
-                                              {"model_max_length", 32768}});
+    writeJsonFile(dir / "tokenizer_config.json",
+                  {{"tokenizer_class", "PreTrainedTokenizerFast"},
+                   {"add_bos_token", false},
+                   {"bos_token", names.at(spec.bos)},
+                   {"eos_token", names.at(spec.eos)},
+                   {"pad_token", names.at(spec.pad)},
+                   {"model_max_length", 32768}},
+                  1);
 }
 
 }  // namespace dragoman

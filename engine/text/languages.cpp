@@ -23,4 +23,8 @@ std::optional<Language> findLanguage(std::string_view code) {
     return std::nullopt;
 }
 
+bool isChinese(std::string_view code) {
+    return code == "zh" || code == "zh-Hant" || code == "yue";
+}
+
 }  // namespace dragoman

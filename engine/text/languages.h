@@ -15,5 +15,7 @@ struct Language {
 
 const std::vector<Language>& allLanguages();
 std::optional<Language> findLanguage(std::string_view code);
+// Chinese in any script or variety (zh, zh-Hant, yue): HY-MT's prompts are written in Chinese for these.
+bool isChinese(std::string_view code);
 
 }  // namespace dragoman

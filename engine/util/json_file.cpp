@@ -22,4 +22,10 @@ nlohmann::json readJsonObject(const std::filesystem::path& path, const std::stri
     return json;
 }
 
+void writeJsonFile(const std::filesystem::path& path, const nlohmann::ordered_json& json, int indent) {
+    std::ofstream out(path, std::ios::trunc);
+    out << json.dump(indent) << "\n";
+    if (!out) throw Error("io", path.string() + ": cannot write");
+}
+
 }  // namespace dragoman

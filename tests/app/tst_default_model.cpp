@@ -2,10 +2,10 @@
 // store, translating everyday sentences in all four directions through the CLI (stdin lines, --text,
 // --stream) and through the GUI's engine worker. Greedy decoding, so every expectation is deterministic.
 #include "engine_worker.h"
+#include "queued_signal_spy.h"
 
 #include <QProcess>
 #include <QRegularExpression>
-#include <QSignalSpy>
 #include <QTest>
 
 using dragoman::EngineWorker;
@@ -143,11 +143,11 @@ void TestDefaultModel::streamEqualsText() {
 
 void TestDefaultModel::workerTranslatesEveryDirection() {
     EngineWorker worker;
-    QSignalSpy loaded(&worker, &EngineWorker::loaded);
+    QueuedSignalSpy loaded(&worker, &EngineWorker::loaded);
     worker.requestLoad(QStringLiteral("dragoman-en-de-zh"));
     QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 60000);
-    QSignalSpy finished(&worker, &EngineWorker::finished);
-    QSignalSpy tokens(&worker, &EngineWorker::tokenReady);
+    QueuedSignalSpy finished(&worker, &EngineWorker::finished);
+    QueuedSignalSpy tokens(&worker, &EngineWorker::tokenReady);
     int expected = 0;
     for (const auto& c : cases()) {
         tokens.clear();
@@ -166,10 +166,10 @@ void TestDefaultModel::workerTranslatesEveryDirection() {
 
 void TestDefaultModel::workerIsDeterministic() {
     EngineWorker worker;
-    QSignalSpy loaded(&worker, &EngineWorker::loaded);
+    QueuedSignalSpy loaded(&worker, &EngineWorker::loaded);
     worker.requestLoad(QStringLiteral("dragoman-en-de-zh"));
     QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 60000);
-    QSignalSpy finished(&worker, &EngineWorker::finished);
+    QueuedSignalSpy finished(&worker, &EngineWorker::finished);
     const QString source = QStringLiteral("My brother lives in a small house near the station.\n\nThe weather is nice today.");
     QString first;
     for (int i = 1; i <= 10; ++i) {

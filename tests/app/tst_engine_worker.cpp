@@ -1,12 +1,14 @@
 // The engine thread, through its queued signals only: load progress, streamed tokens that add up to the
 // result, cancelling mid-stream, latest-request-wins, and a failed load that keeps the previous model.
 #include "engine_worker.h"
+#include "queued_signal_spy.h"
 
 #include <QDir>
 #include <QFile>
-#include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
+
+#include <atomic>
 
 using dragoman::EngineWorker;
 using dragoman::TranslationInfo;
@@ -47,14 +49,14 @@ void TestEngineWorker::init() {
 }
 
 void TestEngineWorker::loadFixture() {
-    QSignalSpy loaded(worker_.get(), &EngineWorker::loaded);
+    QueuedSignalSpy loaded(worker_.get(), &EngineWorker::loaded);
     worker_->requestLoad(kModel);
     QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 30000);
 }
 
 void TestEngineWorker::loadReportsProgress() {
-    QSignalSpy progress(worker_.get(), &EngineWorker::loadProgress);
-    QSignalSpy loaded(worker_.get(), &EngineWorker::loaded);
+    QueuedSignalSpy progress(worker_.get(), &EngineWorker::loadProgress);
+    QueuedSignalSpy loaded(worker_.get(), &EngineWorker::loaded);
     worker_->requestLoad(kModel);
     QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 30000);
     QVERIFY(progress.count() >= 7);  // every phase, named for people, one bar from 0 to 1
@@ -74,8 +76,8 @@ void TestEngineWorker::loadReportsProgress() {
 
 void TestEngineWorker::tokensAddUpToTheResult() {
     loadFixture();
-    QSignalSpy tokens(worker_.get(), &EngineWorker::tokenReady);
-    QSignalSpy finished(worker_.get(), &EngineWorker::finished);
+    QueuedSignalSpy tokens(worker_.get(), &EngineWorker::tokenReady);
+    QueuedSignalSpy finished(worker_.get(), &EngineWorker::finished);
     const auto id =
         worker_->requestTranslation(QStringLiteral("The man sees a small house today.\n\nMy brother lives in Berlin."), "en", "de");
     QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 30000);
@@ -93,8 +95,8 @@ void TestEngineWorker::tokensAddUpToTheResult() {
 
 void TestEngineWorker::cancelStopsMidStream() {
     loadFixture();
-    QSignalSpy tokens(worker_.get(), &EngineWorker::tokenReady);
-    QSignalSpy finished(worker_.get(), &EngineWorker::finished);
+    QueuedSignalSpy tokens(worker_.get(), &EngineWorker::tokenReady);
+    QueuedSignalSpy finished(worker_.get(), &EngineWorker::finished);
     const auto id = worker_->requestTranslation(longText(), "en", "de");
     QTRY_VERIFY_WITH_TIMEOUT(tokens.count() >= 1, 30000);
     worker_->cancel(id);
@@ -108,8 +110,8 @@ void TestEngineWorker::cancelStopsMidStream() {
 
 void TestEngineWorker::onlyTheLatestOfThreeIsDelivered() {
     loadFixture();
-    QSignalSpy tokens(worker_.get(), &EngineWorker::tokenReady);
-    QSignalSpy finished(worker_.get(), &EngineWorker::finished);
+    QueuedSignalSpy tokens(worker_.get(), &EngineWorker::tokenReady);
+    QueuedSignalSpy finished(worker_.get(), &EngineWorker::finished);
     worker_->requestTranslation(longText(), "en", "de");
     worker_->requestTranslation(longText(), "en", "de");
     const auto last = worker_->requestTranslation(QStringLiteral("The man sees a small house today."), "en", "de");
@@ -132,27 +134,31 @@ void TestEngineWorker::onlyTheLatestOfThreeIsDelivered() {
 
 void TestEngineWorker::failedLoadKeepsPreviousModel() {
     loadFixture();
-    QSignalSpy failedLoad(worker_.get(), &EngineWorker::loadFailed);
+    QueuedSignalSpy failedLoad(worker_.get(), &EngineWorker::loadFailed);
     worker_->requestLoad(QStringLiteral("/nonexistent/model"));
     QTRY_COMPARE_WITH_TIMEOUT(failedLoad.count(), 1, 30000);
     QVERIFY(failedLoad.first().at(0).toString().contains("model_not_found"));
-    QSignalSpy finished(worker_.get(), &EngineWorker::finished);
+    QueuedSignalSpy finished(worker_.get(), &EngineWorker::finished);
     worker_->requestTranslation(QStringLiteral("The man sees a house."), "en", "de");
     QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 30000);
 }
 
 // Picking three models quickly loads the last one: the others are cancelled or skipped and report nothing.
 void TestEngineWorker::onlyTheLatestLoadIsDelivered() {
-    QSignalSpy loaded(worker_.get(), &EngineWorker::loaded);
-    QSignalSpy failed(worker_.get(), &EngineWorker::loadFailed);
+    QueuedSignalSpy loaded(worker_.get(), &EngineWorker::loaded);
+    QueuedSignalSpy failed(worker_.get(), &EngineWorker::loadFailed);
     // Requested from the engine thread itself, so none of them can start before the last one is queued (from
-    // the GUI thread a busy machine could finish the first load before the second click).
+    // the GUI thread a busy machine could finish the first load before the second click). The worker is handed
+    // over through an atomic, not a capture: ThreadSanitizer cannot see Qt's queue synchronise the capture.
+    static std::atomic<EngineWorker*> target;
+    target = worker_.get();
     QMetaObject::invokeMethod(
         worker_.get(),
-        [this] {
-            worker_->requestLoad(QStringLiteral(DRAGOMAN_TEST_FIXTURES "/hunyuan-tiny"));
-            worker_->requestLoad(QStringLiteral("/no/such/model"));
-            worker_->requestLoad(kModel);
+        [] {
+            auto* worker = target.load();
+            worker->requestLoad(QStringLiteral(DRAGOMAN_TEST_FIXTURES "/hunyuan-tiny"));
+            worker->requestLoad(QStringLiteral("/no/such/model"));
+            worker->requestLoad(kModel);
         },
         Qt::BlockingQueuedConnection);
     QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 30000);
@@ -163,7 +169,7 @@ void TestEngineWorker::onlyTheLatestLoadIsDelivered() {
 }
 
 void TestEngineWorker::translateWithoutModelFails() {
-    QSignalSpy failed(worker_.get(), &EngineWorker::failed);
+    QueuedSignalSpy failed(worker_.get(), &EngineWorker::failed);
     const auto id = worker_->requestTranslation(QStringLiteral("hello"), "en", "de");
     QTRY_COMPARE_WITH_TIMEOUT(failed.count(), 1, 10000);
     QCOMPARE(failed.first().at(0).toULongLong(), id);
@@ -175,9 +181,9 @@ void TestEngineWorker::documentProgressAndCancel() {
     QTemporaryDir dir;
     const auto input = dir.filePath("notes.md");
     QVERIFY(QFile::copy(QStringLiteral(DRAGOMAN_TEST_FIXTURES "/documents/sample.md"), input));
-    QSignalSpy progress(worker_.get(), &EngineWorker::documentProgress);
-    QSignalSpy finished(worker_.get(), &EngineWorker::documentFinished);
-    QSignalSpy failed(worker_.get(), &EngineWorker::documentFailed);
+    QueuedSignalSpy progress(worker_.get(), &EngineWorker::documentProgress);
+    QueuedSignalSpy finished(worker_.get(), &EngineWorker::documentFinished);
+    QueuedSignalSpy failed(worker_.get(), &EngineWorker::documentFailed);
     // The load keeps the engine thread busy, so the stop lands before the first job starts.
     worker_->requestLoad(kModel);
     const auto stopped = worker_->requestDocument(input, "en", "de");

@@ -169,7 +169,8 @@ void TestBpeTokenizer::compiledCacheGivesTheSameTokenizer() {
     const auto compiledDir = std::filesystem::path(dir.path().toStdString()) / ".compiled";
     QVERIFY(std::filesystem::exists(compiledDir) && !std::filesystem::is_empty(compiledDir));
     const BpeTokenizer fromCache(json);
-    for (const auto& c : cases()["cases"]) {
+    const auto all = cases();  // alive for the loop: a member of a temporary is not
+    for (const auto& c : all["cases"]) {
         const auto text = c["text"].get<std::string>();
         QCOMPARE(nlohmann::json(fromCache.encode(text)).dump(), nlohmann::json(fromJson.encode(text)).dump());
     }
@@ -179,7 +180,7 @@ void TestBpeTokenizer::compiledCacheGivesTheSameTokenizer() {
         damage << "garbage garbage garbage";
     }
     const BpeTokenizer afterDamage(json);
-    for (const auto& c : cases()["cases"]) {
+    for (const auto& c : all["cases"]) {
         const auto text = c["text"].get<std::string>();
         QCOMPARE(nlohmann::json(afterDamage.encode(text)).dump(), nlohmann::json(fromJson.encode(text)).dump());
     }
