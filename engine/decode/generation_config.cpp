@@ -5,7 +5,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cmath>
 #include <fstream>
+#include <string>
 
 namespace dragoman {
 GenerationConfig GenerationConfig::load(const std::filesystem::path& dir) {
@@ -52,7 +54,17 @@ GenerationConfig GenerationConfig::load(const std::filesystem::path& dir) {
     if (hasGeneration && !c.decoderStartId && model.contains("decoder_start_token_id") &&
         model["decoder_start_token_id"].is_number_integer())
         c.decoderStartId = model["decoder_start_token_id"].get<TokenId>();
-    if (c.repetitionPenalty <= 0) throw Error("config", label + ": repetition_penalty must be positive");
+    // What the decoders divide by, count with or index with: refused here by name rather than misbehaving later.
+    auto refuse = [&](const std::string& what) { throw Error("config", label + ": " + what); };
+    if (!std::isfinite(c.repetitionPenalty) || c.repetitionPenalty <= 0) refuse("repetition_penalty must be a positive number");
+    if (c.numBeams < 1) refuse("num_beams must be at least 1 (it is " + std::to_string(c.numBeams) + ")");
+    if (c.maxLength && *c.maxLength < 1) refuse("max_length must be at least 1");
+    if (c.maxNewTokens && *c.maxNewTokens < 1) refuse("max_new_tokens must be at least 1");
+    if (c.noRepeatNgramSize < 0) refuse("no_repeat_ngram_size cannot be negative");
+    if (c.topK < 0) refuse("top_k cannot be negative");
+    if (!(c.topP >= 0 && c.topP <= 1)) refuse("top_p must be between 0 and 1");
+    if (!std::isfinite(c.temperature) || c.temperature < 0) refuse("temperature cannot be negative");
+    if (!std::isfinite(c.lengthPenalty)) refuse("length_penalty must be a finite number");
     return c;
 }
 

@@ -1,10 +1,15 @@
 // Hugging Face's logits processors, each against scores worked out by hand from transformers' definitions.
+#include "decode/generation_config.h"
 #include "decode/logits_processors.h"
+#include "util/error.h"
 
+#include <QTemporaryDir>
 #include <QTest>
 
 #include <torch/torch.h>
 
+#include <filesystem>
+#include <fstream>
 #include <limits>
 
 using namespace dragoman;
@@ -31,6 +36,8 @@ private Q_SLOTS:
     void processors_data();
     void processors();
     void noneLeavesScoresAlone();
+    void generationConfigRefusesOutOfRange_data();
+    void generationConfigRefusesOutOfRange();
 };
 
 void TestLogitsProcessors::processors_data() {
@@ -66,6 +73,51 @@ void TestLogitsProcessors::processors() {
 void TestLogitsProcessors::noneLeavesScoresAlone() {
     QVERIFY(LogitsProcessors().empty());
     QCOMPARE(run(GenerationConfig{}, 4, {2, -1, 0.5f}, {0, 1, 2}), (std::vector<float>{2, -1, 0.5f}));
+}
+
+void TestLogitsProcessors::generationConfigRefusesOutOfRange_data() {
+    QTest::addColumn<QString>("json");
+    QTest::addColumn<QString>("field");  // empty: accepted
+    QTest::newRow("num_beams 0 (found by fuzz_model_configs)") << R"({"num_beams": 0})"
+                                                               << "num_beams";
+    QTest::newRow("num_beams negative") << R"({"num_beams": -3})"
+                                        << "num_beams";
+    QTest::newRow("max_length 0") << R"({"max_length": 0})"
+                                  << "max_length";
+    QTest::newRow("max_new_tokens negative") << R"({"max_new_tokens": -1})"
+                                             << "max_new_tokens";
+    QTest::newRow("no_repeat_ngram_size negative") << R"({"no_repeat_ngram_size": -2})"
+                                                   << "no_repeat_ngram_size";
+    QTest::newRow("top_k negative") << R"({"top_k": -1})"
+                                    << "top_k";
+    QTest::newRow("top_p above 1") << R"({"top_p": 1.5})"
+                                   << "top_p";
+    QTest::newRow("temperature negative") << R"({"temperature": -0.5})"
+                                          << "temperature";
+    QTest::newRow("repetition_penalty 0") << R"({"repetition_penalty": 0})"
+                                          << "repetition_penalty";
+    QTest::newRow("greedy with temperature 0 and top_p 0") << R"({"do_sample": false, "temperature": 0, "top_p": 0})"
+                                                           << "";
+    QTest::newRow("a real HY-MT generation config")
+        << R"({"do_sample": true, "top_k": 20, "top_p": 0.6, "temperature": 0.7, "repetition_penalty": 1.05})"
+        << "";
+}
+
+// Values the decoders would divide by, loop over or index with are refused by name when the model is read.
+void TestLogitsProcessors::generationConfigRefusesOutOfRange() {
+    QFETCH(QString, json);
+    QFETCH(QString, field);
+    QTemporaryDir dir;
+    const std::filesystem::path folder(dir.path().toStdString());
+    std::ofstream(folder / "generation_config.json") << json.toStdString();
+    try {
+        GenerationConfig::load(folder);
+        QVERIFY2(field.isEmpty(), qPrintable("accepted " + json));
+    } catch (const Error& e) {
+        QVERIFY2(!field.isEmpty(), e.what());
+        QVERIFY2(QString::fromUtf8(e.what()).contains(field), e.what());
+        QVERIFY2(QString::fromUtf8(e.what()).contains("generation_config.json"), e.what());
+    }
 }
 
 QTEST_GUILESS_MAIN(TestLogitsProcessors)

@@ -34,7 +34,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     fuzz::writeScratch("configs/generation_config.json", text);
     expectCleanError([&] {
         const auto generation = GenerationConfig::load(dir);
-        FUZZ_CHECK(generation.numBeams >= 1);
+        FUZZ_CHECK(generation.numBeams >= 1 && generation.topK >= 0 && generation.noRepeatNgramSize >= 0);
+        FUZZ_CHECK(generation.topP >= 0 && generation.topP <= 1 && std::isfinite(generation.temperature) && generation.temperature >= 0);
+        FUZZ_CHECK(std::isfinite(generation.repetitionPenalty) && generation.repetitionPenalty > 0 &&
+                   std::isfinite(generation.lengthPenalty));
+        FUZZ_CHECK(generation.maxLength.value_or(1) >= 1 && generation.maxNewTokens.value_or(1) >= 1);
     });
     const auto json = nlohmann::json::parse(text, nullptr, false);
     if (json.is_discarded()) return 0;
