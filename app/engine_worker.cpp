@@ -1,6 +1,7 @@
 #include "engine_worker.h"
 
 #include "documents/document_translation.h"
+#include "language_choices.h"
 
 #include <QMetaObject>
 
@@ -161,8 +162,13 @@ void EngineWorker::runDocument(quint64 jobId, const QString& path, const QString
         request.to = to.toStdString();
         // A server batches what is in flight; the local engine's segments take their turns.
         request.parallel = backend_->capabilities().concurrency;
+        // "auto": each passage as it is written (a quotation in another language included); one the model cannot
+        // read goes as the model's source rather than failing the whole document.
+        auto sourceOf = [&](const std::string& text) {
+            return from == kDetectLanguage ? sourceLanguageFor(text, model_).from : from.toStdString();
+        };
         request.translate = [&](const std::string& text) {
-            TranslationRequest job{text, from.toStdString(), request.to, 1, 0, {}};
+            TranslationRequest job{text, sourceOf(text), request.to, 1, 0, {}};
             job.adapter = adapter_;
             applyInstructions(job);
             job.onDelta = [&](std::string_view) { return !stopped(); };
@@ -176,7 +182,7 @@ void EngineWorker::runDocument(quint64 jobId, const QString& path, const QString
         applyInstructions(sample);
         if (documents::takesStructuredPrompt(modelProfile_.toStdString(), sample))
             request.translateStructured = [&](const std::string& text, const std::string& format) {
-                TranslationRequest whole{text, from.toStdString(), request.to, 1, 0, {}};
+                TranslationRequest whole{text, sourceOf(text), request.to, 1, 0, {}};
                 whole.adapter = adapter_;
                 whole.structuredFormat = format;
                 whole.promptProfile = sample.promptProfile;
@@ -189,7 +195,7 @@ void EngineWorker::runDocument(quint64 jobId, const QString& path, const QString
         // Segments with inline markup go whole with HY-MT's formatted-text prompt, which keeps their tags.
         if (documents::takesFormattedPrompt(backend_->capabilities().prompts, sample))
             request.translateFormatted = [&](const std::string& tagged) {
-                TranslationRequest segment{tagged, from.toStdString(), request.to, 1, 0, {}};
+                TranslationRequest segment{tagged, sourceOf(tagged), request.to, 1, 0, {}};
                 segment.adapter = adapter_;
                 segment.formatted = true;
                 segment.promptProfile = sample.promptProfile;
@@ -232,6 +238,7 @@ void EngineWorker::runLoad(quint64 loadId, const QString& modelIdOrPath) {
         adapters_.clear();
         adapter_.reset();
         modelProfile_ = QString::fromStdString(model.promptProfile);
+        model_ = model;
         {
             // The last model's instructions are not this one's: the controller sends its own once it hears of it.
             std::lock_guard lock(mutex_);
@@ -274,6 +281,20 @@ void EngineWorker::runNextTranslation() {
     }
     try {
         TranslationRequest job{request->text.toStdString(), request->from.toStdString(), request->to.toStdString(), 1, id, {}};
+        if (request->from == kDetectLanguage) {
+            const auto guess = sourceLanguageFor(job.text, model_);
+            Q_EMIT sourceDetected(id, QString::fromStdString(guess.detected), guess.reliable, QString::fromStdString(guess.from));
+            if (guess.unreadable()) {
+                const auto name = [](const std::string& code) {
+                    const auto language = findLanguage(code);
+                    return QString::fromStdString(language ? language->english : code);
+                };
+                Q_EMIT failed(id, tr("The text looks like %1; %2 translates from %3 only. Choose %3 as the source to translate it anyway.")
+                                      .arg(name(guess.detected), QString::fromStdString(model_.id), name(guess.from)));
+                return;
+            }
+            job.from = guess.from;
+        }
         job.cancel = cancel;
         job.adapter = adapter_;
         applyInstructions(job);

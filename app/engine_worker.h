@@ -53,6 +53,8 @@ public:
     // A newer load supersedes one queued or running (which is cancelled and reports nothing).
     void requestLoad(const QString& modelIdOrPath);
     void cancelLoad();  // the running load stops and reports loadFailed
+    // `from` "auto": the text's language is detected first (sourceDetected), and a text plainly in a language the
+    // model does not read fails with the reason.
     quint64 requestTranslation(const QString& text, const QString& from, const QString& to);
     void cancel(quint64 requestId);
     // The LoRA adapter later translations use (an adapter folder or imported id; empty: none), loaded on the
@@ -67,6 +69,7 @@ public:
     void setPromptProfile(const QString& profile);
     // A document (documents/document_translation.h) translated beside itself, on the engine thread after what
     // is queued before it; text translations requested meanwhile wait for it. Returns the job's id.
+    // `from` "auto": each passage's language is detected.
     quint64 requestDocument(const QString& path, const QString& from, const QString& to);
     // Stops the running document job at its next token; it leaves no output file.
     void cancelDocument();
@@ -78,6 +81,9 @@ Q_SIGNALS:
     void loadFailed(const QString& message);
     void adapterChanged(const QString& adapterIdOrPath);                         // empty: none
     void adapterFailed(const QString& adapterIdOrPath, const QString& message);  // the previous adapter stays
+    // For a request with the source "auto": what the text looks like (empty: too little to tell; `sure`: the
+    // detector had no doubt) and what the model was asked to translate from.
+    void sourceDetected(quint64 requestId, const QString& detected, bool sure, const QString& from);
     void tokenReady(quint64 requestId, const QString& delta);
     void finished(quint64 requestId, const dragoman::TranslationInfo& stats);
     void failed(quint64 requestId, const QString& message);
@@ -121,6 +127,7 @@ private:
     std::map<QString, std::shared_ptr<const LoraSet>> adapters_;  // engine thread only: resident for this model
     std::shared_ptr<const LoraSet> adapter_;                      // engine thread only: the one requests use
     QString modelProfile_;                                        // engine thread only: the loaded model's prompts
+    ModelDescription model_;                                      // engine thread only: the loaded model
     QString profileOverride_;                                     // guarded by mutex_
     QString style_;                                               // guarded by mutex_
     QStringList preferences_;                                     // guarded by mutex_

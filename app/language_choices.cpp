@@ -3,6 +3,7 @@
 #include "language_list.h"
 
 #include <QLocale>
+#include <QObject>
 
 namespace dragoman {
 namespace {
@@ -20,11 +21,12 @@ LanguageChoices allLanguageChoices() {
     QStringList all;
     for (const auto& language : languageList())
         all << language.code;
-    return {all, all};
+    return {QStringList{kDetectLanguage} + all, all};
 }
 
 LanguageChoices languageChoicesFor(const ModelInfo& model) {
     auto choices = allLanguageChoices();
+    choices.sources.removeOne(kDetectLanguage);
     const auto targets = known(model.targetLanguages);
     // A bilingual model's own codes, as they are, even outside the table (opus-mt-en-sv's "sv"); "mul" is a
     // multilingual side, not a language.
@@ -38,10 +40,13 @@ LanguageChoices languageChoicesFor(const ModelInfo& model) {
         choices.sources = from;
     else if (!targets.isEmpty())
         choices.sources = targets;
+    // Detecting is a choice only where there is more than one language to tell apart.
+    if (choices.sources.size() > 1) choices.sources.prepend(kDetectLanguage);
     return choices;
 }
 
 QString languageName(const QString& code) {
+    if (code == kDetectLanguage) return QObject::tr("Detect language");
     for (const auto& language : languageList())
         if (language.code == code) return language.name;
     const QLocale locale(code);

@@ -9,8 +9,12 @@
 
 namespace dragoman {
 
+// The source "Detect language": each text's language is detected when it is translated (sourceLanguageFor).
+inline const QString kDetectLanguage = QStringLiteral("auto");
+
 struct LanguageChoices {
-    QStringList sources, targets;  // codes, in the language table's order
+    // Codes, in the language table's order; a model that reads several languages has kDetectLanguage first.
+    QStringList sources, targets;
     bool offers(const QString& from, const QString& to) const { return from != to && sources.contains(from) && targets.contains(to); }
 };
 
@@ -18,7 +22,8 @@ struct LanguageChoices {
 LanguageChoices allLanguageChoices();
 LanguageChoices languageChoicesFor(const ModelInfo& model);
 
-// A code's English name: the language table's, else Qt's (a bilingual model's "sv"), else the code.
+// A code's English name: the language table's, else Qt's (a bilingual model's "sv"), else the code;
+// kDetectLanguage's is "Detect language".
 QString languageName(const QString& code);
 
 // The system locale's language as a code of the language table ("fr" for fr_FR, "zh-Hant" for zh_TW), or empty.

@@ -64,9 +64,14 @@ void TranslationController::setLanguages(const QString& from, const QString& to)
     Q_EMIT languagesChanged(from_, to_);
 }
 
+bool TranslationController::canSwap() const {
+    return choices_.offers(to_, from_ == kDetectLanguage ? detected_ : from_);
+}
+
+// With "Detect language", the language last detected becomes the target.
 void TranslationController::swapLanguages() {
     if (!canSwap()) return;
-    const QString from = to_, to = from_;  // copies: setLanguages assigns the members it would read
+    const QString from = to_, to = from_ == kDetectLanguage ? detected_ : from_;  // copies: setLanguages assigns them
     setLanguages(from, to);
 }
 
@@ -253,12 +258,14 @@ void TranslationController::onLoaded(const ModelInfo& info, const LoadInfo& stat
     }
     Q_EMIT instructionsChanged(style_, preferences_, instructionsAvailable_);
     choices_ = languageChoicesFor(info);
+    detected_.clear();
     Q_EMIT languageChoicesChanged(choices_.sources, choices_.targets);
     const auto [from, to] = pairWithin(choices_, from_, to_);
     setLanguages(from, to);
     // Documents still queued for a pair the new model cannot do fail now, saying why, rather than on their turn.
     for (int row = 0; row < queue_->size(); ++row)
-        if (const auto& job = queue_->job(row); job.state == DocumentQueue::State::Queued && !choices_.offers(job.from, job.to))
+        if (const auto& job = queue_->job(row); job.state == DocumentQueue::State::Queued && !choices_.offers(job.from, job.to) &&
+                                                !(job.from == kDetectLanguage && choices_.targets.contains(job.to)))
             queue_->fail(row, tr("%1 does not translate %2 into %3").arg(info.id, languageName(job.from), languageName(job.to)));
     Q_EMIT modelLoaded(info, stats);
 }
@@ -273,6 +280,11 @@ void TranslationController::connectEngine() {
         if (!source_.trimmed().isEmpty()) translate();  // the text shown, with the new adapter
     });
     connect(engine_, &EngineWorker::adapterFailed, this, &TranslationController::adapterFailed);
+    connect(engine_, &EngineWorker::sourceDetected, this, [this](quint64 id, const QString& detected, bool sure, const QString& from) {
+        if (id != request_) return;
+        detected_ = from;
+        Q_EMIT sourceDetected(detected, sure, from);
+    });
     connect(engine_, &EngineWorker::tokenReady, this, [this](quint64 id, const QString& delta) {
         if (id == request_) Q_EMIT outputAppended(delta);  // else a superseded request
     });

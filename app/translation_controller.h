@@ -33,7 +33,7 @@ public:
     // What the loaded model can be asked for (every known language before one is loaded): never the same
     // language on both sides, and a swap only where the model also translates the other way.
     const LanguageChoices& languageChoices() const { return choices_; }
-    bool canSwap() const { return choices_.offers(to_, from_); }
+    bool canSwap() const;
     QString loadedModel() const { return loadedModel_; }  // empty until a model is loaded
     QString lastSessionModel() const;                     // the model loaded when Dragoman last ran
     QString adapterInUse() const { return adapter_; }     // empty: none
@@ -100,6 +100,9 @@ Q_SIGNALS:
     // The adapter in use before stays (adapterInUse()).
     void adapterFailed(const QString& adapterIdOrPath, const QString& message);
     void translationStarted();  // the output starts empty
+    // The source "Detect language": what the text looks like (empty: too little to tell), whether the detector was
+    // sure, and the language the model was asked to translate from (empty: none named).
+    void sourceDetected(const QString& detected, bool sure, const QString& from);
     void outputAppended(const QString& delta);
     void translationFinished(const dragoman::TranslationInfo& stats);
     void translationFailed(const QString& message);
@@ -117,6 +120,7 @@ private:
     EngineWorker* engine_ = nullptr;
     QTimer* typingPause_ = nullptr;
     QString from_, to_, source_, loadedModel_, adapter_, style_;
+    QString detected_;  // with the source "Detect language": the language the last text was translated from
     QStringList preferences_;
     LanguageChoices choices_ = allLanguageChoices();
     bool instructionsAvailable_ = false;

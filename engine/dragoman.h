@@ -9,6 +9,7 @@
 //     dragoman::TranslationRequest request{.text = "Good morning.", .from = "en", .to = "de"};
 //     std::string german = model->translate(request);
 #include "runtime/translation_request.h"
+#include "text/language_detection.h"
 #include "text/languages.h"
 #include "util/cancel.h"
 #include "util/error.h"
@@ -48,6 +49,8 @@ void flushLog();
 
 // Language, allLanguages() and findLanguage(): the codes of CLI.md with the names the prompts use.
 bool isValidUtf8(std::string_view text);
+// DetectedLanguage and detectLanguage(text) (text/language_detection.h): the language a text is written in.
+// sourceLanguageFor() below decides what a model is asked to translate from.
 
 // ---- The model store: our cache, imports, the Hugging Face hub cache, the bundled models ----
 
@@ -154,6 +157,27 @@ struct ModelDescription {
     std::string promptProfile;  // "hy-mt1.5" or "hy-mt2" for prompted models, else empty
     bool instructions = false;  // style, preferences, delimiters and structured data (the hy-mt2 profile)
 };
+
+// What `from: auto` (the window's "Detect language", `translate --from auto`, LibreTranslate's `source: auto`)
+// becomes for one text and one model.
+struct SourceGuess {
+    std::string from;      // what to ask the model for: the detected language where the model reads it, a
+                           // bilingual model's own source, or empty (unknown: the model's prompts need none)
+    std::string detected;  // what the text looks like (empty: too little to tell)
+    bool reliable = false;
+    // The text is, without doubt, in a language the model does not read (French text, an en-de model).
+    bool unreadable() const { return !detected.empty() && reliable && from != detected; }
+};
+SourceGuess sourceLanguageFor(std::string_view text, const ModelDescription& model);
+
+// What a model folder can translate, read from its config and tokenizer files without loading its weights (the
+// model manager's column); the same lists a loaded model's ModelDescription gives. Throws Error("config") for an
+// unknown architecture; a folder without tokenizer files translates nothing (both empty).
+struct ModelLanguages {
+    std::vector<std::string> targets;  // empty: a fixed pair (or nothing)
+    std::string fixedFrom, fixedTo;
+};
+ModelLanguages modelLanguages(const ModelListing& model);
 
 struct AdapterLoadReport {
     double seconds = 0;

@@ -62,7 +62,9 @@ void fillLanguagePicker(QComboBox* box, const QStringList& codes) {
     box->clear();
     for (const auto& code : codes) {
         box->addItem(languageName(code), code);
-        box->setItemData(box->count() - 1, code, Qt::ToolTipRole);
+        box->setItemData(box->count() - 1,
+                         code == kDetectLanguage ? MainWindow::tr("Each text's language is detected when it is translated") : code,
+                         Qt::ToolTipRole);
     }
     // One language: nothing to choose, but still reachable by Tab so a screen reader can say which it is.
     box->setEnabled(true);
@@ -380,6 +382,20 @@ void MainWindow::connectController() {
     showLanguages(controller_->sourceLanguage(), controller_->targetLanguage());
     asYouType_->setChecked(controller_->translatesAsYouType());
     connect(controller_, &TranslationController::languagesChanged, this, &MainWindow::showLanguages);
+    // "Detect language" says what it found: "Detect language (German)", a guess marked as one.
+    connect(controller_, &TranslationController::sourceDetected, this, [this](const QString& detected, bool sure, const QString& from) {
+        const auto row = from_->findData(kDetectLanguage);
+        if (row < 0) return;
+        const auto shown = from.isEmpty() ? detected : from;
+        from_->setItemText(row, shown.isEmpty() ? languageName(kDetectLanguage)
+                                                : tr("Detect language (%1%2)").arg(languageName(shown), sure ? QString() : tr("?")));
+        from_->setItemData(row,
+                           shown.isEmpty() ? tr("Too little text to tell its language")
+                           : sure          ? tr("Detected: %1 (%2)").arg(languageName(shown), shown)
+                                           : tr("A guess from a few words or the script: %1 (%2)").arg(languageName(shown), shown),
+                           Qt::ToolTipRole);
+        swap_->setEnabled(controller_->canSwap());
+    });
     connect(controller_, &TranslationController::languageChoicesChanged, this,
             [this](const QStringList& sources, const QStringList& targets) {
                 fillLanguagePicker(from_, sources);

@@ -15,7 +15,8 @@ int runTranslate(const QStringList& args) {
     CommandLine cmd(QStringLiteral("dragoman-cli translate"), QStringLiteral("Translate text, or each line of stdin."));
     cmd.addOption(modelOption());
     cmd.addOption(adapterOption());
-    cmd.addOption({QStringLiteral("from"), QStringLiteral("Source language code"), QStringLiteral("L")});
+    cmd.addOption(
+        {QStringLiteral("from"), QStringLiteral("Source language code, or auto: each text's own, detected"), QStringLiteral("L")});
     cmd.addOption({QStringLiteral("to"), QStringLiteral("Target language code"), QStringLiteral("L")});
     cmd.addOption({QStringLiteral("text"), QStringLiteral("Text to translate (default: each line of stdin)"), QStringLiteral("T")});
     cmd.addOption({QStringLiteral("stream"), QStringLiteral("Print the text as tokens arrive")});
@@ -42,9 +43,10 @@ int runTranslate(const QStringList& args) {
 
     std::uint64_t requestId = 0;
     const auto from = cmd.value("from").toStdString(), to = cmd.value("to").toStdString();
+    const auto described = from != "auto" ? ModelDescription{} : remote ? describeServerModel(*remote) : model->description();
     // The line's output, with its line break (printed as it streams with --stream).
     auto translateOne = [&](const std::string& text, std::uint64_t id) {
-        TranslationRequest request{text, from, to, beams, id, {}};
+        TranslationRequest request{text, sourceFor(from, text, described, true), to, beams, id, {}};
         request.sample = cmd.isSet("sample");
         request.seed = seed;
         prompt.applyTo(request);

@@ -19,7 +19,8 @@ int runTranslateFile(const QStringList& args) {
     cmd.addPositional(QStringLiteral("IN"), QStringLiteral("The document to translate (never modified)"));
     cmd.addOption(modelOption());
     cmd.addOption(adapterOption());
-    cmd.addOption({QStringLiteral("from"), QStringLiteral("Source language code"), QStringLiteral("L")});
+    cmd.addOption(
+        {QStringLiteral("from"), QStringLiteral("Source language code, or auto: each paragraph's own, detected"), QStringLiteral("L")});
     cmd.addOption({QStringLiteral("to"), QStringLiteral("Target language code"), QStringLiteral("L")});
     cmd.addOption({QStringLiteral("out"), QStringLiteral("Output path (default: IN's name with the language code; never an existing file)"),
                    QStringLiteral("PATH")});
@@ -45,6 +46,9 @@ int runTranslateFile(const QStringList& args) {
     const auto adapter = remote ? nullptr : adapterFor(cmd, *model);
     std::atomic<std::uint64_t> requestId = 0;
     const auto from = cmd.value("from").toStdString();
+    const auto described = from != "auto" ? ModelDescription{} : remote ? describeServerModel(*remote) : model->description();
+    // A paragraph quoted in another language keeps the job going: it goes as the model's source.
+    auto sourceOf = [&](const std::string& text) { return sourceFor(from, text, described, false); };
     documents::DocumentRequest request;
     request.input = positional[0];
     request.output = cmd.value("out");
@@ -53,7 +57,7 @@ int runTranslateFile(const QStringList& args) {
     // Segments decode together (the model shares their steps); model->translate() is safe from several threads.
     request.parallel = static_cast<int>(cmd.intValue("concurrency", remote ? kRemoteConcurrency : defaultTogether(*model), 1, 64));
     request.translate = [&](const std::string& text) {
-        TranslationRequest segment{text, from, request.to, beams, ++requestId, {}};
+        TranslationRequest segment{text, sourceOf(text), request.to, beams, ++requestId, {}};
         prompt.applyTo(segment);
         segment.adapter = adapter;
         return remote ? remote->translate(segment) : model->translate(segment);
@@ -64,7 +68,7 @@ int runTranslateFile(const QStringList& args) {
     const auto modelProfile = remote ? remote->promptProfile() : model->description().promptProfile;
     if (documents::takesStructuredPrompt(modelProfile, sample) && (remote ? remote->chat() : model->description().prompts))
         request.translateStructured = [&](const std::string& text, const std::string& format) {
-            TranslationRequest whole{text, from, request.to, beams, ++requestId, {}};
+            TranslationRequest whole{text, sourceOf(text), request.to, beams, ++requestId, {}};
             whole.structuredFormat = format;
             whole.promptProfile = prompt.profile;
             whole.adapter = adapter;
@@ -73,7 +77,7 @@ int runTranslateFile(const QStringList& args) {
     // Segments with inline markup (bold words, links, XLIFF codes) go whole with HY-MT's formatted-text prompt.
     if (documents::takesFormattedPrompt(remote ? remote->chat() : model->description().prompts, sample))
         request.translateFormatted = [&](const std::string& tagged) {
-            TranslationRequest segment{tagged, from, request.to, beams, ++requestId, {}};
+            TranslationRequest segment{tagged, sourceOf(tagged), request.to, beams, ++requestId, {}};
             segment.formatted = true;
             segment.promptProfile = prompt.profile;
             segment.adapter = adapter;

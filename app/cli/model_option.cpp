@@ -29,8 +29,20 @@ std::shared_ptr<const Model> loadModelOption(const CommandLine& cmd) {
 
 void checkLanguageOptions(const CommandLine& cmd) {
     for (const char* option : {"from", "to"})
-        if (cmd.isSet(option) && !findLanguage(cmd.value(option).toStdString()))
+        if (cmd.isSet(option) && !findLanguage(cmd.value(option).toStdString()) &&
+            !(option == std::string("from") && cmd.value(option) == "auto"))
             throw UsageError(std::string("--") + option + ": unknown language code '" + cmd.value(option).toStdString() + "'");
+}
+
+std::string sourceFor(const std::string& from, const std::string& text, const ModelDescription& model, bool strict) {
+    if (from != "auto") return from;
+    const auto guess = sourceLanguageFor(text, model);
+    if (strict && guess.unreadable()) {
+        const auto language = findLanguage(guess.detected);
+        throw Error("input", "the text looks like " + (language ? language->english : guess.detected) + ", and " + model.id +
+                                 " translates from " + guess.from + " only (--from " + guess.from + " translates it anyway)");
+    }
+    return guess.from;
 }
 
 }  // namespace dragoman::cli

@@ -22,4 +22,12 @@ std::unique_ptr<RemoteEngine> remoteEngineOption(const CommandLine& cmd) {
     return std::make_unique<RemoteEngine>(remoteSettings(cmd.value("server"), cmd.value("api-key-file"), cmd.value("server-model")));
 }
 
+ModelDescription describeServerModel(const RemoteEngine& remote) {
+    ModelDescription description;
+    description.id = remote.model().toStdString();
+    description.prompts = remote.chat();
+    description.targetLanguages = remote.targetLanguages();
+    return description;
+}
+
 }  // namespace dragoman::cli

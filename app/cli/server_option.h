@@ -13,6 +13,9 @@ void addServerOptions(CommandLine& cmd);
 // UsageError for --server beside --model or --adapter, Error("remote") for a server that does not answer.
 std::unique_ptr<RemoteEngine> remoteEngineOption(const CommandLine& cmd);
 
+// What --from auto needs to know of the server's model: its languages (asked for once) and whether it prompts.
+ModelDescription describeServerModel(const RemoteEngine& remote);
+
 // Requests in flight at once against a server by default: enough for its continuous batching to fill.
 constexpr int kRemoteConcurrency = 8;
 

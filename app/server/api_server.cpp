@@ -45,6 +45,14 @@ void logRequest(const std::string& line) {
     std::fprintf(stderr, "%s\n", line.c_str());
 }
 
+// LibreTranslate's confidence is a percentage: CLD2 says only whether it is sure, so sure is 90, a guess from a few
+// words or the script 50; a bilingual model's own source, when nothing could be told, 0.
+LibreDetection libreDetection(const SourceGuess& guess) {
+    if (guess.detected.empty()) return {guess.from.empty() ? std::string("und") : guess.from, 0};
+    return {guess.from.empty() ? guess.detected : guess.from,
+            guess.from == guess.detected || guess.from.empty() ? (guess.reliable ? 90.0 : 50.0) : 0.0};
+}
+
 }  // namespace
 
 struct ApiServer::Impl {
@@ -62,6 +70,7 @@ struct ApiServer::Impl {
     void routes();
     void chat(const httplib::Request& req, httplib::Response& res);
     void libreTranslate(const httplib::Request& req, httplib::Response& res);
+    void libreDetect(const httplib::Request& req, httplib::Response& res) const;
     void libreLanguages(httplib::Response& res) const;
 
     // The adapter a request's `model` names: null for the base; ApiError(404) for anything else.
@@ -141,6 +150,7 @@ void ApiServer::Impl::routes() {
     http.Post("/v1/chat/completions", [this](const httplib::Request& req, httplib::Response& res) { chat(req, res); });
     http.Post("/translate", [this](const httplib::Request& req, httplib::Response& res) { libreTranslate(req, res); });
     http.Get("/languages", [this](const httplib::Request&, httplib::Response& res) { libreLanguages(res); });
+    http.Post("/detect", [this](const httplib::Request& req, httplib::Response& res) { libreDetect(req, res); });
 }
 
 void ApiServer::Impl::chat(const httplib::Request& req, httplib::Response& res) {
@@ -249,12 +259,28 @@ void ApiServer::Impl::libreTranslate(const httplib::Request& req, httplib::Respo
     r.from = call.source;
     r.to = call.target;
     checkLanguages(r);
+    // "auto": each text's language, decided before any work, so a text the model cannot read fails the call whole.
+    std::vector<std::string> sources(call.texts.size(), r.from);
+    std::vector<LibreDetection> detected;
+    if (call.source.empty()) {
+        for (std::size_t i = 0; i < call.texts.size(); ++i) {
+            const auto guess = sourceLanguageFor(call.texts[i], model->description());
+            if (guess.unreadable())
+                throw ApiError(400, "unsupported_language",
+                               "text " + std::to_string(i + 1) + " looks like '" + guess.detected + "', and " + model->description().id +
+                                   " translates from '" + guess.from + "' only");
+            sources[i] = guess.from.empty() ? r.from : guess.from;
+            detected.push_back(libreDetection(guess));
+        }
+    }
     auto ticket = admit();
     std::vector<std::string> translations;
     TranslationStats total;
+    std::size_t current = 0;  // the text being translated
     auto translate = [&](const std::string& text) {
         auto one = r;
         one.text = text;
+        one.from = sources[current];
         TranslationStats stats;
         auto out = model->translate(one, &stats);
         total.sourceTokens += stats.sourceTokens;
@@ -262,7 +288,8 @@ void ApiServer::Impl::libreTranslate(const httplib::Request& req, httplib::Respo
         if (total.firstTokenSeconds < 0) total.firstTokenSeconds = stats.firstTokenSeconds;
         return out;
     };
-    for (const auto& text : call.texts) {
+    for (; current < call.texts.size(); ++current) {
+        const auto& text = call.texts[current];
         if (!call.html) {
             translations.push_back(translate(text));
             continue;
@@ -274,12 +301,19 @@ void ApiServer::Impl::libreTranslate(const httplib::Request& req, httplib::Respo
             parts.push_back(translate(segment));
         translations.push_back(doc.rebuild(parts));
     }
-    const auto& d = model->description();
-    const auto detected = call.source.empty() && d.targetLanguages.empty() ? d.fixedFrom : std::string();
     res.set_content(libreAnswer(translations, call.list, detected), "application/json");
     logRequest(fmt::format("request {} translate model={} adapter=- tokens_in={} tokens_out={} ttft_s={:.3f} total_s={:.3f} ok", id,
                            model->description().id, total.sourceTokens, total.generatedTokens, total.firstTokenSeconds,
                            secondsSince(start)));
+}
+
+void ApiServer::Impl::libreDetect(const httplib::Request& req, httplib::Response& res) const {
+    const auto call = parseLibreDetect(req.body, req.get_header_value("Content-Type"));
+    if (!config.apiKey.empty() && call.apiKey != config.apiKey && bearerToken(req) != config.apiKey)
+        throw ApiError(401, "invalid_api_key", "a valid API key is required ('api_key' or Authorization: Bearer KEY)");
+    std::vector<LibreDetection> candidates;
+    if (const auto found = detectLanguage(call.text)) candidates.push_back(libreDetection({{}, found->code, found->reliable}));
+    res.set_content(libreDetectAnswer(candidates), "application/json");
 }
 
 void ApiServer::Impl::libreLanguages(httplib::Response& res) const {

@@ -27,6 +27,8 @@ struct Architecture {
     bool (*hasTokenizer)(const std::filesystem::path& dir);
     std::unique_ptr<Tokenizer> (*tokenizer)(const std::filesystem::path& dir);
     std::unique_ptr<const TranslationStrategy> (*strategy)(const RunnableModel& model);
+    // What the strategy will offer for the folder `dir`, read from its files alone (no weights): the model manager.
+    LanguageOffer (*languages)(const std::filesystem::path& dir);
 };
 
 // Throws Error("config") naming the model_type and the supported ones.

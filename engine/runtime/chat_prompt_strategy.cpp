@@ -32,7 +32,7 @@ ChatPromptStrategy::ChatPromptStrategy(const RunnableModel& model)
             stopIds_.push_back(*id);
 }
 
-std::vector<std::string> ChatPromptStrategy::targetLanguages() const {
+std::vector<std::string> ChatPromptStrategy::languages() {
     std::vector<std::string> codes;
     for (const auto& language : allLanguages())
         codes.push_back(language.code);

@@ -14,7 +14,9 @@ public:
     // `model` must outlive the strategy (a RunnableModel owns its strategy).
     explicit ChatPromptStrategy(const RunnableModel& model);
 
-    std::vector<std::string> targetLanguages() const override;
+    std::vector<std::string> targetLanguages() const override { return languages(); }
+    // Every language of the table: the prompts name the target, in English or Chinese.
+    static std::vector<std::string> languages();
     bool takesPrompts() const override { return true; }
     void check(const TranslationRequest& request) const override;
     std::string translateParagraph(const std::string& paragraph, TranslationJob& job) const override;

@@ -16,6 +16,9 @@ const Architecture kHunyuanDenseArchitecture{
     [](const std::filesystem::path& dir) { return std::filesystem::exists(dir / "tokenizer.json"); },
     loadTokenizerJson,
     [](const RunnableModel& model) -> std::unique_ptr<const TranslationStrategy> { return std::make_unique<ChatPromptStrategy>(model); },
+    [](const std::filesystem::path& dir) {
+        return std::filesystem::exists(dir / "tokenizer.json") ? LanguageOffer{ChatPromptStrategy::languages(), {}} : LanguageOffer{};
+    },
 };
 
 }  // namespace dragoman

@@ -25,6 +25,11 @@ std::pair<std::string, std::string> readLanguagePair(const std::filesystem::path
     }
 }
 
+LanguageOffer languageTokenOffer(const std::filesystem::path& dir) {
+    if (!std::filesystem::exists(dir / "source.spm")) return {};
+    return {languagesCovered(loadMarianTokenizer(dir)->languageTokens()), readLanguagePair(dir)};
+}
+
 LanguageTokenStrategy::LanguageTokenStrategy(const RunnableModel& model)
     : model_(model),
       network_(*model.encoderDecoder()),

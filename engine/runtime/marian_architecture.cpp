@@ -15,6 +15,7 @@ const Architecture kMarianArchitecture{
     [](const std::filesystem::path& dir) { return std::filesystem::exists(dir / "source.spm"); },
     loadMarianTokenizer,
     [](const RunnableModel& model) -> std::unique_ptr<const TranslationStrategy> { return std::make_unique<LanguageTokenStrategy>(model); },
+    languageTokenOffer,
 };
 
 }  // namespace dragoman

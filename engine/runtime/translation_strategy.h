@@ -11,6 +11,12 @@
 
 namespace dragoman {
 
+// The languages a model translates, as its files say (TranslationStrategy::targetLanguages() and fixedPair()).
+struct LanguageOffer {
+    std::vector<std::string> targets;               // empty: a fixed pair
+    std::pair<std::string, std::string> fixedPair;  // a bilingual model's "en"/"de", or empty strings
+};
+
 class TranslationStrategy {
 public:
     virtual ~TranslationStrategy() = default;

@@ -29,6 +29,7 @@ private Q_SLOTS:
     void generateMatchesReference();
     void logitsWritesTensors();
     void translateKeepsLines();
+    void translateFromAuto();
     void translateBatchMatchesOneAtATime_data();
     void translateBatchMatchesOneAtATime();
     void hunyuanGenerateMatchesReference_data();
@@ -386,6 +387,45 @@ void TestCli::translateKeepsLines() {
     QVERIFY(!lines[0].isEmpty());
     QVERIFY(lines[1].isEmpty());
     QCOMPARE(run({"translate", "--model", DRAGOMAN_TEST_FIXTURES "/marian-tiny", "--to", "xx", "--text", "a"}).code, 2);
+}
+
+// --from auto: each line translated from its own language (the output of naming it by hand); a text plainly in a
+// language the model does not read is refused with exit 1 and the reason; a document's paragraphs each their own.
+void TestCli::translateFromAuto() {
+    const QString hunyuan = DRAGOMAN_TEST_FIXTURES "/hunyuan-tiny";
+    const QString german = QStringLiteral("Die Bibliothek öffnet am Montag wieder ihre Türen für alle Besucher.");
+    const QString chinese = QStringLiteral("图书馆星期一将重新向所有访客开放，欢迎大家前来参观。");
+    const auto byHand = [&](const QString& from, const QString& text) {
+        return run({"translate", "--model", hunyuan, "--from", from, "--to", "en", "--text", text}).out;
+    };
+    QProcess process;
+    process.start(qEnvironmentVariable("DRAGOMAN_CLI"), {"translate", "--model", hunyuan, "--from", "auto", "--to", "en"});
+    process.write((german + "\n" + chinese + "\n").toUtf8());
+    process.closeWriteChannel();
+    QVERIFY(process.waitForFinished(60000));
+    QCOMPARE(process.exitCode(), 0);
+    QCOMPARE(QString::fromUtf8(process.readAllStandardOutput()), byHand("de", german) + byHand("zh", chinese));
+    // HY-MT's prompt for a Chinese source is its Chinese one: detection changes what the model is asked.
+    QVERIFY(byHand("zh", chinese) != byHand("en", chinese));
+
+    const auto refused =
+        run({"translate", "--model", DRAGOMAN_TEST_FIXTURES "/marian-tiny", "--from", "auto", "--to", "de", "--text", german});
+    QCOMPARE(refused.code, 1);
+    QVERIFY2(refused.err.contains("looks like German") && refused.err.contains("--from en"), qPrintable(refused.err));
+    QCOMPARE(run({"translate", "--model", hunyuan, "--from", "xx", "--to", "en", "--text", "a"}).code, 2);
+
+    QTemporaryDir dir;
+    const auto input = dir.filePath("mixed.md");
+    QFile file(input);
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.write(("# " + german + "\n\n" + chinese + "\n").toUtf8());
+    file.close();
+    const auto translated = run({"translate-file", input, "--model", hunyuan, "--from", "auto", "--to", "en"});
+    QCOMPARE(translated.code, 0);
+    QFile output(translated.out.trimmed());
+    QVERIFY(output.open(QIODevice::ReadOnly));
+    const auto text = QString::fromUtf8(output.readAll());
+    QVERIFY2(text.contains(byHand("zh", chinese).trimmed()), qPrintable(text));
 }
 
 void TestCli::translateBatchMatchesOneAtATime_data() {

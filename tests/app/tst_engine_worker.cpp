@@ -37,6 +37,8 @@ private Q_SLOTS:
     void failedLoadKeepsPreviousModel();
     void onlyTheLatestLoadIsDelivered();
     void translateWithoutModelFails();
+    void detectsTheSource_data();
+    void detectsTheSource();
     void documentProgressAndCancel();
 
 private:
@@ -173,6 +175,65 @@ void TestEngineWorker::translateWithoutModelFails() {
     const auto id = worker_->requestTranslation(QStringLiteral("hello"), "en", "de");
     QTRY_COMPARE_WITH_TIMEOUT(failed.count(), 1, 10000);
     QCOMPARE(failed.first().at(0).toULongLong(), id);
+}
+
+// The source "auto": the worker says what the text looks like and what the model was asked for; the output is
+// the one of that source named by hand; a text plainly in a language the model does not read fails, saying so.
+void TestEngineWorker::detectsTheSource_data() {
+    QTest::addColumn<QString>("model");
+    QTest::addColumn<QString>("text");
+    QTest::addColumn<QString>("to");
+    QTest::addColumn<QString>("detected");
+    QTest::addColumn<QString>("from");  // empty: refused
+    const QString bundled = QStringLiteral(DRAGOMAN_SOURCE_DIR "/resources/models/dragoman-en-de-zh");
+    const QString german = QStringLiteral("Die Bibliothek öffnet am Montag wieder ihre Türen für alle Besucher.");
+    const QString french = QStringLiteral("La bibliothèque rouvrira ses portes lundi pour tous les visiteurs.");
+    QTest::newRow("bundled, German") << bundled << german << "en"
+                                     << "de"
+                                     << "de";
+    QTest::newRow("bundled, Chinese") << bundled << QStringLiteral("图书馆星期一将重新向所有访客开放。") << "en"
+                                      << "zh"
+                                      << "zh";
+    QTest::newRow("bundled, French: not one of its languages") << bundled << french << "en"
+                                                               << "fr"
+                                                               << "";
+    QTest::newRow("bilingual, English") << kModel << QStringLiteral("The library opens its doors again on Monday for all visitors.") << "de"
+                                        << "en"
+                                        << "en";
+    QTest::newRow("bilingual, French") << kModel << french << "de"
+                                       << "fr"
+                                       << "";
+}
+
+void TestEngineWorker::detectsTheSource() {
+    QFETCH(QString, model);
+    QFETCH(QString, text);
+    QFETCH(QString, to);
+    QFETCH(QString, detected);
+    QFETCH(QString, from);
+    QueuedSignalSpy loaded(worker_.get(), &EngineWorker::loaded);
+    worker_->requestLoad(model);
+    QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 30000);
+    QueuedSignalSpy found(worker_.get(), &EngineWorker::sourceDetected);
+    QueuedSignalSpy finished(worker_.get(), &EngineWorker::finished);
+    QueuedSignalSpy failed(worker_.get(), &EngineWorker::failed);
+    const auto id = worker_->requestTranslation(text, QStringLiteral("auto"), to);
+    QTRY_COMPARE_WITH_TIMEOUT(finished.count() + failed.count(), 1, 30000);
+    QCOMPARE(found.count(), 1);
+    QCOMPARE(found.first().at(0).toULongLong(), id);
+    QCOMPARE(found.first().at(1).toString(), detected);
+    QVERIFY(found.first().at(2).toBool());  // whole sentences: the detector is sure
+    if (from.isEmpty()) {
+        QCOMPARE(failed.count(), 1);
+        const auto message = failed.first().at(1).toString();
+        QVERIFY2(message.contains(QStringLiteral("looks like French")), qPrintable(message));
+        return;
+    }
+    QCOMPARE(found.first().at(3).toString(), from);
+    const auto automatic = finished.first().at(1).value<TranslationInfo>().text;
+    worker_->requestTranslation(text, from, to);
+    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 2, 30000);
+    QCOMPARE(automatic, finished.at(1).at(1).value<TranslationInfo>().text);
 }
 
 // A document job reports progress up to done == total and names its output; a job stopped before it starts

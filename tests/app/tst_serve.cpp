@@ -113,6 +113,7 @@ private Q_SLOTS:
     void concurrentStreamsKeepTheirTokens();
     void stopStringsEndTheAnswer();
     void libreTranslate();
+    void libreSourceAutoAndDetect();
     void multilingualModelTakesItsTargets();
     void errors_data();
     void errors();
@@ -234,6 +235,43 @@ void TestServe::stopStringsEndTheAnswer() {
     QCOMPARE(contentOf(send(net_, "POST", marian_->url() + "/v1/chat/completions", chatBody("tuned", text, false, extra))), expected);
     QCOMPARE(parseEvents(send(net_, "POST", marian_->url() + "/v1/chat/completions", chatBody("tuned", text, true, extra)).body).text,
              expected);
+}
+
+// LibreTranslate's source "auto": each text's own language, reported per text, the answer the CLI gives for
+// that source; a text the model cannot read fails the call before any work; POST /detect names the language.
+void TestServe::libreSourceAutoAndDetect() {
+    const QString german = QStringLiteral("Die Bibliothek öffnet am Montag wieder ihre Türen für alle Besucher.");
+    const QString chinese = QStringLiteral("图书馆星期一将重新向所有访客开放，欢迎大家前来参观。");
+    auto reply = send(net_, "POST", hunyuan_->url() + "/translate",
+                      QJsonDocument(QJsonObject{{"q", QJsonArray{german, chinese}}, {"source", "auto"}, {"target", "en"}}).toJson());
+    QCOMPARE(reply.status, 200);
+    QCOMPARE(reply.json()["translatedText"].toArray(),
+             (QJsonArray{cliTranslate(kHunyuan, "de", "en", german), cliTranslate(kHunyuan, "zh", "en", chinese)}));
+    const auto detected = reply.json()["detectedLanguage"].toArray();
+    QCOMPARE(detected.size(), 2);
+    QCOMPARE(detected.at(0).toObject()["language"].toString(), QStringLiteral("de"));
+    QCOMPARE(detected.at(1).toObject()["language"].toString(), QStringLiteral("zh"));
+    QCOMPARE(detected.at(0).toObject()["confidence"].toDouble(), 90.0);
+    reply = send(net_, "POST", hunyuan_->url() + "/translate",
+                 QJsonDocument(QJsonObject{{"q", german}, {"source", "auto"}, {"target", "en"}}).toJson());
+    QCOMPARE(reply.json()["detectedLanguage"].toObject()["language"].toString(), QStringLiteral("de"));  // one text: one object
+    reply = send(net_, "POST", marian_->url() + "/translate",
+                 QJsonDocument(QJsonObject{{"q", QJsonArray{"The cat sleeps.", german}}, {"source", "auto"}, {"target", "de"}}).toJson());
+    QCOMPARE(reply.status, 400);
+    QVERIFY2(reply.json()["error"].toObject()["message"].toString().contains("text 2 looks like 'de'"), reply.body.constData());
+
+    reply = send(net_, "POST", marian_->url() + "/detect", QJsonDocument(QJsonObject{{"q", german}}).toJson());
+    QCOMPARE(reply.status, 200);
+    auto candidates = QJsonDocument::fromJson(reply.body).array();
+    QCOMPARE(candidates.size(), 1);
+    QCOMPARE(candidates.at(0).toObject()["language"].toString(), QStringLiteral("de"));
+    reply = send(net_, "POST", marian_->url() + "/detect", "q=" + QUrl::toPercentEncoding(chinese), "application/x-www-form-urlencoded");
+    QCOMPARE(QJsonDocument::fromJson(reply.body).array().at(0).toObject()["language"].toString(), QStringLiteral("zh"));
+    reply = send(net_, "POST", marian_->url() + "/detect", QJsonDocument(QJsonObject{{"q", "12:30"}}).toJson());
+    QCOMPARE(reply.status, 200);
+    QCOMPARE(QJsonDocument::fromJson(reply.body).array().size(), 0);
+    QCOMPARE(send(net_, "POST", marian_->url() + "/detect", QByteArray(R"({"text": "Hallo"})")).status, 400);
+    QCOMPARE(send(net_, "POST", marian_->url() + "/detect", QByteArray("{broken")).status, 400);
 }
 
 void TestServe::libreTranslate() {

@@ -48,6 +48,7 @@ private Q_SLOTS:
     void languagesFollowTheModel_data();
     void languagesFollowTheModel();
     void emptyTextIsNotTranslated();
+    void detectLanguageThenSwap();
     void documentsQueueInTurn();
     void choicesForModelsOutsideTheTable();
     void onlyTheLatestRequestReachesTheView();
@@ -145,8 +146,9 @@ void TestTranslationController::languagesFollowTheModel_data() {
     QTest::addColumn<int>("count");
     QTest::addColumn<bool>("swaps");
     QTest::newRow("bilingual Marian") << kMarian << QStringList{"en"} << QStringList{"de"} << 1 << false;
-    QTest::newRow("multilingual Marian (the bundled model)") << QStringLiteral(DRAGOMAN_SOURCE_DIR "/resources/models/dragoman-en-de-zh")
-                                                             << QStringList{"de", "en", "zh"} << QStringList{"de", "en", "zh"} << 3 << true;
+    QTest::newRow("multilingual Marian (the bundled model)")
+        << QStringLiteral(DRAGOMAN_SOURCE_DIR "/resources/models/dragoman-en-de-zh") << QStringList{"auto", "de", "en", "zh"}
+        << QStringList{"de", "en", "zh"} << 3 << true;
     QTest::newRow("HY-MT") << QStringLiteral(DRAGOMAN_TEST_FIXTURES "/hunyuan-tiny") << QStringList{} << QStringList{} << 33 << true;
 }
 
@@ -185,6 +187,34 @@ void TestTranslationController::languagesFollowTheModel() {
 }
 
 // Ctrl+Enter on an empty pane starts nothing, so nothing reports a first token that never came.
+// "Detect language" on a multilingual model: the controller hears what was detected, saves "auto" as the source,
+// and a swap takes the detected language as the new target.
+void TestTranslationController::detectLanguageThenSwap() {
+    EngineWorker engine;
+    TranslationController controller(&engine);
+    controller.setTranslateAsYouType(false);
+    QSignalSpy loaded(&controller, &TranslationController::modelLoaded);
+    controller.loadModel(QStringLiteral(DRAGOMAN_SOURCE_DIR "/resources/models/dragoman-en-de-zh"));
+    QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 30000);
+    QCOMPARE(controller.languageChoices().sources.value(0), dragoman::kDetectLanguage);
+    controller.setLanguages(dragoman::kDetectLanguage, QStringLiteral("en"));
+    QCOMPARE(controller.sourceLanguage(), dragoman::kDetectLanguage);
+    QCOMPARE(QSettings().value(QStringLiteral("languages/from")).toString(), dragoman::kDetectLanguage);  // kept for next time
+    QVERIFY(!controller.canSwap());                                                                       // nothing detected yet
+    QSignalSpy detected(&controller, &TranslationController::sourceDetected);
+    QSignalSpy finished(&controller, &TranslationController::translationFinished);
+    controller.setSourceText(QStringLiteral("Die Bibliothek öffnet am Montag wieder ihre Türen für alle Besucher."));
+    controller.translate();
+    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 30000);
+    QCOMPARE(detected.count(), 1);
+    QCOMPARE(detected.first().at(0).toString(), QStringLiteral("de"));
+    QCOMPARE(detected.first().at(2).toString(), QStringLiteral("de"));
+    QVERIFY(controller.canSwap());
+    controller.swapLanguages();
+    QCOMPARE(controller.sourceLanguage(), QStringLiteral("en"));
+    QCOMPARE(controller.targetLanguage(), QStringLiteral("de"));
+}
+
 void TestTranslationController::emptyTextIsNotTranslated() {
     EngineWorker engine;
     TranslationController controller(&engine);

@@ -89,7 +89,9 @@ void TestMainWindow::opensWithEmptyPanes() {
 
 void TestMainWindow::pickersListAllLanguages() {
     MainWindow window;
-    QCOMPARE(window.fromPicker()->count(), 38);  // 33 languages + 5 dialects
+    QCOMPARE(window.fromPicker()->count(), 39);  // "Detect language", 33 languages + 5 dialects
+    QCOMPARE(window.fromPicker()->itemData(0).toString(), QStringLiteral("auto"));
+    QCOMPARE(window.fromPicker()->itemText(0), QStringLiteral("Detect language"));
     QCOMPARE(window.toPicker()->count(), 38);
     QVERIFY(window.fromPicker()->findData("zh-Hant") >= 0);
     QVERIFY(window.toPicker()->findData("yue") >= 0);
