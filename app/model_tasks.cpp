@@ -1,9 +1,14 @@
 #include "model_tasks.h"
 
 #include "dragoman.h"
+#include "language_choices.h"
 #include "model_library.h"
+#include "remote/server_engines.h"
 
+#include <QDateTime>
 #include <QFileInfo>
+#include <QHash>
+#include <QMutex>
 #include <QThread>
 
 #include <algorithm>
@@ -15,7 +20,59 @@ QString megabytes(std::uint64_t bytes) {
     return QString::number(bytes / 1e6, 'f', 1) + QStringLiteral(" MB");
 }
 
+// A folder's languages, read once per process (and again when its config.json changes): the manager lists
+// every model each time it opens, and a Marian folder's tokenizer takes tens of milliseconds to read.
+void readLanguages(const ModelListing& listing, StoredModel& model) {
+    struct Known {
+        QDateTime stamp;
+        StoredModel languages;
+    };
+    static QMutex mutex;
+    static QHash<QString, Known> known;
+    const auto stamp = QFileInfo(model.folder + QStringLiteral("/config.json")).lastModified();
+    const QMutexLocker lock(&mutex);
+    if (const auto it = known.constFind(model.folder); it != known.constEnd() && it->stamp == stamp) {
+        model.targets = it->languages.targets;
+        model.fixedFrom = it->languages.fixedFrom;
+        model.fixedTo = it->languages.fixedTo;
+        model.languagesProblem = it->languages.languagesProblem;
+        return;
+    }
+    try {
+        const auto offered = modelLanguages(listing);
+        for (const auto& code : offered.targets)
+            model.targets << QString::fromStdString(code);
+        model.fixedFrom = QString::fromStdString(offered.fixedFrom);
+        model.fixedTo = QString::fromStdString(offered.fixedTo);
+    } catch (const std::exception& e) {
+        model.languagesProblem = QString::fromUtf8(e.what());
+    }
+    known.insert(model.folder, {stamp, model});
+}
+
 }  // namespace
+
+// No translation catalog is loaded for English, so plurals are spelled out rather than left to %n.
+QString languageCount(qsizetype count) {
+    return count == 1 ? ModelTasks::tr("1 language") : ModelTasks::tr("%1 languages").arg(count);
+}
+
+QString languagesSummary(const StoredModel& model) {
+    if (model.adapter) return ModelTasks::tr("Its base model's");
+    if (model.server) return ModelTasks::tr("Asked when connected");
+    if (!model.languagesProblem.isEmpty()) return ModelTasks::tr("Unreadable: %1").arg(model.languagesProblem);
+    const auto name = [](const QString& code) {
+        return code == QLatin1String("mul") ? ModelTasks::tr("many languages") : languageName(code);
+    };
+    if (!model.targets.isEmpty()) {
+        const auto count = languageCount(model.targets.size());
+        return model.fixedFrom.isEmpty() || model.fixedFrom == QLatin1String("mul")
+                   ? count
+                   : ModelTasks::tr("%1 → %2").arg(name(model.fixedFrom), count);
+    }
+    if (!model.fixedFrom.isEmpty()) return ModelTasks::tr("%1 → %2").arg(name(model.fixedFrom), name(model.fixedTo));
+    return ModelTasks::tr("Translates nothing: no tokenizer files");
+}
 
 QList<StoredModel> storedModels() {
     QList<StoredModel> models;
@@ -37,6 +94,7 @@ QList<StoredModel> storedModels() {
             model.adapter = m.modelType == "peft_lora";
             model.forgettable = m.source == "imported";
             model.quantization = QString::fromStdString(m.quantization);
+            if (!model.adapter) readLanguages(m, model);
             models.push_back(model);
         }
         // What each model has: the adapters naming it as their base (by the last part of the name).
@@ -46,6 +104,18 @@ QList<StoredModel> storedModels() {
                 if (!model.adapter && other.adapter && !other.base.isEmpty() && isBaseOf(other.base, model.id)) ++model.adapters;
     } catch (const Error&) {
         // An unreadable store lists nothing; the manager says how to add a model.
+    }
+    // Servers after the local models, before the adapters.
+    auto at = std::find_if(models.begin(), models.end(), [](const StoredModel& m) { return m.adapter; }) - models.begin();
+    for (const auto& saved : savedServerEngines()) {
+        StoredModel server;
+        server.id = saved.id();
+        server.source = QStringLiteral("server");
+        server.architecture = saved.model.isEmpty() ? ModelTasks::tr("the server's first model") : saved.model;
+        server.folder = saved.url;
+        server.server = true;
+        server.forgettable = true;
+        models.insert(at++, server);
     }
     return models;
 }
@@ -105,6 +175,17 @@ bool ModelTasks::importFolder(const QString& folder, const QString& id) {
 }
 
 bool ModelTasks::verify(const QString& id, bool full) {
+    if (isServerEngineId(id)) {
+        const auto saved = savedServerEngine(id);  // the settings are read here, on the GUI thread
+        return run([saved, id](const auto& report) {
+            if (!saved) throw Error("model_not_found", "no server named '" + id.mid(7).toStdString() + "' is saved");
+            report(tr("Connecting to %1").arg(saved->url), 0.1);
+            const RemoteEngine engine(remoteSettingsOf(*saved));
+            report(tr("Asking for its languages"), 0.6);
+            const auto languages = engine.targetLanguages();
+            return tr("%1 answers: it translates with %2 into %3.").arg(saved->url, engine.model(), languageCount(languages.size()));
+        });
+    }
     return run([id, full](const auto& report) {
         const auto result = verifyModel(id.toStdString(), full, [&](const ProgressReport& r) {
             return report(QString::fromUtf8(r.phase.data(), static_cast<qsizetype>(r.phase.size())), r.overall);
@@ -134,6 +215,15 @@ bool ModelTasks::quantize(const QString& id, const QString& type) {
 }
 
 void ModelTasks::forget(const QString& id) {
+    if (isServerEngineId(id)) {
+        if (!savedServerEngine(id)) {
+            Q_EMIT failed(tr("No server named %1 is saved.").arg(id.mid(7)));
+            return;
+        }
+        removeServerEngine(id.mid(7));
+        Q_EMIT finished(tr("Removed the server %1 from the list; nothing on it changed.").arg(id.mid(7)));
+        return;
+    }
     try {
         const auto listing = forgetModel(id.toStdString());
         Q_EMIT finished(tr("Forgot %1; its folder %2 is left as it was.").arg(id, QString::fromStdString(listing.dir.string())));

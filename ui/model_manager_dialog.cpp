@@ -1,6 +1,8 @@
 #include "model_manager_dialog.h"
 
+#include "language_choices.h"
 #include "model_tasks.h"
+#include "server_dialog.h"
 
 #include <QDesktopServices>
 
@@ -20,7 +22,19 @@
 namespace dragoman {
 namespace {
 
-enum Column { IdColumn, KindColumn, SizeColumn, SourceColumn, AdaptersColumn, FolderColumn, ColumnCount };
+enum Column { IdColumn, KindColumn, LanguagesColumn, SizeColumn, SourceColumn, AdaptersColumn, FolderColumn, ColumnCount };
+
+// Every language by name, for the languages column's tooltip.
+QString languagesTooltip(const StoredModel& model) {
+    QStringList names;
+    for (const auto& code : model.targets)
+        names << QStringLiteral("%1 (%2)").arg(languageName(code), code);
+    if (!names.isEmpty())
+        return (model.fixedFrom.isEmpty() || model.fixedFrom == QLatin1String("mul") ? ModelManagerDialog::tr("From and into: %1")
+                                                                                     : ModelManagerDialog::tr("Into: %1"))
+            .arg(names.join(QStringLiteral(", ")));
+    return languagesSummary(model);
+}
 
 QString sizeText(quint64 bytes) {
     if (bytes >= 1000ull * 1000 * 1000) return QString::number(bytes / 1e9, 'f', 1) + QStringLiteral(" GB");
@@ -33,7 +47,8 @@ ModelManagerDialog::ModelManagerDialog(QWidget* parent) : QDialog(parent), tasks
     setWindowTitle(tr("Models"));
     table_ = new QTableWidget(0, ColumnCount);
     table_->setAccessibleName(tr("Models and adapters"));
-    table_->setHorizontalHeaderLabels({tr("Model"), tr("Kind"), tr("Size"), tr("Source"), tr("Adapters"), tr("Folder")});
+    table_->setHorizontalHeaderLabels(
+        {tr("Model"), tr("Kind"), tr("Languages"), tr("Size"), tr("Source"), tr("Adapters"), tr("Folder or address")});
     table_->setSelectionBehavior(QAbstractItemView::SelectRows);
     table_->setSelectionMode(QAbstractItemView::SingleSelection);
     table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
@@ -43,6 +58,10 @@ ModelManagerDialog::ModelManagerDialog(QWidget* parent) : QDialog(parent), tasks
 
     import_ = new QPushButton(tr("&Import folder…"));
     import_->setToolTip(tr("Register a model folder in Hugging Face layout where it is (nothing is copied); its files are hashed once"));
+    addServer_ = new QPushButton(tr("Add se&rver…"));
+    addServer_->setToolTip(
+        tr("Translate on an OpenAI-compatible server (vLLM, SGLang, another Dragoman): listed here and in the "
+           "window's model picker"));
     verify_ = new QPushButton(tr("&Verify"));
     verify_->setToolTip(tr("Check every file's size and time against the record made at import"));
     verifyFull_ = new QPushButton(tr("Re-&hash all"));
@@ -69,7 +88,7 @@ ModelManagerDialog::ModelManagerDialog(QWidget* parent) : QDialog(parent), tasks
     message_->setAccessibleName(tr("Result of the model operation"));
 
     auto* actions = new QHBoxLayout;
-    for (auto* button : {import_, verify_, verifyFull_, smaller_, forget_, openFolder_, use_})
+    for (auto* button : {import_, addServer_, verify_, verifyFull_, smaller_, forget_, openFolder_, use_})
         actions->addWidget(button);
     actions->addStretch(1);
     auto* busy = new QHBoxLayout;
@@ -88,6 +107,14 @@ ModelManagerDialog::ModelManagerDialog(QWidget* parent) : QDialog(parent), tasks
     connect(import_, &QPushButton::clicked, this, [this] {
         const auto folder = QFileDialog::getExistingDirectory(this, tr("Import a model folder"));
         if (!folder.isEmpty()) importFolder(folder);
+    });
+    connect(addServer_, &QPushButton::clicked, this, [this] {
+        ServerDialog dialog(std::nullopt, this);
+        if (dialog.exec() != QDialog::Accepted) return;
+        refresh();
+        selectModel(dialog.engine().id());
+        message_->setText(tr("Added the server %1; Verify connects to it.").arg(dialog.engine().name));
+        Q_EMIT storeChanged();
     });
     connect(verify_, &QPushButton::clicked, this, [this] { verifySelected(false); });
     connect(verifyFull_, &QPushButton::clicked, this, [this] { verifySelected(true); });
@@ -192,20 +219,26 @@ void ModelManagerDialog::refresh() {
     for (const auto& model : models) {
         const int row = table_->rowCount();
         table_->insertRow(row);
-        auto kind = model.adapter ? tr("LoRA adapter for %1").arg(model.base.isEmpty() ? tr("any model") : model.base)
-                                  : (model.modelType.isEmpty() ? model.architecture : model.modelType);
+        auto kind = model.adapter  ? tr("LoRA adapter for %1").arg(model.base.isEmpty() ? tr("any model") : model.base)
+                    : model.server ? tr("Server: %1").arg(model.architecture)
+                                   : (model.modelType.isEmpty() ? model.architecture : model.modelType);
         if (!model.quantization.isEmpty()) kind += QStringLiteral(", ") + model.quantization;
         const QStringList cells{model.id,
                                 kind,
-                                sizeText(model.weightBytes),
+                                languagesSummary(model),
+                                model.server ? QString() : sizeText(model.weightBytes),
                                 model.revision.isEmpty() ? model.source : model.source + " @ " + model.revision.left(8),
-                                model.adapter ? QString() : QString::number(model.adapters),
+                                model.adapter || model.server ? QString() : QString::number(model.adapters),
                                 model.folder};
         for (int column = 0; column < ColumnCount; ++column) {
             auto* item = new QTableWidgetItem(cells.at(column));
-            item->setToolTip(column == FolderColumn ? model.folder : model.architecture);
+            item->setToolTip(column == FolderColumn      ? model.folder
+                             : column == LanguagesColumn ? languagesTooltip(model)
+                                                         : model.architecture);
             item->setData(Qt::UserRole, model.forgettable);
-            item->setData(Qt::UserRole + 1, model.adapter || !model.quantization.isEmpty());  // no smaller copy
+            item->setData(Qt::UserRole + 1, model.adapter || model.server || !model.quantization.isEmpty());  // no smaller copy
+            item->setData(Qt::UserRole + 2, model.server);
+            item->setData(Qt::UserRole + 3, model.adapter);
             table_->setItem(row, column, item);
         }
     }
@@ -216,16 +249,21 @@ void ModelManagerDialog::refresh() {
 void ModelManagerDialog::updateButtons() {
     const auto row = table_->currentRow();
     const bool selected = row >= 0 && !tasks_->busy();
-    const bool isAdapter = selected && table_->item(row, KindColumn)->text().startsWith(tr("LoRA adapter"));
+    const bool isAdapter = selected && table_->item(row, IdColumn)->data(Qt::UserRole + 3).toBool();
+    const bool isServer = row >= 0 && table_->item(row, IdColumn)->data(Qt::UserRole + 2).toBool();
     verify_->setEnabled(selected);
-    verifyFull_->setEnabled(selected);
-    openFolder_->setEnabled(row >= 0);
+    verify_->setToolTip(isServer ? tr("Connect to the server and ask for its model and languages")
+                                 : tr("Check every file's size and time against the record made at import"));
+    verifyFull_->setEnabled(selected && !isServer);
+    openFolder_->setEnabled(row >= 0 && !isServer);
     use_->setEnabled(selected && !isAdapter);
     const bool inUse = selected && table_->item(row, IdColumn)->text() == inUse_;
     forget_->setEnabled(selected && !inUse && table_->item(row, IdColumn)->data(Qt::UserRole).toBool());
-    forget_->setToolTip(inUse ? tr("The window is using this model; load another first")
-                              : tr("Forget an imported model; its folder is left as it is"));
+    forget_->setToolTip(inUse      ? tr("The window is using this model; load another first")
+                        : isServer ? tr("Remove the server from the list; nothing on it changes")
+                                   : tr("Forget an imported model; its folder is left as it is"));
     import_->setEnabled(!tasks_->busy());
+    addServer_->setEnabled(!tasks_->busy());
     const bool quantizable = selected && !table_->item(row, IdColumn)->data(Qt::UserRole + 1).toBool();
     smaller_->setEnabled(quantizable);
     smaller_->setToolTip(selected && !quantizable ? tr("Adapters and copies that are already 8-bit have no smaller copy")

@@ -1,8 +1,9 @@
 #pragma once
-// Settings › Models…: every model and adapter the store knows (bundled, imported, our cache, the Hugging Face
-// cache) with its kind, size, source, folder and adapters; import a folder (hashed once, with progress and
-// Cancel), verify quickly or fully, make a smaller, faster int8 or FP8 copy, forget an import (its folder is never
-// touched), open its folder, use it.
+// File › Models…: every model and adapter the store knows (bundled, imported, our cache, the Hugging Face cache)
+// and every saved server, with its kind, languages, size, source, folder (or address) and adapters; import a
+// folder (hashed once, with progress and Cancel), add a server, verify quickly or fully (a server: connect and ask),
+// make a smaller, faster int8 or FP8 copy, forget an import or a server (its folder is never touched), open its
+// folder, use it.
 #include <QDialog>
 
 class QLabel;
@@ -23,6 +24,8 @@ public:
     QLabel* message() const { return message_; }
     QPushButton* forgetButton() const { return forget_; }
     QPushButton* verifyButton() const { return verify_; }
+    QPushButton* addServerButton() const { return addServer_; }
+    QPushButton* useButton() const { return use_; }
     // The selected row's model id (empty: none).
     QString selectedId() const;
     bool selectModel(const QString& id);
@@ -58,6 +61,7 @@ private:
     QLabel* message_ = nullptr;
     QProgressBar* progress_ = nullptr;
     QPushButton* import_ = nullptr;
+    QPushButton* addServer_ = nullptr;
     QPushButton* verify_ = nullptr;
     QPushButton* verifyFull_ = nullptr;
     QPushButton* forget_ = nullptr;

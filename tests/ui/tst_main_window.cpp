@@ -258,6 +258,14 @@ void TestMainWindow::modelManagerImportsVerifiesForgets() {
     QTRY_VERIFY_WITH_TIMEOUT(manager->message()->text().startsWith(QStringLiteral("Imported tiny-copy")), 30000);
     QVERIFY(manager->selectModel(QStringLiteral("tiny-copy")));
     QVERIFY(window.modelPicker()->findData(QStringLiteral("tiny-copy")) >= 0);  // the window lists it at once
+    // Its languages, read from its files without loading it; every language by name in the tooltip.
+    const auto* languages = manager->table()->item(manager->table()->currentRow(), 2);
+    QCOMPARE(languages->text(), QStringLiteral("English → German"));
+    QVERIFY(manager->selectModel(QStringLiteral("dragoman-en-de-zh")));
+    QCOMPARE(manager->table()->item(manager->table()->currentRow(), 2)->text(), QStringLiteral("3 languages"));
+    QCOMPARE(manager->table()->item(manager->table()->currentRow(), 2)->toolTip(),
+             QStringLiteral("From and into: Chinese (zh), English (en), German (de)"));
+    QVERIFY(manager->selectModel(QStringLiteral("tiny-copy")));
     QVERIFY(manager->forgetButton()->isEnabled());
     manager->verifySelected(true);
     QTRY_VERIFY_WITH_TIMEOUT(manager->message()->text().contains(QStringLiteral("is intact")), 30000);

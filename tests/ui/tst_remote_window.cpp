@@ -8,6 +8,7 @@
 #include "dragoman.h"
 #include "engine_worker.h"
 #include "main_window.h"
+#include "model_manager_dialog.h"
 #include "remote/switching_backend.h"
 #include "server_dialog.h"
 #include "translation_controller.h"
@@ -23,6 +24,7 @@
 #include <QPushButton>
 #include <QSettings>
 #include <QSignalSpy>
+#include <QTableWidget>
 #include <QTcpServer>
 #include <QTemporaryDir>
 #include <QTest>
@@ -53,6 +55,7 @@ private Q_SLOTS:
     void savedServersNeverHoldTheKey();
     void dialogListsModelsAndTestsTheConnection();
     void windowTranslatesOnAServer();
+    void managerListsServers();
     void stopClosesADocumentsRequests();
     void loadingWhileAServerStreams();
     void cancelWhileConnecting();
@@ -134,6 +137,40 @@ void TestRemoteWindow::dialogListsModelsAndTestsTheConnection() {
     dialog.accept();
     QCOMPARE(dialog.result(), int(QDialog::Accepted));
     QCOMPARE(savedServerEngine(QStringLiteral("loopback"))->keyFile, dir.filePath("wrong"));
+}
+
+// The model manager lists saved servers beside the local models: Verify connects and asks for the languages, Use
+// loads it in the window, Forget removes it from the list (and the window's picker) once it is not in use.
+void TestRemoteWindow::managerListsServers() {
+    Server server({"--model", kMarian});
+    QVERIFY(!server.url().isEmpty());
+    saveServerEngine({"loopback", server.url(), {}, {}, {}, 10});
+    EngineWorker engine(0, std::make_unique<SwitchingBackend>());
+    TranslationController controller(&engine);
+    MainWindow window(&controller);
+    window.show();
+    auto* manager = window.manageModels();
+    QVERIFY(manager->selectModel(QStringLiteral("server:loopback")));
+    const auto row = manager->table()->currentRow();
+    QVERIFY(manager->table()->item(row, 1)->text().startsWith(QStringLiteral("Server:")));
+    QCOMPARE(manager->table()->item(row, 6)->text(), server.url());
+    manager->verifySelected(false);
+    QTRY_VERIFY_WITH_TIMEOUT(manager->message()->text().contains(QStringLiteral("answers")), 30000);
+    QVERIFY2(manager->message()->text().contains(QStringLiteral("into 1 language")), qPrintable(manager->message()->text()));
+
+    QTest::mouseClick(manager->useButton(), Qt::LeftButton);
+    QTRY_VERIFY_WITH_TIMEOUT(window.modelStatus()->text().startsWith("Translating on loopback"), 30000);
+    QVERIFY(manager->selectModel(QStringLiteral("server:loopback")));
+    QVERIFY(!manager->forgetButton()->isEnabled());  // in use
+    window.loadModel(QStringLiteral(DRAGOMAN_TEST_FIXTURES "/marian-tiny"));
+    QTRY_VERIFY_WITH_TIMEOUT(window.modelStatus()->text().startsWith("Model "), 30000);
+    QVERIFY(manager->selectModel(QStringLiteral("server:loopback")));
+    QTRY_VERIFY(manager->forgetButton()->isEnabled());
+    manager->forgetSelected();
+    QVERIFY2(manager->message()->text().startsWith(QStringLiteral("Removed the server loopback")), qPrintable(manager->message()->text()));
+    QVERIFY(!manager->selectModel(QStringLiteral("server:loopback")));
+    QVERIFY(window.modelPicker()->findData(QStringLiteral("server:loopback")) < 0);
+    QVERIFY(!savedServerEngine(QStringLiteral("loopback")));
 }
 
 void TestRemoteWindow::windowTranslatesOnAServer() {
