@@ -2,6 +2,7 @@
 
 #include "about_dialog.h"
 #include "document_panel.h"
+#include "focus_frame_style.h"
 #include "instructions_bar.h"
 #include "model_manager_dialog.h"
 #include "server_dialog.h"
@@ -53,6 +54,10 @@ namespace {
 QComboBox* makeLanguagePicker(const QString& accessibleName) {
     auto* box = new QComboBox;
     box->setAccessibleName(accessibleName);
+    // As wide as the row allows, at least a dozen characters: at twice the font size the window still fits a small
+    // screen, and the list that opens shows every name whole.
+    box->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    box->setMinimumContentsLength(12);
     return box;
 }
 
@@ -545,10 +550,13 @@ void MainWindow::buildUi() {
     asYouType_->setChecked(true);
     modelPicker_ = new QComboBox;
     modelPicker_->setAccessibleName(tr("Model"));
-    modelPicker_->setMinimumContentsLength(24);
+    modelPicker_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    modelPicker_->setMinimumContentsLength(22);
     fillModelPicker();
     adapterPicker_ = new QComboBox;
     adapterPicker_->setAccessibleName(tr("Adapter"));
+    adapterPicker_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    adapterPicker_->setMinimumContentsLength(14);
     adapterPicker_->setToolTip(tr("A LoRA adapter applied on top of the model, without reloading it"));
     fillAdapterPicker();
     instructions_ = new InstructionsBar;
@@ -568,7 +576,6 @@ void MainWindow::buildUi() {
     pickers->addWidget(toLabel);
     pickers->addWidget(to_, 1);
     pickers->addStretch(1);
-    pickers->addWidget(asYouType_);
     pickers->addWidget(translate_);
     pickers->addWidget(stop_);
     pickers->addWidget(copy_);
@@ -582,12 +589,24 @@ void MainWindow::buildUi() {
     adapterLabel->setBuddy(adapterPicker_);
     models->addWidget(adapterLabel);
     models->addWidget(adapterPicker_);
+    // A way of working rather than an action: beside the model, so the actions' row stays short at large font sizes.
+    models->addWidget(asYouType_);
 
     source_ = new QPlainTextEdit;
     source_->setAccessibleName(tr("Source text"));
     source_->setPlaceholderText(tr("Type or paste text to translate, or drop a document on the window"));
+    // Tab moves on to the next control, so the keyboard never stays trapped in a pane (a tab character still pastes).
+    source_->setTabChangesFocus(true);
     output_ = new QPlainTextEdit;
     output_->setReadOnly(true);
+    output_->setTabChangesFocus(true);
+    // A part of the translation can be selected and copied from the keyboard too.
+    output_->setTextInteractionFlags(Qt::TextSelectableByMouse | Qt::TextSelectableByKeyboard);
+    // The pane with the keyboard's focus has a highlighted border.
+    auto* focusFrame = new FocusFrameStyle;
+    focusFrame->setParent(this);
+    for (auto* pane : {source_, output_})
+        pane->setStyle(focusFrame);
     output_->setAccessibleName(tr("Translation"));
     output_->setPlaceholderText(tr("The translation appears here"));
     auto* panes = panes_ = new QSplitter(Qt::Horizontal);

@@ -9,6 +9,7 @@
 #include "store/model_store.h"
 #include "translation_controller.h"
 
+#include <QAccessible>
 #include <QAction>
 #include <QApplication>
 #include <QCheckBox>
@@ -19,6 +20,7 @@
 #include <QDropEvent>
 #include <QElapsedTimer>
 #include <QFile>
+#include <QImage>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMenuBar>
@@ -28,6 +30,7 @@
 #include <QPlainTextEdit>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QScopeGuard>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QSplitter>
@@ -58,6 +61,9 @@ private Q_SLOTS:
     void modelManagerImportsVerifiesForgets();
     void closingAsksAboutUnfinishedDocuments();
     void mnemonicsAreUnique();
+    void tabReachesEveryControl();
+    void focusIsVisible();
+    void usableAtTwiceTheFontSize();
     void aboutCreditsTheTrainingData();
     void translatesAsYouType();
     void stopCopyAndClear();
@@ -320,6 +326,101 @@ void TestMainWindow::mnemonicsAreUnique() {
     for (auto it = owners.begin(); it != owners.end(); ++it)
         QVERIFY2(it.value().size() == 1, qPrintable(QStringLiteral("Alt+%1 is %2").arg(it.key()).arg(it.value().join(" and "))));
     QVERIFY(owners.size() >= 8);
+}
+
+// The controls a person can operate in the window as it opens (the document list shows once documents come).
+static QList<QWidget*> operableControls(QWidget& window) {
+    QList<QWidget*> controls;
+    for (auto* widget : window.findChildren<QWidget*>())
+        if (widget->isVisible() && widget->isEnabled() && (widget->focusPolicy() & Qt::TabFocus) && widget->window() == &window &&
+            !qobject_cast<QMenuBar*>(widget))
+            controls << widget;
+    return controls;
+}
+
+// Tab from the source pane visits every control, each with a name a screen reader says, and comes back: no
+// control is out of the keyboard's reach and none keeps Tab to itself (the panes move focus on Tab).
+void TestMainWindow::tabReachesEveryControl() {
+    MainWindow window;
+    window.show();
+    QVERIFY(QTest::qWaitForWindowActive(&window));
+    window.sourcePane()->setFocus();
+    const auto controls = operableControls(window);
+    QVERIFY(controls.size() >= 9);  // without a model: the pickers, the swap, the buttons that work, the panes
+    QSet<QWidget*> visited;
+    for (int step = 0; step < 3 * controls.size() && !visited.contains(QApplication::focusWidget()); ++step) {
+        visited << QApplication::focusWidget();
+        QTest::keyClick(QApplication::focusWidget(), Qt::Key_Tab);
+    }
+    QCOMPARE(QApplication::focusWidget(), window.sourcePane());  // round and back
+    QVERIFY(window.sourcePane()->toPlainText().isEmpty());       // Tab moved on, it typed nothing
+    for (auto* control : controls) {
+        const auto* accessible = QAccessible::queryAccessibleInterface(control);
+        const auto name = accessible ? accessible->text(QAccessible::Name) : QString();
+        QVERIFY2(visited.contains(control),
+                 qPrintable(QStringLiteral("Tab never reaches %1 (%2)").arg(name, control->metaObject()->className())));
+        QVERIFY2(!name.trimmed().isEmpty(), control->metaObject()->className());
+    }
+}
+
+// Each control looks different while the keyboard's focus is on it (the style's focus frame, drawn after a
+// keyboard move), so a person sees where keys go.
+void TestMainWindow::focusIsVisible() {
+    const auto flash = QApplication::cursorFlashTime();
+    QApplication::setCursorFlashTime(0);  // a blinking cursor is not what tells focus apart here
+    auto restore = qScopeGuard([flash] { QApplication::setCursorFlashTime(flash); });
+    MainWindow window;
+    window.show();
+    QVERIFY(QTest::qWaitForWindowActive(&window));
+    window.sourcePane()->setFocus();
+    const auto controls = operableControls(window);
+    QSet<QWidget*> seen;
+    for (int step = 0; step < 3 * controls.size(); ++step) {
+        QTest::keyClick(QApplication::focusWidget(), Qt::Key_Tab);
+        QApplication::processEvents();
+        auto* control = QApplication::focusWidget();
+        if (seen.contains(control)) break;  // round once
+        seen << control;
+        const auto with = control->grab().toImage();
+        QTest::keyClick(control, Qt::Key_Tab);  // away, and back to it
+        QTest::keyClick(QApplication::focusWidget(), Qt::Key_Backtab);
+        QCOMPARE(QApplication::focusWidget(), control);
+        control->clearFocus();
+        QApplication::processEvents();
+        QVERIFY2(control->grab().toImage() != with,
+                 qPrintable(QStringLiteral("%1 \"%2\" shows no focus").arg(control->metaObject()->className(), control->accessibleName())));
+        control->setFocus(Qt::TabFocusReason);
+    }
+    for (auto* control : controls)
+        QVERIFY2(seen.contains(control), qPrintable(control->accessibleName()));
+}
+
+// With the font twice its size (a person who reads at 200 %), the window still fits a 1280 x 800 screen and no
+// control's text is cut: each button, check box and labelled picker gets at least the width its text asks for.
+void TestMainWindow::usableAtTwiceTheFontSize() {
+    const auto original = QApplication::font();
+    auto big = original;
+    big.setPointSizeF(original.pointSizeF() * 2);
+    QApplication::setFont(big);
+    {
+        MainWindow window;
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        const auto least = window.minimumSizeHint();
+        QVERIFY2(least.width() <= 1280 && least.height() <= 800,
+                 qPrintable(QStringLiteral("the window needs %1 x %2").arg(least.width()).arg(least.height())));
+        window.resize(least);
+        QTRY_COMPARE(window.size(), least.expandedTo(window.minimumSize()));
+        for (auto* control : operableControls(window)) {
+            if (qobject_cast<QPlainTextEdit*>(control)) continue;  // the panes scroll
+            const auto needs = qobject_cast<QComboBox*>(control) ? control->minimumSizeHint().width() : control->sizeHint().width();
+            QVERIFY2(control->width() >= needs, qPrintable(QStringLiteral("%1 \"%2\" is %3 px wide, its text needs %4")
+                                                               .arg(control->metaObject()->className(), control->accessibleName())
+                                                               .arg(control->width())
+                                                               .arg(needs)));
+        }
+    }
+    QApplication::setFont(original);
 }
 
 static QAbstractButton* buttonNamed(QMessageBox* box, const QString& text) {
