@@ -55,13 +55,18 @@ int TranslationController::typingPauseMs() const {
 }
 
 void TranslationController::setLanguages(const QString& from, const QString& to) {
-    if (!choices_.offers(from, to) || (from == from_ && to == to_)) return;
-    from_ = from;
-    to_ = to;
+    if (!showPair(from, to)) return;
     QSettings settings;
     settings.setValue(kFrom, from_);
     settings.setValue(kTo, to_);
+}
+
+bool TranslationController::showPair(const QString& from, const QString& to) {
+    if (!choices_.offers(from, to) || (from == from_ && to == to_)) return false;
+    from_ = from;
+    to_ = to;
     Q_EMIT languagesChanged(from_, to_);
+    return true;
 }
 
 bool TranslationController::canSwap() const {
@@ -260,8 +265,11 @@ void TranslationController::onLoaded(const ModelInfo& info, const LoadInfo& stat
     choices_ = languageChoicesFor(info);
     detected_.clear();
     Q_EMIT languageChoicesChanged(choices_.sources, choices_.targets);
-    const auto [from, to] = pairWithin(choices_, from_, to_);
-    setLanguages(from, to);
+    // The pair a person chose last, where this model offers it: a bilingual model's own pair is shown, not saved,
+    // so the next multilingual model comes back to the person's choice.
+    const QSettings settings;
+    const auto [from, to] = pairWithin(choices_, settings.value(kFrom, from_).toString(), settings.value(kTo, to_).toString());
+    showPair(from, to);
     // Documents still queued for a pair the new model cannot do fail now, saying why, rather than on their turn.
     for (int row = 0; row < queue_->size(); ++row)
         if (const auto& job = queue_->job(row); job.state == DocumentQueue::State::Queued && !choices_.offers(job.from, job.to) &&

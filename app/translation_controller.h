@@ -114,6 +114,8 @@ Q_SIGNALS:
 
 private:
     void connectEngine();
+    // Shows a pair the model offers without saving it as the person's choice; false when nothing changed.
+    bool showPair(const QString& from, const QString& to);
     void onLoaded(const ModelInfo& info, const LoadInfo& stats);
     void startNextDocument();
 

@@ -46,6 +46,7 @@
 #include <QToolButton>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <thread>
 
 namespace dragoman {
@@ -305,7 +306,31 @@ void MainWindow::dropEvent(QDropEvent* event) {
     QStringList paths;
     for (const auto& url : event->mimeData()->urls())
         if (url.isLocalFile()) paths << url.toLocalFile();
-    controller_->translateDocuments(paths);  // folders are searched here, once, and an empty drop says so
+    confirmDocuments(paths);
+}
+
+// A folder holding many documents is asked about first: each gets a translated copy written beside it.
+void MainWindow::confirmDocuments(const QStringList& paths) {
+    const bool folder = std::any_of(paths.begin(), paths.end(), [](const QString& path) { return QFileInfo(path).isDir(); });
+    const auto documents = folder && controller_->canTranslate() ? TranslationController::documentsIn(paths) : QStringList();
+    if (documents.size() <= kDocumentsWithoutAsking) {
+        controller_->translateDocuments(paths);  // folders are searched there, once, and an empty drop says so
+        return;
+    }
+    auto* box = new QMessageBox(QMessageBox::Question, tr("Translate a folder"),
+                                tr("The folder holds %1 documents. Translate every one? Each translation is written beside its "
+                                   "document as a new file.")
+                                    .arg(documents.size()),
+                                QMessageBox::NoButton, this);
+    box->setObjectName(QStringLiteral("confirmFolder"));
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    auto* yes = box->addButton(tr("&Translate %1 documents").arg(documents.size()), QMessageBox::AcceptRole);
+    box->addButton(QMessageBox::Cancel);
+    box->setDefaultButton(QMessageBox::Cancel);
+    connect(box, &QMessageBox::buttonClicked, this, [this, yes, documents](QAbstractButton* clicked) {
+        if (clicked == yes) controller_->translateDocuments(documents);
+    });
+    box->open();
 }
 
 bool MainWindow::eventFilter(QObject* watched, QEvent* event) {

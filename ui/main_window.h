@@ -38,6 +38,7 @@ struct TranslationInfo;
 class MainWindow : public QMainWindow {
     Q_OBJECT
 public:
+    static constexpr int kDocumentsWithoutAsking = 20;  // documents of a dropped folder translated without asking
     // `controller` must outlive the window; none: the window makes one without an engine (nothing can be
     // translated, as when no model is installed).
     explicit MainWindow(TranslationController* controller = nullptr, QWidget* parent = nullptr);
@@ -86,6 +87,9 @@ public Q_SLOTS:
     // Translates a document beside itself (File > Translate document…, or dropped on the window).
     void translateDocument(const QString& path);
     void chooseDocument();
+    // Dropped files and folders: translated, after asking where a folder holds more than kDocumentsWithoutAsking
+    // documents (the box is asynchronous, named "confirmFolder").
+    void confirmDocuments(const QStringList& paths);
     // Applies a LoRA adapter folder or id on top of the loaded model (File > Add adapter…): no reload; the text
     // shown is translated again with it.
     void useAdapter(const QString& adapterIdOrPath);

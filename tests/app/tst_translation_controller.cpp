@@ -135,6 +135,13 @@ void TestTranslationController::fixedPairModelSetsTheLanguages() {
     QCOMPARE(controller.sourceLanguage(), QStringLiteral("en"));
     QCOMPARE(controller.targetLanguage(), QStringLiteral("de"));
     QCOMPARE(controller.lastSessionModel(), controller.loadedModel());
+    // The model's pair is shown, the person's choice kept: a model that offers it brings it back.
+    QCOMPARE(QSettings().value(QStringLiteral("languages/to")).toString(), QStringLiteral("ja"));
+    QSignalSpy loaded(&controller, &TranslationController::modelLoaded);
+    controller.loadModel(QStringLiteral(DRAGOMAN_TEST_FIXTURES "/hunyuan-tiny"));
+    QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 30000);
+    QCOMPARE(controller.sourceLanguage(), QStringLiteral("fr"));
+    QCOMPARE(controller.targetLanguage(), QStringLiteral("ja"));
 }
 
 // The choices offered follow the model: a bilingual pair its two languages (no swap), a multilingual model the

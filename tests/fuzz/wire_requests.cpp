@@ -1,11 +1,13 @@
 // What an HTTP client sends to dragoman-cli serve, as the protocol handlers parse it: an OpenAI chat
-// completions body, and a LibreTranslate /translate body as JSON and as a form. Each is read or refused with
-// ApiError (HTTP 400 and the field's name); no other exception escapes.
+// completions body, and a LibreTranslate /translate and /detect body as JSON and as a form. Each is read or refused
+// with ApiError (HTTP 400 and the field's name); no other exception escapes. The body is also given to the language
+// detector (what /detect and source "auto" run on any text, invalid UTF-8 included).
 #include "fuzz_support.h"
 #include "server/api_error.h"
 #include "server/libretranslate_protocol.h"
 #include "server/openai_protocol.h"
 #include "server/stop_strings.h"
+#include "text/language_detection.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     using namespace dragoman;
@@ -32,6 +34,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         } catch (const server::ApiError& e) {
             FUZZ_CHECK(e.status >= 400 && e.status < 500);
         }
+        try {
+            server::parseLibreDetect(body, type);
+        } catch (const server::ApiError& e) {
+            FUZZ_CHECK(e.status >= 400 && e.status < 500);
+        }
     }
+    if (const auto found = detectLanguage(body)) FUZZ_CHECK(!found->code.empty());
     return 0;
 }

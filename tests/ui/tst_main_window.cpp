@@ -58,6 +58,7 @@ private Q_SLOTS:
     void translatesADroppedDocument_data();
     void translatesADroppedDocument();
     void threeDocumentsDroppedAtOnce();
+    void bigFolderDropAsksFirst();
     void modelManagerImportsVerifiesForgets();
     void closingAsksAboutUnfinishedDocuments();
     void mnemonicsAreUnique();
@@ -198,6 +199,44 @@ void TestMainWindow::translatesADroppedDocument() {
     QVERIFY(copy.readAll().startsWith(start));
     QVERIFY(original.seek(0));
     QCOMPARE(original.readAll(), before);
+}
+
+// A folder with more documents than the window translates without asking: nothing is queued until the person
+// says so; Cancel queues nothing; a small folder goes at once.
+void TestMainWindow::bigFolderDropAsksFirst() {
+    dragoman::EngineWorker engine;
+    dragoman::TranslationController controller(&engine);
+    MainWindow window(&controller);
+    window.show();
+    window.loadModel(QStringLiteral(DRAGOMAN_TEST_FIXTURES "/marian-tiny"));
+    QTRY_VERIFY_WITH_TIMEOUT(window.translateButton()->isEnabled(), 30000);
+    QTemporaryDir big, small;
+    for (int i = 0; i <= MainWindow::kDocumentsWithoutAsking; ++i) {
+        QFile file(big.filePath(QStringLiteral("note%1.txt").arg(i)));
+        QVERIFY(file.open(QIODevice::WriteOnly) && file.write("The man sees a small house today.\n") > 0);
+    }
+    QFile one(small.filePath("note.txt"));
+    QVERIFY(one.open(QIODevice::WriteOnly) && one.write("My brother lives in Berlin.\n") > 0);
+    one.close();
+    auto* queue = controller.documentQueue();
+    for (const bool accept : {false, true}) {
+        window.confirmDocuments({big.path()});
+        auto* box = window.findChild<QMessageBox*>(QStringLiteral("confirmFolder"));
+        QVERIFY(box);
+        QVERIFY2(box->text().contains(QString::number(MainWindow::kDocumentsWithoutAsking + 1)), qPrintable(box->text()));
+        QCOMPARE(queue->size(), 0);
+        if (accept)
+            box->buttons().at(0)->click();  // "Translate 21 documents"
+        else
+            box->button(QMessageBox::Cancel)->click();
+        QTRY_VERIFY(!window.findChild<QMessageBox*>(QStringLiteral("confirmFolder")));
+        QCOMPARE(queue->size(), accept ? MainWindow::kDocumentsWithoutAsking + 1 : 0);
+    }
+    controller.cancelAllDocuments();
+    window.confirmDocuments({small.path()});
+    QVERIFY(!window.findChild<QMessageBox*>(QStringLiteral("confirmFolder")));
+    QCOMPARE(queue->size(), MainWindow::kDocumentsWithoutAsking + 2);
+    controller.cancelAllDocuments();
 }
 
 // Three documents dropped at once: the panel lists each, they run in turn, each ends in its own state (two
