@@ -74,7 +74,7 @@ fi
 if wants asan; then
     asan="${DRAGOMAN_ASAN_ENGINE_BUILD_DIR:-$root/build-asan-engine}"
     asan_tests="tst_safetensors;tst_model_store;tst_loader;tst_tensor_view;tst_kernels;tst_marian;tst_marian_tokenizer"
-    asan_tests+=";tst_bpe_tokenizer;tst_hunyuan;tst_hymt;tst_hymt2;tst_lora;tst_quantization;tst_logits_processors"
+    asan_tests+=";tst_bpe_tokenizer;tst_hunyuan;tst_hymt;tst_hymt2;tst_lora;tst_quantization;tst_logits_processors;tst_languages"
     asan_tests+=";tst_transformers_parity;tst_translator;tst_documents;tst_xliff_documents;tst_engine_worker"
     asan_tests+=";tst_translation_controller;tst_serve;tst_default_model"
     configure "$asan" address "$asan_tests" g++ "${gcc_build[@]}"
