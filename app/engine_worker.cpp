@@ -284,13 +284,10 @@ void EngineWorker::runNextTranslation() {
         if (request->from == kDetectLanguage) {
             const auto guess = sourceLanguageFor(job.text, model_);
             Q_EMIT sourceDetected(id, QString::fromStdString(guess.detected), guess.reliable, QString::fromStdString(guess.from));
-            if (guess.unreadable()) {
-                const auto name = [](const std::string& code) {
-                    const auto language = findLanguage(code);
-                    return QString::fromStdString(language ? language->english : code);
-                };
-                Q_EMIT failed(id, tr("The text looks like %1; %2 translates from %3 only. Choose %3 as the source to translate it anyway.")
-                                      .arg(name(guess.detected), QString::fromStdString(model_.id), name(guess.from)));
+            if (guess.unreadable) {
+                auto reason = QString::fromStdString(guess.reason);
+                reason[0] = reason[0].toUpper();
+                Q_EMIT failed(id, tr("%1. Choose the source language by hand to translate it anyway.").arg(reason));
                 return;
             }
             job.from = guess.from;

@@ -20,8 +20,9 @@ QString megabytes(std::uint64_t bytes) {
     return QString::number(bytes / 1e6, 'f', 1) + QStringLiteral(" MB");
 }
 
-// A folder's languages, read once per process (and again when its config.json changes): the manager lists
-// every model each time it opens, and a Marian folder's tokenizer takes tens of milliseconds to read.
+// A folder's languages, read once per process (and again when its config or tokenizer files change): the manager
+// lists every model each time it opens, and a Marian folder's tokenizer takes tens of milliseconds to read. What
+// could not be read, or offers nothing yet (a download whose tokenizer has not arrived), is read again next time.
 void readLanguages(const ModelListing& listing, StoredModel& model) {
     struct Known {
         QDateTime stamp;
@@ -29,7 +30,9 @@ void readLanguages(const ModelListing& listing, StoredModel& model) {
     };
     static QMutex mutex;
     static QHash<QString, Known> known;
-    const auto stamp = QFileInfo(model.folder + QStringLiteral("/config.json")).lastModified();
+    QDateTime stamp;
+    for (const auto* name : {"config.json", "tokenizer.json", "tokenizer_config.json", "vocab.json", "source.spm"})
+        stamp = std::max(stamp, QFileInfo(model.folder + QLatin1Char('/') + QLatin1String(name)).lastModified());
     const QMutexLocker lock(&mutex);
     if (const auto it = known.constFind(model.folder); it != known.constEnd() && it->stamp == stamp) {
         model.targets = it->languages.targets;
@@ -47,7 +50,8 @@ void readLanguages(const ModelListing& listing, StoredModel& model) {
     } catch (const std::exception& e) {
         model.languagesProblem = QString::fromUtf8(e.what());
     }
-    known.insert(model.folder, {stamp, model});
+    if (model.languagesProblem.isEmpty() && (!model.targets.isEmpty() || !model.fixedFrom.isEmpty()))
+        known.insert(model.folder, {stamp, model});
 }
 
 }  // namespace

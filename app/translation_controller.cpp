@@ -63,6 +63,7 @@ void TranslationController::setLanguages(const QString& from, const QString& to)
 
 bool TranslationController::showPair(const QString& from, const QString& to) {
     if (!choices_.offers(from, to) || (from == from_ && to == to_)) return false;
+    if (from != kDetectLanguage) detected_.clear();  // what was detected belongs to "Detect language"
     from_ = from;
     to_ = to;
     Q_EMIT languagesChanged(from_, to_);

@@ -34,6 +34,8 @@ public:
     // language on both sides, and a swap only where the model also translates the other way.
     const LanguageChoices& languageChoices() const { return choices_; }
     bool canSwap() const;
+    // With the source "Detect language": the language the last text was translated from (empty: none yet).
+    QString detectedSource() const { return detected_; }
     QString loadedModel() const { return loadedModel_; }  // empty until a model is loaded
     QString lastSessionModel() const;                     // the model loaded when Dragoman last ran
     QString adapterInUse() const { return adapter_; }     // empty: none

@@ -156,6 +156,9 @@ struct ModelDescription {
     bool chat = false;          // answers conversations (TranslationRequest::messages) in its own chat format
     std::string promptProfile;  // "hy-mt1.5" or "hy-mt2" for prompted models, else empty
     bool instructions = false;  // style, preferences, delimiters and structured data (the hy-mt2 profile)
+    // Reads text in any language, whatever its targets (a server whose sources are not known here): `from: auto`
+    // passes the detected language on and leaves refusing to it.
+    bool anySource = false;
 };
 
 // What `from: auto` (the window's "Detect language", `translate --from auto`, LibreTranslate's `source: auto`)
@@ -165,8 +168,10 @@ struct SourceGuess {
                            // bilingual model's own source, or empty (unknown: the model's prompts need none)
     std::string detected;  // what the text looks like (empty: too little to tell)
     bool reliable = false;
-    // The text is, without doubt, in a language the model does not read (French text, an en-de model).
-    bool unreadable() const { return !detected.empty() && reliable && from != detected; }
+    // The text is, without doubt, in a language the model does not read (French text, an en-de model); `reason`
+    // says so in a sentence naming what the model reads.
+    bool unreadable = false;
+    std::string reason;
 };
 SourceGuess sourceLanguageFor(std::string_view text, const ModelDescription& model);
 

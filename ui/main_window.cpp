@@ -312,13 +312,17 @@ void MainWindow::dropEvent(QDropEvent* event) {
 // A folder holding many documents is asked about first: each gets a translated copy written beside it.
 void MainWindow::confirmDocuments(const QStringList& paths) {
     const bool folder = std::any_of(paths.begin(), paths.end(), [](const QString& path) { return QFileInfo(path).isDir(); });
-    const auto documents = folder && controller_->canTranslate() ? TranslationController::documentsIn(paths) : QStringList();
-    if (documents.size() <= kDocumentsWithoutAsking) {
-        controller_->translateDocuments(paths);  // folders are searched there, once, and an empty drop says so
+    if (!folder || !controller_->canTranslate()) {
+        controller_->translateDocuments(paths);  // an empty drop, or one before a model, says so there
+        return;
+    }
+    const auto documents = TranslationController::documentsIn(paths);  // searched once
+    if (documents.isEmpty() || documents.size() <= kDocumentsWithoutAsking) {
+        controller_->translateDocuments(documents.isEmpty() ? paths : documents);
         return;
     }
     auto* box = new QMessageBox(QMessageBox::Question, tr("Translate a folder"),
-                                tr("The folder holds %1 documents. Translate every one? Each translation is written beside its "
+                                tr("The drop holds %1 documents. Translate every one? Each translation is written beside its "
                                    "document as a new file.")
                                     .arg(documents.size()),
                                 QMessageBox::NoButton, this);
@@ -370,6 +374,11 @@ void MainWindow::clearPanes() {
 
 void MainWindow::showLanguages(const QString& from, const QString& to) {
     const QSignalBlocker blockFrom(from_), blockTo(to_);  // the controller already knows
+    // "Detect language (German)" says what the last text was while it is the choice; plain again otherwise.
+    if (const auto row = from_->findData(kDetectLanguage); row >= 0 && from != kDetectLanguage) {
+        from_->setItemText(row, languageName(kDetectLanguage));
+        from_->setItemData(row, tr("Each text's language is detected when it is translated"), Qt::ToolTipRole);
+    }
     from_->setCurrentIndex(std::max(0, from_->findData(from)));
     to_->setCurrentIndex(std::max(0, to_->findData(to)));
     swap_->setEnabled(controller_->canSwap());
@@ -380,8 +389,8 @@ void MainWindow::showLanguages(const QString& from, const QString& to) {
 void MainWindow::pickLanguage(QComboBox* picker) {
     auto from = from_->currentData().toString(), to = to_->currentData().toString();
     if (from == to) {
-        if (picker == from_)
-            to = controller_->sourceLanguage();
+        if (picker == from_)  // with "Detect language", the language it found takes the other side
+            to = controller_->sourceLanguage() == kDetectLanguage ? controller_->detectedSource() : controller_->sourceLanguage();
         else
             from = controller_->targetLanguage();
     }

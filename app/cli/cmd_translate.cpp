@@ -31,7 +31,7 @@ int runTranslate(const QStringList& args) {
                    QStringLiteral("N")});
     if (!cmd.parse(args)) return kExitOk;
     if (!cmd.isSet("to")) throw UsageError("--to is required");
-    checkLanguageOptions(cmd);
+    checkLanguageOptions(cmd, true);
     const auto beams = cmd.intValue("beams", 1, 1, 16);
     const auto remote = remoteEngineOption(cmd);
     const auto model = remote ? nullptr : loadModelOption(cmd);
@@ -45,8 +45,11 @@ int runTranslate(const QStringList& args) {
     const auto from = cmd.value("from").toStdString(), to = cmd.value("to").toStdString();
     const auto described = from != "auto" ? ModelDescription{} : remote ? describeServerModel(*remote) : model->description();
     // The line's output, with its line break (printed as it streams with --stream).
+    // One text given is refused when it is plainly in a language the model does not read; a line of stdin in another
+    // language goes as the model's source, so one odd line does not end the stream.
+    const bool strict = cmd.isSet("text");
     auto translateOne = [&](const std::string& text, std::uint64_t id) {
-        TranslationRequest request{text, sourceFor(from, text, described, true), to, beams, id, {}};
+        TranslationRequest request{text, sourceFor(from, text, described, strict), to, beams, id, {}};
         request.sample = cmd.isSet("sample");
         request.seed = seed;
         prompt.applyTo(request);

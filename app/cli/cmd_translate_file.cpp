@@ -34,7 +34,7 @@ int runTranslateFile(const QStringList& args) {
     if (!cmd.parse(args, 1, 1)) return kExitOk;
     const auto positional = cmd.positional();
     if (!cmd.isSet("to")) throw UsageError("--to is required");
-    checkLanguageOptions(cmd);
+    checkLanguageOptions(cmd, true);
     const auto beams = cmd.intValue("beams", 1, 1, 16);
     const auto prompt = readPromptOptions(cmd);
     // The document is checked before the model loads: a wrong file fails at once.

@@ -27,21 +27,19 @@ std::shared_ptr<const Model> loadModelOption(const CommandLine& cmd) {
     return Model::load(modelArgument(cmd));
 }
 
-void checkLanguageOptions(const CommandLine& cmd) {
+void checkLanguageOptions(const CommandLine& cmd, bool autoSource) {
     for (const char* option : {"from", "to"})
         if (cmd.isSet(option) && !findLanguage(cmd.value(option).toStdString()) &&
-            !(option == std::string("from") && cmd.value(option) == "auto"))
+            !(autoSource && option == std::string("from") && cmd.value(option) == "auto"))
             throw UsageError(std::string("--") + option + ": unknown language code '" + cmd.value(option).toStdString() + "'");
 }
 
 std::string sourceFor(const std::string& from, const std::string& text, const ModelDescription& model, bool strict) {
     if (from != "auto") return from;
     const auto guess = sourceLanguageFor(text, model);
-    if (strict && guess.unreadable()) {
-        const auto language = findLanguage(guess.detected);
-        throw Error("input", "the text looks like " + (language ? language->english : guess.detected) + ", and " + model.id +
-                                 " translates from " + guess.from + " only (--from " + guess.from + " translates it anyway)");
-    }
+    if (strict && guess.unreadable)
+        throw Error("input", guess.reason + (guess.from.empty() ? std::string(" (--from L names the source by hand)")
+                                                                : " (--from " + guess.from + " translates it anyway)"));
     return guess.from;
 }
 

@@ -26,11 +26,12 @@ inline int defaultTogether(const Model& model) {
     return model.description().chat ? 8 : 1;
 }
 
-// --from and --to, where given, name languages of the table (--from also "auto"); throws UsageError otherwise.
-void checkLanguageOptions(const CommandLine& cmd);
+// --from and --to, where given, name languages of the table (--from also "auto" where `autoSource`); throws
+// UsageError otherwise.
+void checkLanguageOptions(const CommandLine& cmd, bool autoSource = false);
 
 // `from` as given; for "auto", the language `text` is written in as `model` reads it (sourceLanguageFor).
-// `strict` (one text, `translate`): a text plainly in a language the model does not read is refused with
+// `strict` (`translate --text`): a text plainly in a language the model does not read is refused with
 // Error("input") instead of being translated as if it were the model's source.
 std::string sourceFor(const std::string& from, const std::string& text, const ModelDescription& model, bool strict);
 

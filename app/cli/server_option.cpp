@@ -27,6 +27,7 @@ ModelDescription describeServerModel(const RemoteEngine& remote) {
     description.id = remote.model().toStdString();
     description.prompts = remote.chat();
     description.targetLanguages = remote.targetLanguages();
+    description.anySource = true;  // its sources are the server's to judge
     return description;
 }
 

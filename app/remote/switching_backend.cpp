@@ -59,6 +59,7 @@ ModelDescription SwitchingBackend::load(const std::string& idOrPath, const Progr
     description.prompts = engine->chat();
     description.chat = engine->chat();
     description.targetLanguages = connected.languages;
+    description.anySource = true;  // `from: auto` passes the detected language on; the server refuses what it cannot read
     description.promptProfile = engine->chat() ? engine->promptProfile() : std::string();
     description.instructions = description.promptProfile == "hy-mt2";
     if (progress) progress({"Connected", 1, 1, 1.0});

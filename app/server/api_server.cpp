@@ -264,11 +264,16 @@ void ApiServer::Impl::libreTranslate(const httplib::Request& req, httplib::Respo
     std::vector<LibreDetection> detected;
     if (call.source.empty()) {
         for (std::size_t i = 0; i < call.texts.size(); ++i) {
-            const auto guess = sourceLanguageFor(call.texts[i], model->description());
-            if (guess.unreadable())
-                throw ApiError(400, "unsupported_language",
-                               "text " + std::to_string(i + 1) + " looks like '" + guess.detected + "', and " + model->description().id +
-                                   " translates from '" + guess.from + "' only");
+            // HTML: the words between the tags, not the markup's names, tell the language.
+            std::string words = call.texts[i];
+            if (call.html) {
+                words.clear();
+                for (const auto& segment : documents::segmentHtml(call.texts[i], r.to).segments)
+                    words += segment + "\n";
+            }
+            const auto guess = sourceLanguageFor(words, model->description());
+            if (guess.unreadable)
+                throw ApiError(400, "unsupported_language", "text " + std::to_string(i + 1) + ": " + guess.reason + " (name 'source')");
             sources[i] = guess.from.empty() ? r.from : guess.from;
             detected.push_back(libreDetection(guess));
         }

@@ -32,6 +32,8 @@ std::map<std::string, std::string> readIndex(const std::filesystem::path& indexP
             throw Error("checkpoint", indexPath.string() + ": weight_map names a file outside the folder: '" + fileName + "'");
         map.emplace(name, fileName);
     }
+    // No shard to open would leave a model with no weights at all (found by fuzz_checkpoint_index).
+    if (map.empty()) throw Error("checkpoint", indexPath.string() + ": weight_map lists no tensors");
     return map;
 }
 

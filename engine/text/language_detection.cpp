@@ -23,18 +23,39 @@ std::string ourCode(const std::string& cld2) {
     return it == renamed.end() ? cld2 : it->second;
 }
 
+// The text as CLD2 takes it: interchange-valid UTF-8. Invalid bytes, control characters and noncharacters (where
+// its checking entry point would stop reading) become spaces, so the words after them still count.
+std::string interchangeText(std::string_view text) {
+    std::string clean;
+    clean.reserve(text.size());
+    const auto* bytes = reinterpret_cast<const uint8_t*>(text.data());
+    const auto length = static_cast<int32_t>(text.size());
+    for (int32_t at = 0; at < length;) {
+        const auto start = at;
+        UChar32 c = 0;
+        U8_NEXT(bytes, at, length, c);
+        const bool control = (c >= 0 && c < 0x20 && c != '\t' && c != '\n' && c != '\r') || (c >= 0x7F && c <= 0x9F);
+        const bool nonCharacter = (c >= 0xFDD0 && c <= 0xFDEF) || (c >= 0 && (c & 0xFFFE) == 0xFFFE);
+        if (c < 0 || control || nonCharacter)
+            clean += ' ';
+        else
+            clean.append(text.substr(static_cast<std::size_t>(start), static_cast<std::size_t>(at - start)));
+    }
+    return clean;
+}
+
 std::optional<DetectedLanguage> detectWords(std::string_view text) {
+    const auto clean = interchangeText(text);
     CLD2::CLDHints hints{nullptr, nullptr, CLD2::UNKNOWN_ENCODING, CLD2::UNKNOWN_LANGUAGE};
     std::array<CLD2::Language, 3> top{};
     std::array<int, 3> percent{};
     std::array<double, 3> scores{};
     int textBytes = 0, validPrefix = 0;
     bool reliable = false;
-    auto language = CLD2::ExtDetectLanguageSummaryCheckUTF8(text.data(), static_cast<int>(text.size()), true, &hints, 0, top.data(),
-                                                            percent.data(), scores.data(), nullptr, &textBytes, &reliable, &validPrefix);
-    if (validPrefix < static_cast<int>(text.size()) && validPrefix > 0)
-        language = CLD2::ExtDetectLanguageSummaryCheckUTF8(text.data(), validPrefix, true, &hints, 0, top.data(), percent.data(),
-                                                           scores.data(), nullptr, &textBytes, &reliable, &validPrefix);
+    // The checking entry point still, in case CLD2 refuses something the cleaning let through: it then reads less.
+    const auto language =
+        CLD2::ExtDetectLanguageSummaryCheckUTF8(clean.data(), static_cast<int>(clean.size()), true, &hints, 0, top.data(), percent.data(),
+                                                scores.data(), nullptr, &textBytes, &reliable, &validPrefix);
     if (language == CLD2::UNKNOWN_LANGUAGE || language == CLD2::TG_UNKNOWN_LANGUAGE) return std::nullopt;
     const std::string code = CLD2::LanguageCode(language);
     if (code.empty() || code == "un" || code == "xxx") return std::nullopt;

@@ -13,8 +13,8 @@ struct DetectedLanguage {
     bool reliable = false;  // the detector was sure; false: a guess from a few words or from the script alone
 };
 
-// nullopt: nothing to go by (empty text, digits, Latin letters too few to tell). Invalid UTF-8 is detected
-// on its valid prefix.
+// nullopt: nothing to go by (empty text, digits, Latin letters too few to tell). Invalid UTF-8, control characters
+// and noncharacters are read as spaces; past 64 KiB the text is not looked at.
 std::optional<DetectedLanguage> detectLanguage(std::string_view text);
 
 }  // namespace dragoman

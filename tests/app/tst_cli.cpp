@@ -89,6 +89,10 @@ void TestCli::exitCodes_data() {
     QTest::newRow("inspect missing arg") << QStringList{"inspect"} << 2 << ""
                                          << "error: missing argument";
     const QString marian = QStringLiteral(DRAGOMAN_TEST_FIXTURES "/marian-tiny");
+    // "auto" is a source for the commands that translate (translate, translate-file), not for prompt.
+    QTest::newRow("prompt --from auto") << QStringList{"prompt", "--model", marian, "--from", "auto", "--to", "de", "--text", "a"} << 2
+                                        << ""
+                                        << "error: --from: unknown language code 'auto'";
     QTest::newRow("tokenize") << QStringList{"tokenize", "--model", marian, "--text", "The man sees a small house today."} << 0
                               << "5,66,32,24,8,57,39,15,15,31,23,25,10,3,0\n"
                               << "";

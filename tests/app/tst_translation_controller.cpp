@@ -193,7 +193,6 @@ void TestTranslationController::languagesFollowTheModel() {
     QCOMPARE(controller.sourceLanguage(), swaps ? before.second : before.first);
 }
 
-// Ctrl+Enter on an empty pane starts nothing, so nothing reports a first token that never came.
 // "Detect language" on a multilingual model: the controller hears what was detected, saves "auto" as the source,
 // and a swap takes the detected language as the new target.
 void TestTranslationController::detectLanguageThenSwap() {
@@ -220,8 +219,12 @@ void TestTranslationController::detectLanguageThenSwap() {
     controller.swapLanguages();
     QCOMPARE(controller.sourceLanguage(), QStringLiteral("en"));
     QCOMPARE(controller.targetLanguage(), QStringLiteral("de"));
+    QVERIFY(controller.detectedSource().isEmpty());  // it belonged to "Detect language"
+    controller.setLanguages(dragoman::kDetectLanguage, QStringLiteral("de"));
+    QVERIFY(!controller.canSwap());  // nothing detected since
 }
 
+// Ctrl+Enter on an empty pane starts nothing, so nothing reports a first token that never came.
 void TestTranslationController::emptyTextIsNotTranslated() {
     EngineWorker engine;
     TranslationController controller(&engine);

@@ -150,6 +150,11 @@ void TestLanguages::detectsLongAndBrokenText() {
     found = detectLanguage(german.substr(0, 200) + "\xff\xfe" + "garbage after the break");
     QVERIFY(found);
     QCOMPARE(found->code, std::string("de"));
+    // What comes after an invalid byte or a control character counts too (CLD2 alone would stop there).
+    found = detectLanguage("\x01\xc2\x85\xef\xbf\xbe" + german.substr(0, 300));
+    QVERIFY(found);
+    QCOMPARE(found->code, std::string("de"));
+    QVERIFY(found->reliable);
 }
 
 // `from` is what the model is asked for; `unreadable`: the text is plainly in a language it does not read.
@@ -158,21 +163,33 @@ void TestLanguages::sourceForAModel_data() {
     QTest::addColumn<QString>("text");
     QTest::addColumn<QString>("from");
     QTest::addColumn<bool>("unreadable");
+    QTest::addColumn<QString>("reason");  // part of it, where refused
     const QString french = "Le comité publiera son rapport sur la nouvelle ligne ferroviaire au printemps prochain.";
     const QString english = "The committee will publish its report on the new railway next spring.";
     const QString chinese = "委员会将于明年春天发布关于新铁路线的报告。";
-    QTest::newRow("bilingual, its language") << bilingual("en", "de") << english << "en" << false;
-    QTest::newRow("bilingual, plainly another") << bilingual("en", "de") << french << "en" << true;
+    const QString traditional = "委員會將於明年春天發佈關於新鐵路線的報告，我們會繼續關注。";
+    auto server = multilingual({"de"}, false);
+    server.fixedFrom = server.fixedTo = "";
+    server.anySource = true;
+    QTest::newRow("bilingual, its language") << bilingual("en", "de") << english << "en" << false << "";
+    QTest::newRow("bilingual, plainly another")
+        << bilingual("en", "de") << french << "en" << true << "looks like French, and opus-mt-en-de reads English only";
     QTest::newRow("bilingual, too little to tell") << bilingual("en", "de") << "Hello"
-                                                   << "en" << false;
-    QTest::newRow("mul source without tokens reads any") << bilingual("mul", "en") << french << "fr" << false;
-    QTest::newRow("multilingual Marian, listed") << multilingual({"de", "en", "zh"}, false) << chinese << "zh" << false;
-    QTest::newRow("multilingual Marian, not listed") << multilingual({"de", "en", "zh"}, false) << french << "" << true;
-    QTest::newRow("HY-MT, Chinese picks its Chinese prompt") << multilingual({"zh", "en", "fr"}, true) << chinese << "zh" << false;
+                                                   << "en" << false << "";
+    QTest::newRow("bilingual zh reads Traditional Chinese") << bilingual("zh", "en") << traditional << "zh" << false << "";
+    QTest::newRow("a group source (gem) is not judged") << bilingual("gem", "en") << french << "gem" << false << "";
+    QTest::newRow("mul source without tokens reads any") << bilingual("mul", "en") << french << "fr" << false << "";
+    QTest::newRow("multilingual Marian, listed") << multilingual({"de", "en", "zh"}, false) << chinese << "zh" << false << "";
+    QTest::newRow("multilingual Marian, Traditional as Chinese")
+        << multilingual({"de", "en", "zh"}, false) << traditional << "zh" << false << "";
+    QTest::newRow("multilingual Marian, not listed")
+        << multilingual({"de", "en", "zh"}, false) << french << "" << true << "reads German, English and Chinese only";
+    QTest::newRow("a server: its sources unknown") << server << french << "fr" << false << "";
+    QTest::newRow("HY-MT, Chinese picks its Chinese prompt") << multilingual({"zh", "en", "fr"}, true) << chinese << "zh" << false << "";
     QTest::newRow("HY-MT reads what it does not list") << multilingual({"zh", "en"}, true) << "Die Bibliothek öffnet am Montag wieder."
-                                                       << "de" << false;
+                                                       << "de" << false << "";
     QTest::newRow("HY-MT, too little: nothing named") << multilingual({"zh", "en"}, true) << "OK"
-                                                      << "" << false;
+                                                      << "" << false << "";
 }
 
 void TestLanguages::sourceForAModel() {
@@ -180,9 +197,11 @@ void TestLanguages::sourceForAModel() {
     QFETCH(QString, text);
     QFETCH(QString, from);
     QFETCH(bool, unreadable);
+    QFETCH(QString, reason);
     const auto guess = sourceLanguageFor(text.toStdString(), model);
     QCOMPARE(QString::fromStdString(guess.from), from);
-    QCOMPARE(guess.unreadable(), unreadable);
+    QCOMPARE(guess.unreadable, unreadable);
+    QVERIFY2(QString::fromStdString(guess.reason).contains(reason), guess.reason.c_str());
 }
 
 void TestLanguages::folderLanguagesAreTheLoadedModels_data() {

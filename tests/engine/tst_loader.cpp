@@ -279,6 +279,15 @@ void TestLoader::shardedCheckpointLoads() {
         QVERIFY2(e.detail().find("ghost.weight") != std::string::npos || e.detail().find("missing from the index") != std::string::npos,
                  e.what());
     }
+    // An index that lists nothing is refused too, not opened as a model without weights.
+    std::ofstream(dir / "model.safetensors.index.json") << R"({"weight_map": {}})";
+    fs::remove(store_->manifestPath(store_->resolve(dir.string())));
+    try {
+        loadModel(*store_, dir.string());
+        QFAIL("loaded with an empty index");
+    } catch (const Error& e) {
+        QVERIFY2(e.detail().find("lists no tensors") != std::string::npos, e.what());
+    }
 }
 
 void TestLoader::firstSightHashesOnce() {
