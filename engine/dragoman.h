@@ -103,6 +103,7 @@ struct QuantizeRequest {
     std::filesystem::path out;  // a new (or empty) folder; empty: <our cache>/quantized/<id>
     std::string type = "int8";  // int8 or fp8 (E4M3)
     bool perChannel = true;     // false: one scale per tensor
+    bool tables = true;         // the embedding and output tables too; false: they stay as they are (quant.py's copy)
     std::string id;             // the copy's id in the store; empty: "<model's folder name>-<type>"
 };
 struct QuantizeResult {
@@ -110,9 +111,9 @@ struct QuantizeResult {
     std::size_t quantizedWeights = 0;
     std::uint64_t bytesBefore = 0, bytesAfter = 0;
 };
-// Writes the model's linear weights as int8 or FP8 with a scale per output channel (compressed-tensors layout),
-// everything else unchanged, and registers the copy. Never writes into a folder that is not empty; a failure or
-// cancel leaves nothing behind. Throws Error("input"), Error("io"), Cancelled.
+// Writes the model's linear weights (and embedding and output tables) as int8 or FP8 with a scale per output
+// channel (compressed-tensors layout), everything else unchanged, and registers the copy. Never writes into a folder that is not empty; a
+// failure or cancel leaves nothing behind. Throws Error("input"), Error("io"), Cancelled.
 QuantizeResult quantizeModel(const QuantizeRequest& request, const ProgressCallback& progress = {});
 
 // ---- Prompts for a remote chat model ----

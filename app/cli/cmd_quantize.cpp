@@ -43,9 +43,10 @@ std::string quantizeType(const QString& value) {
 }
 
 int runQuantize(const QStringList& args) {
-    CommandLine cmd(QStringLiteral("dragoman-cli quantize"),
-                    QStringLiteral("Write a copy of a model whose linear weights are int8 or FP8 (E4M3), one scale per output channel "
-                                   "(compressed-tensors layout), and register it. Half the bytes of bf16 per token."));
+    CommandLine cmd(
+        QStringLiteral("dragoman-cli quantize"),
+        QStringLiteral("Write a copy of a model whose linear weights and embedding tables are int8 or FP8 (E4M3), one scale per "
+                       "output channel (compressed-tensors layout), and register it. Half the bytes of bf16 per token."));
     cmd.addOption(modelOption());
     cmd.addOption({QStringLiteral("to"), QStringLiteral("int8 or fp8"), QStringLiteral("TYPE")});
     cmd.addOption({QStringLiteral("out"), QStringLiteral("A new or empty folder for the copy (default: in Dragoman's cache)"),
@@ -53,6 +54,8 @@ int runQuantize(const QStringList& args) {
     cmd.addOption({QStringLiteral("id"), QStringLiteral("Id of the copy in the store (default: FOLDER-TYPE)"), QStringLiteral("ID")});
     cmd.addOption({QStringLiteral("strategy"), QStringLiteral("channel (default) or tensor: one scale per output channel or per weight"),
                    QStringLiteral("S"), QStringLiteral("channel")});
+    cmd.addOption({QStringLiteral("keep-embeddings"),
+                   QStringLiteral("Leave the embedding and output tables as they are (only the linear layers in 8 bits)")});
     if (!cmd.parse(args)) return kExitOk;
     if (!cmd.isSet("to")) throw UsageError("quantize needs --to int8 or --to fp8");
     QuantizeRequest request;
@@ -63,6 +66,7 @@ int runQuantize(const QStringList& args) {
     const auto strategy = cmd.value("strategy");
     if (strategy != "channel" && strategy != "tensor") throw UsageError("--strategy must be channel or tensor");
     request.perChannel = strategy == "channel";
+    request.tables = !cmd.isSet("keep-embeddings");
     print(describeQuantized(quantizeWithProgress(request), request.type));
     return kExitOk;
 }

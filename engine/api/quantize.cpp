@@ -45,6 +45,7 @@ QuantizeResult quantizeModel(const QuantizeRequest& request, const ProgressCallb
     else if (request.type != "int8")
         throw Error("input", "cannot quantize to '" + request.type + "' (int8 or fp8)");
     settings.perChannel = request.perChannel;
+    settings.tables = request.tables;
 
     const ModelStore store;
     const auto source = store.resolve(request.model);

@@ -162,8 +162,8 @@ torch::Tensor Linear::scaled(torch::Tensor y) const {
     return scale_.defined() ? y.mul_(scale_) : y;
 }
 
-Linear::Linear(torch::Tensor weight, torch::Tensor bias, Placement placement)
-    : weight_(std::move(weight)), bias_(std::move(bias)), placement_(placement) {}
+Linear::Linear(torch::Tensor weight, torch::Tensor bias, torch::Tensor scale, Placement placement)
+    : weight_(std::move(weight)), bias_(std::move(bias)), scale_(std::move(scale)), placement_(placement) {}
 
 torch::Tensor Linear::withDelta(torch::Tensor y, const torch::Tensor& x, const LoraSet* lora) const {
     const auto* d = lora ? lora->at(slot_) : nullptr;

@@ -23,8 +23,9 @@ public:
     // Binds `prefix`weight [out, in], `prefix`weight_scale [out, 1], [1] or [] where the checkpoint has one
     // (required for 8-bit weights), and, with `bias`, `prefix`bias [out] (checked by the binder).
     Linear(WeightBinder& weights, const std::string& prefix, std::int64_t out, std::int64_t in, bool bias, Placement placement = {});
-    // A weight the caller already holds (a tied output layer: the embeddings).
-    Linear(torch::Tensor weight, torch::Tensor bias, Placement placement = {});
+    // A weight the caller already holds (a tied output layer: the embeddings, with an 8-bit table's float32
+    // scales [out] or [1]).
+    Linear(torch::Tensor weight, torch::Tensor bias, torch::Tensor scale = {}, Placement placement = {});
 
     // x [..., in] float32 -> [..., out] float32, plus the delta `lora` (the request's adapter, may be null)
     // holds for this layer's slot.

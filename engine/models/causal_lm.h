@@ -1,6 +1,7 @@
 #pragma once
 // What generation needs from a decoder-only model. The model is read-only and shared; the KV cache lives in
 // a CausalState owned by one request, preallocated for the longest sequence the request may reach.
+#include "layers/embedding.h"
 #include "layers/lora.h"
 #include "text/tokenizer.h"
 
@@ -54,6 +55,8 @@ public:
     virtual std::int64_t weightBytesPerToken() const = 0;
     // The model's Linear layers by slot (Linear::slot()): what adapters bind to, by module name.
     virtual std::vector<const Linear*> linears() const = 0;
+    // Its embedding and output tables (VocabularyTable).
+    virtual std::vector<VocabularyTable> vocabularyTables() const = 0;
 };
 
 }  // namespace dragoman

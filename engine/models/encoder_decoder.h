@@ -1,6 +1,7 @@
 #pragma once
 // What decoding needs from an encoder-decoder model. The model is read-only and shared; everything that
 // changes while generating lives in a DecoderState owned by one request.
+#include "layers/embedding.h"
 #include "layers/lora.h"
 #include "text/tokenizer.h"
 
@@ -43,6 +44,8 @@ public:
     virtual TokenId padId() const = 0;
     // The model's Linear layers by slot (Linear::slot()): what adapters bind to, by module name.
     virtual std::vector<const Linear*> linears() const = 0;
+    // Its embedding and output tables (VocabularyTable).
+    virtual std::vector<VocabularyTable> vocabularyTables() const = 0;
 };
 
 }  // namespace dragoman

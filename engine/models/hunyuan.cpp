@@ -39,8 +39,9 @@ HunyuanModel::HunyuanModel(const HunyuanConfig& config, const WeightTable& weigh
     finalNorm_ = RmsNorm(w, "model.norm.weight", h, eps);
     const bool storesHead = weights.find("lm_head.weight") != weights.end();
     if (config.tieWordEmbeddings == true) {
-        lmHead_ = Linear(embed_.weight(), {});
+        lmHead_ = Linear(embed_.weight(), {}, embed_.scale());
         w.ignore("lm_head.weight");  // some exports store the tied copy; transformers does not read it
+        w.ignore("lm_head.weight_scale");
     } else if (storesHead) {
         lmHead_ = Linear(w, "lm_head.", config.vocabSize, h, false);
     } else {
@@ -48,7 +49,7 @@ HunyuanModel::HunyuanModel(const HunyuanConfig& config, const WeightTable& weigh
         // which is never what the export meant. The embeddings are the output layer the model was made with.
         if (config.tieWordEmbeddings == false)
             log::logger().warn("{}: tie_word_embeddings is false but there is no lm_head.weight; using the embeddings", modelId);
-        lmHead_ = Linear(embed_.weight(), {});
+        lmHead_ = Linear(embed_.weight(), {}, embed_.scale());
     }
     for (std::int64_t i = 0; i < config.layers; ++i) {
         const std::string p = "model.layers." + std::to_string(i) + ".";
@@ -81,7 +82,7 @@ HunyuanModel::HunyuanModel(const HunyuanConfig& config, const WeightTable& weigh
     const bool tied = lmHead_.weight().is_same(embed_.weight());
     embed_.place(placement_);
     if (tied)
-        lmHead_ = Linear(embed_.weight(), {}, placement_);
+        lmHead_ = Linear(embed_.weight(), {}, embed_.scale(), placement_);
     else
         lmHead_.place(placement_);
     finalNorm_.place(placement_);
@@ -92,6 +93,12 @@ HunyuanModel::HunyuanModel(const HunyuanConfig& config, const WeightTable& weigh
         for (auto* linear : {&l.q, &l.k, &l.v, &l.o, &l.gate, &l.up, &l.down})
             linear->place(placement_);
     }
+}
+
+std::vector<VocabularyTable> HunyuanModel::vocabularyTables() const {
+    // A bound lm_head has its name; a tied (or missing) one reads the embeddings, and a stored copy repeats them.
+    if (lmHead_.name().empty()) return {{"model.embed_tokens", {"lm_head"}}};
+    return {{"model.embed_tokens", {}}, {lmHead_.name(), {}}};
 }
 
 std::vector<const Linear*> HunyuanModel::linears() const {

@@ -45,6 +45,7 @@ public:
     std::int64_t maxPositions() const override { return config_.maxPositions; }
     std::int64_t weightBytesPerToken() const override { return weightBytesPerToken_; }
     std::vector<const Linear*> linears() const override;
+    std::vector<VocabularyTable> vocabularyTables() const override;
     const HunyuanConfig& config() const { return config_; }
     const Placement& placement() const { return placement_; }
 

@@ -13,6 +13,9 @@
 namespace dragoman {
 namespace {
 
+// Keys real hub files store as copies of model.shared (transformers ties them).
+constexpr const char* kSharedTableAliases[] = {"model.encoder.embed_tokens", "model.decoder.embed_tokens", "lm_head"};
+
 constexpr double kLayerNormEps = 1e-5;
 
 struct KvCache {
@@ -105,12 +108,15 @@ MarianModel::MarianModel(const MarianConfig& config, WeightBinder w, const std::
     const auto d = config.dModel;
     shared_ = Embedding(w, "model.shared.weight", config.vocabSize, d);
     const auto finalLogitsBias = w.take("final_logits_bias", {1, config.vocabSize});
-    output_ = Linear(shared_.weight(), finalLogitsBias.defined() ? finalLogitsBias.view({config.vocabSize}) : finalLogitsBias);
+    output_ =
+        Linear(shared_.weight(), finalLogitsBias.defined() ? finalLogitsBias.view({config.vocabSize}) : finalLogitsBias, shared_.scale());
     positions_ = marianSinusoidalPositions(config.maxPositions, d);
-    // Aliases that real hub files carry: accepted only when they equal what they alias.
-    w.acceptAlias("model.encoder.embed_tokens.weight", shared_.weight());
-    w.acceptAlias("model.decoder.embed_tokens.weight", shared_.weight());
-    w.acceptAlias("lm_head.weight", shared_.weight());
+    // Aliases that real hub files carry: accepted only when they equal what they alias (an 8-bit table's
+    // scales included).
+    for (const auto* alias : kSharedTableAliases) {
+        w.acceptAlias(alias + std::string(".weight"), shared_.weight());
+        if (shared_.storedScale().defined()) w.acceptAlias(alias + std::string(".weight_scale"), shared_.storedScale());
+    }
     w.acceptAlias("model.encoder.embed_positions.weight", positions_);
     w.acceptAlias("model.decoder.embed_positions.weight", positions_);
     for (std::int64_t i = 0; i < config.encoderLayers; ++i) {
@@ -135,6 +141,10 @@ MarianModel::MarianModel(const MarianConfig& config, WeightBinder w, const std::
     }
     w.finish(modelId);
     numberSlots(linears());
+}
+
+std::vector<VocabularyTable> MarianModel::vocabularyTables() const {
+    return {{"model.shared", {std::begin(kSharedTableAliases), std::end(kSharedTableAliases)}}};
 }
 
 std::vector<const Linear*> MarianModel::linears() const {

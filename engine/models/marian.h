@@ -60,6 +60,7 @@ public:
     std::unique_ptr<DecoderState> startDecoding(const torch::Tensor& encoded, std::int64_t batch, std::int64_t maxSteps,
                                                 std::shared_ptr<const LoraSet> adapter = nullptr) const override;
     std::vector<const Linear*> linears() const override;
+    std::vector<VocabularyTable> vocabularyTables() const override;
     torch::Tensor step(DecoderState& state, const torch::Tensor& tokens) const override;
     void reorder(DecoderState& state, const torch::Tensor& beams) const override;
     torch::Tensor stepMany(const std::vector<DecoderState*>& states, const std::vector<torch::Tensor>& tokens) const override;

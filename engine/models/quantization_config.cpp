@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <algorithm>
 
 namespace dragoman {
 namespace {
@@ -65,9 +66,13 @@ QuantizationScheme compressedTensors(const nlohmann::json& q, const std::string&
     for (const auto& [name, group] : q["config_groups"].items()) {
         const auto groupWhere = where + ".config_groups." + name;
         if (!group.is_object()) throw Error("unsupported", groupWhere + " is not an object");
+        // Linear layers, and embedding tables in the same layout (a row's scale per output channel of a tied
+        // output layer); module names or regular expressions as targets are not read.
         const auto targets = group.value("targets", nlohmann::json::array());
-        if (targets != nlohmann::json::array({"Linear"}))
-            throw Error("unsupported", groupWhere + ": targets " + targets.dump() + " (only [\"Linear\"] is supported)");
+        const bool known = targets.is_array() && !targets.empty() &&
+                           std::all_of(targets.begin(), targets.end(), [](const auto& t) { return t == "Linear" || t == "Embedding"; });
+        if (!known)
+            throw Error("unsupported", groupWhere + ": targets " + targets.dump() + " (\"Linear\" and \"Embedding\" are supported)");
         const auto weights = checkWeights(group.value("weights", nlohmann::json()), groupWhere + ".weights");
         if (scheme.weights != Weights::None && scheme.weights != weights)
             throw Error("unsupported", where + ": config groups mixing int8 and FP8 weights are not supported");

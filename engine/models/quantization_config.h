@@ -2,8 +2,8 @@
 // config.json's quantization_config, checked before a quantized checkpoint is built. The engine computes with
 // weight-only 8-bit weights: the compressed-tensors layout (what llm-compressor, vLLM and Tencent's FP8 releases
 // write: `int-quantized` I8 or `float-quantized` F8_E4M3 weights, a `weight_scale` per output channel [out, 1]
-// or per tensor [1]) and the plain "fp8" method's per-tensor E4M3 weights. Everything else (GPTQ, AWQ,
-// bitsandbytes, 4-bit packing, zero points, group or block scales, E5M2) is refused by name here instead of
+// or per tensor [1], for Linear layers and, in the same layout, Embedding tables) and the plain "fp8" method's per-tensor E4M3 weights.
+// Everything else (GPTQ, AWQ, bitsandbytes, 4-bit packing, zero points, group or block scales, E5M2) is refused by name here instead of
 // loading into wrong numbers. Static input scales are ignored: activations stay float32 on the CPU.
 #include "io/checkpoint.h"
 

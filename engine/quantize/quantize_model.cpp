@@ -113,7 +113,7 @@ void copyOtherFiles(const fs::path& from, const fs::path& out, Cleanup& cleanup)
     }
 }
 
-nlohmann::json quantizationConfig(const QuantizeSettings& settings, const std::vector<std::string>& ignored) {
+nlohmann::json quantizationConfig(const QuantizeSettings& settings, const std::vector<std::string>& ignored, bool tables) {
     const bool fp8 = settings.type == QuantizeSettings::Type::Fp8;
     nlohmann::json weights{{"num_bits", 8},
                            {"type", fp8 ? "float" : "int"},
@@ -123,13 +123,16 @@ nlohmann::json quantizationConfig(const QuantizeSettings& settings, const std::v
                            {"group_size", nullptr},
                            {"block_structure", nullptr},
                            {"observer", "minmax"}};
-    return {
-        {"quant_method", "compressed-tensors"},
-        {"format", fp8 ? "float-quantized" : "int-quantized"},
-        {"quantization_status", "compressed"},
-        {"config_groups",
-         {{"group_0", {{"targets", {"Linear"}}, {"input_activations", nullptr}, {"output_activations", nullptr}, {"weights", weights}}}}},
-        {"ignore", ignored}};
+    return {{"quant_method", "compressed-tensors"},
+            {"format", fp8 ? "float-quantized" : "int-quantized"},
+            {"quantization_status", "compressed"},
+            {"config_groups",
+             {{"group_0",
+               {{"targets", tables ? nlohmann::json{"Linear", "Embedding"} : nlohmann::json{"Linear"}},
+                {"input_activations", nullptr},
+                {"output_activations", nullptr},
+                {"weights", weights}}}}},
+            {"ignore", ignored}};
 }
 
 }  // namespace
@@ -147,6 +150,15 @@ QuantizeSummary quantizeModel(const RunnableModel& model, const fs::path& out, c
     std::map<std::string, std::string> linearWeights;  // "<module>.weight" -> module
     for (const auto* linear : model.linears())
         if (!linear->name().empty()) linearWeights[linear->name() + ".weight"] = linear->name();
+    std::set<std::string> tableModules, repeats;  // repeats: stored copies of a quantized table, not written
+    if (settings.tables)
+        for (const auto& table : model.vocabularyTables()) {
+            linearWeights[table.module + ".weight"] = table.module;
+            tableModules.insert(table.module);
+            for (const auto& alias : table.aliases)
+                for (const char* suffix : {".weight", ".weight_scale"})
+                    repeats.insert(alias + suffix);
+        }
 
     std::uint64_t total = 0;
     for (const auto& [name, entry] : loaded.checkpoint.tensors())
@@ -177,8 +189,10 @@ QuantizeSummary quantizeModel(const RunnableModel& model, const fs::path& out, c
     summary.bytesBefore = total;
     std::uint64_t written = 0;
     std::vector<std::string> ignored;
+    bool tablesQuantized = false;
     for (const auto& [name, entry] : loaded.checkpoint.tensors()) {
         const auto& info = *entry.info;
+        if (repeats.count(name)) continue;
         const auto plan = plans.find(name);
         if (plan == plans.end()) {
             if (name.ends_with(".weight") && info.shape.size() == 2) ignored.push_back(name.substr(0, name.size() - 7));
@@ -195,6 +209,7 @@ QuantizeSummary quantizeModel(const RunnableModel& model, const fs::path& out, c
             continue;
         }
         const Plan* p = &plan->second;
+        tablesQuantized = tablesQuantized || tableModules.count(p->module) > 0;
         const auto in = info.shape[1];
         writer.add(name, fp8 ? DType::F8_E4M3 : DType::I8, info.shape,
                    [p, in, fp8, &meter, &written, total, writing, width = dtypeSize(info.dtype)](std::span<std::byte> buffer,
@@ -226,7 +241,7 @@ QuantizeSummary quantizeModel(const RunnableModel& model, const fs::path& out, c
     copyOtherFiles(source, out, cleanup);
     auto config = loaded.config;
     std::sort(ignored.begin(), ignored.end());
-    config["quantization_config"] = quantizationConfig(settings, ignored);
+    config["quantization_config"] = quantizationConfig(settings, ignored, tablesQuantized);
     {
         const auto path = out / "config.json";
         cleanup.files.push_back(path);

@@ -1,10 +1,12 @@
 #pragma once
 // Writes a weight-only 8-bit copy of a model in the compressed-tensors layout the engine reads
-// (models/quantization_config.h): every weight of the architecture's linear layers as I8 or F8_E4M3 with a
-// float32 weight_scale per output channel ([out, 1]) or per tensor ([1]), symmetric, s = max|W| / 127 (int8)
-// or / 448 (FP8), values rounded half to even; everything else (embeddings, norms, a tied or separate output
-// layer, tokenizer and generation files) copied unchanged, and config.json given its quantization_config.
-// The same arithmetic as ../shared/fixtures/gen/quant.py, so its dequantized twin is the oracle.
+// (models/quantization_config.h): every weight of the architecture's linear layers, and by default its
+// embedding and output tables, as I8 or F8_E4M3 with a float32 weight_scale per output channel (per row of a
+// table, [rows, 1]) or per tensor ([1]), symmetric, s = max|W| / 127 (int8) or / 448 (FP8), values rounded
+// half to even; everything else (norms, biases, tokenizer and generation files) copied unchanged, stored copies
+// of a quantized table dropped (they are tied), and config.json given its quantization_config.
+// The same arithmetic as ../shared/fixtures/gen/quant.py, so its dequantized twin is the oracle; with the
+// tables kept in floating point the copy is quant.py's, byte for byte.
 #include "runtime/runnable_model.h"
 #include "util/progress.h"
 
@@ -16,6 +18,9 @@ namespace dragoman {
 struct QuantizeSettings {
     enum class Type { Int8, Fp8 } type = Type::Int8;
     bool perChannel = true;  // false: one scale per tensor
+    // The embedding and output tables too: a tied output layer is read once per token, a quarter of a 1.8B
+    // HY-MT's bf16 bytes (RunnableModel::vocabularyTables()).
+    bool tables = true;
 };
 
 struct QuantizeSummary {

@@ -37,6 +37,11 @@ std::vector<const Linear*> RunnableModel::linears() const {
     return encoderDecoder()->linears();
 }
 
+std::vector<VocabularyTable> RunnableModel::vocabularyTables() const {
+    if (const auto* c = causal()) return c->vocabularyTables();
+    return encoderDecoder()->vocabularyTables();
+}
+
 std::shared_ptr<const LoraSet> RunnableModel::loadAdapter(const std::filesystem::path& dir, const std::string& name,
                                                           AdapterLoadStats* stats) const {
     return loadLoraAdapter(dir, name, linears(), placement, stats);

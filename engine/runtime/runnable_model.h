@@ -41,6 +41,8 @@ struct RunnableModel {
     const TranslationStrategy& requireStrategy() const;
     // The network's Linear layers by slot, what adapters bind to.
     std::vector<const Linear*> linears() const;
+    // The network's embedding and output tables.
+    std::vector<VocabularyTable> vocabularyTables() const;
     // A PEFT LoRA adapter folder bound to this model (loaded each call; the caller keeps what it wants
     // resident). Throws Error("adapter").
     std::shared_ptr<const LoraSet> loadAdapter(const std::filesystem::path& dir, const std::string& name,

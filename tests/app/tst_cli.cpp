@@ -242,7 +242,8 @@ void TestCli::quantizeWritesARegisteredCopy() {
     modelsDir_ = cache.path();
     const QString base = DRAGOMAN_TEST_FIXTURES "/marian-tiny";
     const QString out = work.path() + "/marian-int8";
-    const auto made = run({"quantize", "--model", base, "--to", "int8", "--out", out, "--id", "test/marian-int8"});
+    // --keep-embeddings: the linear layers only, as the generator writes.
+    const auto made = run({"quantize", "--model", base, "--to", "int8", "--out", out, "--id", "test/marian-int8", "--keep-embeddings"});
     QCOMPARE(made.code, 0);
     QVERIFY2(made.out.contains("registered as test/marian-int8"), qPrintable(made.out));
     QVERIFY2(run({"models", "list"}).out.contains("test/marian-int8"), "the copy is not registered");
@@ -253,6 +254,13 @@ void TestCli::quantizeWritesARegisteredCopy() {
     QCOMPARE(ours.out, generators.out);
     QCOMPARE(run({"translate", "--model", "test/marian-int8", "--from", "en", "--to", "de", "--text", "Hello"}).code, 0);
     QCOMPARE(run({"models", "verify", "test/marian-int8", "--full"}).code, 0);
+    // By default the shared embedding table (the output layer) is quantized too.
+    const auto tables = run({"quantize", "--model", base, "--to", "int8", "--out", work.path() + "/tables", "--id", "test/tables"});
+    QCOMPARE(tables.code, 0);
+    const auto stored = run({"inspect", work.path() + "/tables/model.safetensors"}).out;
+    QVERIFY2(stored.contains("model.shared.weight I8 [332,32]") && stored.contains("model.shared.weight_scale F32 [332,1]"),
+             qPrintable(stored));
+    QCOMPARE(run({"translate", "--model", "test/tables", "--from", "en", "--to", "de", "--text", "Hello"}).code, 0);
 
     // The same folder again: refused, the copy untouched; the id taken: refused.
     const auto again = run({"quantize", "--model", base, "--to", "fp8", "--out", out});

@@ -164,8 +164,8 @@ void TestServe::chatAnswersEqualTheCli() {
     const auto id = models.at(0).toObject()["id"].toString();
     const auto message = hunyuan ? "Translate the following segment into German, without additional explanation.\n\n" + text : text;
     // The tiny HY fixture never says EOS: without max_tokens it would fill its 4096-token context, minutes under TSan.
-    const QJsonObject extra = hunyuan ? QJsonObject{{"temperature", 0}, {"max_tokens", 200}}
-                                      : QJsonObject{{"source_lang", "en"}, {"target_lang", "de"}};
+    const QJsonObject extra =
+        hunyuan ? QJsonObject{{"temperature", 0}, {"max_tokens", 200}} : QJsonObject{{"source_lang", "en"}, {"target_lang", "de"}};
     const auto reply = send(net_, "POST", server->url() + "/v1/chat/completions", chatBody(id, message, false, extra));
     QCOMPARE(reply.status, 200);
     const auto cli = cliTranslate(hunyuan ? kHunyuan : kMarian, "en", "de", text);

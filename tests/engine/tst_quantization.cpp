@@ -19,6 +19,7 @@
 
 #include <torch/torch.h>
 
+#include <algorithm>
 #include <cstring>
 #include <fstream>
 #include <map>
@@ -121,6 +122,8 @@ private Q_SLOTS:
     void quantizerWritesTheGeneratorsBytes();
     void ownCopiesMatchTheirTwins_data();
     void ownCopiesMatchTheirTwins();
+    void tablesAreQuantized_data();
+    void tablesAreQuantized();
     void brokenCheckpointsAreRefused_data();
     void brokenCheckpointsAreRefused();
     void quantizerNeverOverwrites();
@@ -224,7 +227,8 @@ void TestQuantization::quantizerWritesTheGeneratorsBytes() {
     QFETCH(bool, fp8);
     QFETCH(bool, perChannel);
     const fs::path out = work_.path().toStdString() + "/" + QTest::currentDataTag();
-    QuantizeSettings settings{fp8 ? QuantizeSettings::Type::Fp8 : QuantizeSettings::Type::Int8, perChannel};
+    // quant.py leaves the embedding and output tables in floating point.
+    QuantizeSettings settings{fp8 ? QuantizeSettings::Type::Fp8 : QuantizeSettings::Type::Int8, perChannel, false};
     const auto summary = quantize(test::fixture(base.toStdString().c_str()), out, settings);
     QVERIFY(summary.quantized > 0);
     QVERIFY(summary.bytesAfter < summary.bytesBefore);
@@ -245,9 +249,11 @@ void TestQuantization::quantizerWritesTheGeneratorsBytes() {
 void TestQuantization::ownCopiesMatchTheirTwins_data() {
     QTest::addColumn<QString>("base");
     QTest::addColumn<bool>("fp8");
-    QTest::newRow("hunyuan bf16 -> int8") << "hunyuan-tiny" << false;
-    QTest::newRow("hunyuan bf16 -> fp8") << "hunyuan-tiny" << true;
-    QTest::newRow("marian -> fp8 per channel") << "marian-tiny" << true;
+    QTest::addColumn<bool>("tables");
+    QTest::newRow("hunyuan bf16 -> int8") << "hunyuan-tiny" << false << true;
+    QTest::newRow("hunyuan bf16 -> fp8") << "hunyuan-tiny" << true << true;
+    QTest::newRow("hunyuan bf16 -> int8, embeddings kept") << "hunyuan-tiny" << false << false;
+    QTest::newRow("marian -> fp8 per channel") << "marian-tiny" << true << true;
 }
 
 // A bf16 model (as HY-MT ships) quantized by us: the copy keeps its other tensors bf16, computes its twin's
@@ -255,13 +261,84 @@ void TestQuantization::ownCopiesMatchTheirTwins_data() {
 void TestQuantization::ownCopiesMatchTheirTwins() {
     QFETCH(QString, base);
     QFETCH(bool, fp8);
+    QFETCH(bool, tables);
     const fs::path out = work_.path().toStdString() + "/own " + QTest::currentDataTag();
-    quantize(test::fixture(base.toStdString().c_str()), out, {fp8 ? QuantizeSettings::Type::Fp8 : QuantizeSettings::Type::Int8, true});
+    quantize(test::fixture(base.toStdString().c_str()), out,
+             {fp8 ? QuantizeSettings::Type::Fp8 : QuantizeSettings::Type::Int8, true, tables});
     writeDequantizedTwin(out, out.string() + ".twin");
     compare(out, out.string() + ".twin");
     const auto copy = open(out);
     QVERIFY(copy->strategy);  // tokenizer files came along
-    if (base == "hunyuan-tiny") QVERIFY(readTensors(out).at("model.embed_tokens.weight").dtype == DType::BF16);
+    if (base == "hunyuan-tiny") {
+        const auto stored = readTensors(out);
+        QVERIFY(stored.at("model.embed_tokens.weight").dtype == (!tables ? DType::BF16 : fp8 ? DType::F8_E4M3 : DType::I8));
+        QVERIFY(stored.at("model.norm.weight").dtype == DType::BF16);
+    }
+}
+
+void TestQuantization::tablesAreQuantized_data() {
+    QTest::addColumn<QString>("base");
+    QTest::addColumn<QString>("variant");
+    QTest::addColumn<bool>("fp8");
+    QTest::newRow("marian, hub copies of the shared table") << "marian-tiny"
+                                                            << "copies" << false;
+    QTest::newRow("hunyuan tied, a copy of the head stored") << "hunyuan-tiny-f32"
+                                                             << "copies" << true;
+    QTest::newRow("hunyuan untied") << "hunyuan-tiny-f32"
+                                    << "untied" << false;
+}
+
+// The embedding and output tables in 8 bits (one scale per row): stored copies of a tied table are dropped, a
+// separate output layer is quantized on its own, the config targets Embedding too, the twin's logits hold, and
+// the copy is smaller than one that keeps the tables.
+void TestQuantization::tablesAreQuantized() {
+    QFETCH(QString, base);
+    QFETCH(QString, variant);
+    QFETCH(bool, fp8);
+    const std::string tag = QTest::currentDataTag();
+    const fs::path source = work_.path().toStdString() + "/tables source " + tag;
+    test::copyFolder(test::fixture(base.toStdString().c_str()), source);
+    auto tensors = readTensors(source);
+    const bool marian = base == "marian-tiny";
+    const std::string table = marian ? "model.shared" : "model.embed_tokens";
+    std::vector<std::string> copies;
+    if (variant == "copies") {
+        copies = marian ? std::vector<std::string>{"model.encoder.embed_tokens", "model.decoder.embed_tokens", "lm_head"}
+                        : std::vector<std::string>{"lm_head"};
+        for (const auto& copy : copies)
+            tensors[copy + ".weight"] = tensors.at(table + ".weight");
+    } else {
+        auto config = readConfig(source);
+        config["tie_word_embeddings"] = false;
+        writeConfig(source, config);
+        auto head = tensors.at(table + ".weight");
+        auto* values = reinterpret_cast<float*>(head.bytes.data());
+        for (std::size_t i = 0; i < head.bytes.size() / 4; ++i)
+            values[i] = values[i] * 2 - 0.01f * static_cast<float>(i % 7);  // its own numbers
+        tensors["lm_head.weight"] = head;
+    }
+    writeTensors(tensors, source / "model.safetensors");
+
+    const auto type = fp8 ? QuantizeSettings::Type::Fp8 : QuantizeSettings::Type::Int8;
+    const fs::path out = work_.path().toStdString() + "/tables " + tag, kept = out.string() + " kept";
+    const auto summary = quantize(source, out, {type, true});
+    const auto keptSummary = quantize(source, kept, {type, true, false});
+    QVERIFY(summary.bytesAfter < keptSummary.bytesAfter);
+    QCOMPARE(summary.quantized, keptSummary.quantized + (variant == "untied" ? 2 : 1));
+
+    const auto stored = readTensors(out);
+    const auto eightBit = fp8 ? DType::F8_E4M3 : DType::I8;
+    QVERIFY(stored.at(table + ".weight").dtype == eightBit);
+    QVERIFY((stored.at(table + ".weight_scale").shape == std::vector<std::int64_t>{tensors.at(table + ".weight").shape[0], 1}));
+    for (const auto& copy : copies)
+        QVERIFY2(!stored.count(copy + ".weight"), (copy + " was written").c_str());
+    if (variant == "untied") QVERIFY(stored.at("lm_head.weight").dtype == eightBit && stored.count("lm_head.weight_scale"));
+    const auto q = readConfig(out)["quantization_config"];
+    QCOMPARE(QString::fromStdString(q["config_groups"]["group_0"]["targets"].dump()), QStringLiteral(R"(["Linear","Embedding"])"));
+    QVERIFY2(std::find(q["ignore"].begin(), q["ignore"].end(), table) == q["ignore"].end(), q["ignore"].dump().c_str());
+
+    writeDequantizedTwin(out, out.string() + ".twin");
+    compare(out, out.string() + ".twin");
 }
 
 void TestQuantization::brokenCheckpointsAreRefused_data() {
@@ -287,6 +364,10 @@ void TestQuantization::brokenCheckpointsAreRefused_data() {
                                                        << "describes FP8";
     QTest::newRow("U16 tensor") << "u16"
                                 << "U16";
+    QTest::newRow("8-bit embeddings without a scale") << "table-no-scale"
+                                                      << "has no model.embed_tokens.weight_scale";
+    QTest::newRow("targets named by expression") << "targets"
+                                                 << "targets [\"re:.*_proj\"]";
 }
 
 // One clear error per broken quantized checkpoint, naming the tensor or setting, before any number is computed.
@@ -311,6 +392,11 @@ void TestQuantization::brokenCheckpointsAreRefused() {
         config["quantization_config"]["config_groups"]["group_0"]["weights"]["type"] = "float";
     }
     if (change == "u16") tensors["extra.table"] = {DType::U16, {2}, std::vector<std::byte>(4)};
+    if (change == "table-no-scale") {
+        auto& embeddings = tensors.at("model.embed_tokens.weight");
+        embeddings = {DType::I8, embeddings.shape, std::vector<std::byte>(embeddings.bytes.size() / 4)};
+    }
+    if (change == "targets") config["quantization_config"]["config_groups"]["group_0"]["targets"] = {"re:.*_proj"};
     writeTensors(tensors, dir / "model.safetensors");
     writeConfig(dir, config);
     try {
