@@ -112,8 +112,8 @@ struct QuantizeResult {
     std::uint64_t bytesBefore = 0, bytesAfter = 0;
 };
 // Writes the model's linear weights (and embedding and output tables) as int8 or FP8 with a scale per output
-// channel (compressed-tensors layout), everything else unchanged, and registers the copy. Never writes into a folder that is not empty; a
-// failure or cancel leaves nothing behind. Throws Error("input"), Error("io"), Cancelled.
+// channel (compressed-tensors layout), everything else unchanged, and registers the copy. Never writes into a
+// folder that is not empty; a failure or cancel leaves nothing behind. Throws Error("input"), Error("io"), Cancelled.
 QuantizeResult quantizeModel(const QuantizeRequest& request, const ProgressCallback& progress = {});
 
 // ---- Prompts for a remote chat model ----

@@ -8,12 +8,11 @@ namespace dragoman {
 
 Embedding::Embedding(WeightBinder& weights, const std::string& name, std::int64_t vocab, std::int64_t dim, Placement placement)
     : weight_(weights.take(name, {vocab, dim})), placement_(placement) {
-    storedScale_ = weights.takeOptional(name + "_scale", {{vocab, 1}, {1}, {}});
-    if (storedScale_.defined()) scale_ = storedScale_.to(torch::kFloat32).reshape({-1});
-    const auto type = weight_.defined() ? weight_.scalar_type() : torch::kFloat32;
-    const bool eightBit = type == torch::kInt8 || type == torch::kUInt8;
-    if (eightBit && !scale_.defined()) weights.reject(name + " is 8-bit but has no " + name + "_scale");
-    if (!eightBit && scale_.defined()) weights.reject(name + "_scale scales " + name + ", which is not an 8-bit table");
+    storedScale_ = weights.takeScale(name, weight_, vocab);
+    if (!storedScale_.defined()) return;
+    scale_ = storedScale_.to(torch::kFloat32).reshape({-1});
+    if (weight_.defined() && weight_.scalar_type() != torch::kInt8 && weight_.scalar_type() != torch::kUInt8)
+        weights.reject(name + "_scale scales " + name + ", which is not an 8-bit table");
 }
 
 torch::Tensor Embedding::operator()(const torch::Tensor& ids, double scale) const {

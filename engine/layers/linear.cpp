@@ -148,13 +148,9 @@ torch::Tensor libtorchProject(const torch::Tensor& x, const torch::Tensor& weigh
 
 Linear::Linear(WeightBinder& weights, const std::string& prefix, std::int64_t out, std::int64_t in, bool bias, Placement placement)
     : weight_(weights.take(prefix + "weight", {out, in})), placement_(placement), name_(prefix.substr(0, prefix.size() - 1)) {
-    if (auto scale = weights.takeOptional(prefix + "weight_scale", {{out, 1}, {1}, {}}); scale.defined())
-        scale_ = scale.to(torch::kFloat32).reshape({-1});
+    if (auto scale = weights.takeScale(prefix + "weight", weight_, out); scale.defined()) scale_ = scale.to(torch::kFloat32).reshape({-1});
     // A static activation scale only matters where activations are quantized; they stay float32 here.
     weights.ignore(prefix + "input_scale");
-    const auto type = weight_.defined() ? weight_.scalar_type() : torch::kFloat32;
-    if ((type == torch::kInt8 || type == torch::kUInt8) && !scale_.defined())
-        weights.reject(prefix + "weight is 8-bit but has no " + prefix + "weight_scale");
     if (bias) bias_ = weights.take(prefix + "bias", {out});
 }
 

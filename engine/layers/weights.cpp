@@ -42,6 +42,14 @@ torch::Tensor WeightBinder::takeOptional(const std::string& name, const std::vec
     return {};
 }
 
+torch::Tensor WeightBinder::takeScale(const std::string& weightName, const torch::Tensor& weight, std::int64_t rows) {
+    auto scale = takeOptional(weightName + "_scale", {{rows, 1}, {1}, {}});
+    const auto type = weight.defined() ? weight.scalar_type() : torch::kFloat32;
+    if ((type == torch::kInt8 || type == torch::kUInt8) && !scale.defined())
+        reject(weightName + " is 8-bit but has no " + weightName + "_scale");
+    return scale;
+}
+
 void WeightBinder::acceptAlias(const std::string& name, const torch::Tensor& original) {
     if (layout_) return;  // an alias is optional: not part of the layout
     auto it = table_.find(name);

@@ -26,6 +26,9 @@ public:
     // The tensor `name` if the checkpoint has it, with one of `shapes` (else a problem for finish()); an
     // undefined tensor when it is absent. Not part of a recorded layout.
     torch::Tensor takeOptional(const std::string& name, const std::vector<std::vector<std::int64_t>>& shapes);
+    // The stored scale `weightName`_scale of an 8-bit weight with `rows` rows ([rows, 1], [1] or []) as stored;
+    // undefined when absent, which is a problem for finish() if `weight` is 8-bit (I8, or F8_E4M3 bound as bytes).
+    torch::Tensor takeScale(const std::string& weightName, const torch::Tensor& weight, std::int64_t rows);
     // Accepts an optional alias key (e.g. lm_head.weight) only if it equals `original` exactly.
     void acceptAlias(const std::string& name, const torch::Tensor& original);
     // Accepts an optional key the architecture does not use (e.g. a tied lm_head.weight stored anyway).

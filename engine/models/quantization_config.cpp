@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+
 #include <algorithm>
 
 namespace dragoman {

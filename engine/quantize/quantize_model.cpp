@@ -189,7 +189,8 @@ QuantizeSummary quantizeModel(const RunnableModel& model, const fs::path& out, c
     summary.bytesBefore = total;
     std::uint64_t written = 0;
     std::vector<std::string> ignored;
-    bool tablesQuantized = false;
+    const bool tablesQuantized =
+        std::any_of(tableModules.begin(), tableModules.end(), [&](const std::string& m) { return plans.count(m + ".weight") > 0; });
     for (const auto& [name, entry] : loaded.checkpoint.tensors()) {
         const auto& info = *entry.info;
         if (repeats.count(name)) continue;
@@ -209,7 +210,6 @@ QuantizeSummary quantizeModel(const RunnableModel& model, const fs::path& out, c
             continue;
         }
         const Plan* p = &plan->second;
-        tablesQuantized = tablesQuantized || tableModules.count(p->module) > 0;
         const auto in = info.shape[1];
         writer.add(name, fp8 ? DType::F8_E4M3 : DType::I8, info.shape,
                    [p, in, fp8, &meter, &written, total, writing, width = dtypeSize(info.dtype)](std::span<std::byte> buffer,
