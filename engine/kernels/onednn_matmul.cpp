@@ -21,6 +21,43 @@
 namespace dragoman::kernels {
 namespace {
 
+// narrowToBf16 on 8 floats: round to nearest even on the bits, NaN kept quiet.
+__attribute__((target("avx2,fma,f16c"))) __m256i narrow8(__m256 x) {
+    const __m256i bits = _mm256_castps_si256(x);
+    const __m256i lsb = _mm256_and_si256(_mm256_srli_epi32(bits, 16), _mm256_set1_epi32(1));
+    const __m256i rounded = _mm256_add_epi32(bits, _mm256_add_epi32(_mm256_set1_epi32(0x7FFF), lsb));
+    const __m256i quiet = _mm256_or_si256(bits, _mm256_set1_epi32(0x400000));
+    const __m256i nan = _mm256_castps_si256(_mm256_cmp_ps(x, x, _CMP_UNORD_Q));
+    return _mm256_srli_epi32(_mm256_blendv_epi8(rounded, quiet, nan), 16);  // bf16 in each lane's low half
+}
+
+__attribute__((target("avx2,fma,f16c"))) __m256 widen8(__m256i bf16) {
+    return _mm256_castsi256_ps(_mm256_slli_epi32(bf16, 16));
+}
+
+__attribute__((target("avx2,fma,f16c"))) void store8(std::uint16_t* out, __m256i bf16) {
+    const __m256i packed = _mm256_packus_epi32(bf16, bf16);  // per 128-bit lane: 4 values twice
+    const __m256i ordered = _mm256_permute4x64_epi64(packed, 0b1000);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out), _mm256_castsi256_si128(ordered));
+}
+
+// A prompt's activations are split once per projection: 8 at a time, it is a few percent of the product.
+__attribute__((target("avx2,fma,f16c"))) std::int64_t splitAvx2(const float* x, std::uint16_t* hi, std::uint16_t* mid, std::uint16_t* lo,
+                                                                std::int64_t count) {
+    std::int64_t i = 0;
+    for (; i + 8 <= count; i += 8) {
+        const __m256 v = _mm256_loadu_ps(x + i);
+        const __m256i h = narrow8(v);
+        const __m256 rest = _mm256_sub_ps(v, widen8(h));
+        const __m256i m = narrow8(rest);
+        const __m256i l = narrow8(_mm256_sub_ps(rest, widen8(m)));
+        store8(hi + i, h);
+        store8(mid + i, m);
+        store8(lo + i, l);
+    }
+    return i;
+}
+
 using dnnl::memory;
 
 // Prompt rows per oneDNN call: bounds the scratch of the split product (3 x 256 rows of terms) and the number of
@@ -43,6 +80,7 @@ struct Runtime {
     // product (a third of a prompt's time went to clearing pages).
     std::vector<std::uint16_t> terms;
     std::vector<float> parts;
+    std::vector<std::uint16_t> panel;  // widened 8-bit weights (splitChunkEightBit)
 };
 
 Runtime& runtime() {
@@ -111,29 +149,93 @@ std::int64_t paddedRows(std::int64_t rows) {
     return (rows + kRowMultiple - 1) / kRowMultiple * kRowMultiple;
 }
 
-// Rows [0, m) of one chunk as three stacked bf16 terms, one product, the terms' results added.
-bool splitChunk(Runtime& r, const float* x, const std::uint16_t* w, float* y, std::int64_t m, std::int64_t n, std::int64_t k) {
-    const auto rows = paddedRows(kSplitTerms * m);
-    const auto termCount = static_cast<std::size_t>(rows * k), partCount = static_cast<std::size_t>(rows * n);
-    // The kept scratch serves the projections of a prompt; a larger product (all of a long prompt's logits over
-    // a 120k vocabulary: 370 MB of parts) gets buffers of its own that are freed afterwards.
-    const bool kept = termCount * sizeof(std::uint16_t) + partCount * sizeof(float) <= kKeptScratchBytes;
-    std::vector<std::uint16_t> ownTerms;
-    std::vector<float> ownParts;
-    auto& termBuffer = kept ? r.terms : ownTerms;
-    auto& partBuffer = kept ? r.parts : ownParts;
-    if (termBuffer.size() < termCount) termBuffer.resize(termCount);
-    if (partBuffer.size() < partCount) partBuffer.resize(partCount);
-    std::uint16_t* terms = termBuffer.data();
+// The rows [0, m) of a chunk as three stacked bf16 terms [hi; mid; lo], padded with zero rows to paddedRows().
+void stackTerms(std::uint16_t* terms, const float* x, std::int64_t m, std::int64_t k) {
     splitToBf16(x, terms, terms + m * k, terms + 2 * m * k, m * k);
-    std::fill(terms + kSplitTerms * m * k, terms + rows * k, std::uint16_t{0});
-    if (!run(r, memory::data_type::bf16, terms, w, partBuffer.data(), rows, n, k)) return false;
-    const float* hi = partBuffer.data();
+    std::fill(terms + kSplitTerms * m * k, terms + paddedRows(kSplitTerms * m) * k, std::uint16_t{0});
+}
+
+// y [m, n] (row stride ldy) from the products of the three terms, parts [3m, n].
+void addTerms(const float* parts, float* y, std::int64_t m, std::int64_t n, std::int64_t ldy) {
+    const float* hi = parts;
     const float* mid = hi + m * n;
     const float* lo = mid + m * n;
     // Smallest first: the sum rounds once where it matters, as a float32 dot product would.
-    for (std::int64_t i = 0; i < m * n; ++i)
-        y[i] = hi[i] + (mid[i] + lo[i]);
+    for (std::int64_t i = 0; i < m; ++i)
+        for (std::int64_t j = 0; j < n; ++j)
+            y[i * ldy + j] = hi[i * n + j] + (mid[i * n + j] + lo[i * n + j]);
+}
+
+// The kept scratch when it is large enough for a product, else a buffer of this call's own: it serves the
+// projections of a prompt, while a larger product (all of a long prompt's logits over a 120k vocabulary: 370 MB of
+// parts) gets buffers that are freed afterwards.
+struct Scratch {
+    std::vector<std::uint16_t> ownTerms;
+    std::vector<float> ownParts;
+    std::uint16_t* terms;
+    float* parts;
+    Scratch(Runtime& r, std::size_t termCount, std::size_t partCount) {
+        const bool kept = termCount * sizeof(std::uint16_t) + partCount * sizeof(float) <= kKeptScratchBytes;
+        auto& termBuffer = kept ? r.terms : ownTerms;
+        auto& partBuffer = kept ? r.parts : ownParts;
+        if (termBuffer.size() < termCount) termBuffer.resize(termCount);
+        if (partBuffer.size() < partCount) partBuffer.resize(partCount);
+        terms = termBuffer.data();
+        parts = partBuffer.data();
+    }
+};
+
+// Rows [0, m) of one chunk as three stacked bf16 terms, one product, the terms' results added.
+bool splitChunk(Runtime& r, const float* x, const std::uint16_t* w, float* y, std::int64_t m, std::int64_t n, std::int64_t k) {
+    const auto rows = paddedRows(kSplitTerms * m);
+    Scratch scratch(r, static_cast<std::size_t>(rows * k), static_cast<std::size_t>(rows * n));
+    stackTerms(scratch.terms, x, m, k);
+    if (!run(r, memory::data_type::bf16, scratch.terms, w, scratch.parts, rows, n, k)) return false;
+    addTerms(scratch.parts, y, m, n, n);
+    return true;
+}
+
+// Weight rows per panel of widened 8-bit weights: about 1 MiB of bf16 (in L2 while oneDNN reads it), at least
+// 64 rows, and panels of equal size (one compiled shape, as inChunks does for prompt rows).
+std::int64_t panelRows(std::int64_t n, std::int64_t k) {
+    const auto target = std::max<std::int64_t>(64, (std::int64_t{1} << 19) / k / 32 * 32);
+    const auto panels = (n + target - 1) / target;
+    return (n + panels - 1) / panels;
+}
+
+template <typename W>
+__attribute__((target("avx2,fma,f16c"))) std::int64_t widenToBf16Avx2(const W* w, std::uint16_t* out, std::int64_t count) {
+    std::int64_t i = 0;
+    for (; i + 8 <= count; i += 8) {
+        // Exact values (8-bit codes fit in bf16's 8 significant bits), so the top halves are the bf16 values.
+        const __m256 v = _mm256_mul_ps(load8(w + i), _mm256_set1_ps(kSumScale<W>));
+        store8(out + i, _mm256_srli_epi32(_mm256_castps_si256(v), 16));
+    }
+    return i;
+}
+
+// On the calling thread: between oneDNN's products its OpenMP workers spin on the other cores, and handing the
+// widening to the kernel pool made both wait for cores (a 40-token int8 prompt took 25 s instead of 4).
+template <typename W>
+void widenToBf16(const W* w, std::uint16_t* out, std::int64_t count) {
+    for (std::int64_t i = hasAvx2() ? widenToBf16Avx2(w, out, count) : 0; i < count; ++i)
+        out[i] = narrowToBf16(widen(w[i]));
+}
+
+// The same for 8-bit weights W [n, k]: panel by panel widened to bf16 (never the whole matrix), each panel's
+// product written into its columns of y.
+template <typename W>
+bool splitChunkEightBit(Runtime& r, const float* x, const W* w, float* y, std::int64_t m, std::int64_t n, std::int64_t k) {
+    const auto rows = paddedRows(kSplitTerms * m), panel = panelRows(n, k);
+    Scratch scratch(r, static_cast<std::size_t>(rows * k), static_cast<std::size_t>(rows * panel));
+    stackTerms(scratch.terms, x, m, k);
+    if (r.panel.size() < static_cast<std::size_t>(panel * k)) r.panel.resize(static_cast<std::size_t>(panel * k));
+    for (std::int64_t j = 0; j < n; j += panel) {
+        const auto width = std::min(panel, n - j);
+        widenToBf16(w + j * k, r.panel.data(), width * k);
+        if (!run(r, memory::data_type::bf16, scratch.terms, r.panel.data(), scratch.parts, rows, width, k)) return false;
+        addTerms(scratch.parts, y + j, m, width, n);
+    }
     return true;
 }
 
@@ -244,47 +346,6 @@ const Readiness& readiness() {
 
 }  // namespace
 
-namespace {
-
-// narrowToBf16 on 8 floats: round to nearest even on the bits, NaN kept quiet.
-__attribute__((target("avx2,fma,f16c"))) __m256i narrow8(__m256 x) {
-    const __m256i bits = _mm256_castps_si256(x);
-    const __m256i lsb = _mm256_and_si256(_mm256_srli_epi32(bits, 16), _mm256_set1_epi32(1));
-    const __m256i rounded = _mm256_add_epi32(bits, _mm256_add_epi32(_mm256_set1_epi32(0x7FFF), lsb));
-    const __m256i quiet = _mm256_or_si256(bits, _mm256_set1_epi32(0x400000));
-    const __m256i nan = _mm256_castps_si256(_mm256_cmp_ps(x, x, _CMP_UNORD_Q));
-    return _mm256_srli_epi32(_mm256_blendv_epi8(rounded, quiet, nan), 16);  // bf16 in each lane's low half
-}
-
-__attribute__((target("avx2,fma,f16c"))) __m256 widen8(__m256i bf16) {
-    return _mm256_castsi256_ps(_mm256_slli_epi32(bf16, 16));
-}
-
-__attribute__((target("avx2,fma,f16c"))) void store8(std::uint16_t* out, __m256i bf16) {
-    const __m256i packed = _mm256_packus_epi32(bf16, bf16);  // per 128-bit lane: 4 values twice
-    const __m256i ordered = _mm256_permute4x64_epi64(packed, 0b1000);
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(out), _mm256_castsi256_si128(ordered));
-}
-
-// A prompt's activations are split once per projection: 8 at a time, it is a few percent of the product.
-__attribute__((target("avx2,fma,f16c"))) std::int64_t splitAvx2(const float* x, std::uint16_t* hi, std::uint16_t* mid, std::uint16_t* lo,
-                                                                std::int64_t count) {
-    std::int64_t i = 0;
-    for (; i + 8 <= count; i += 8) {
-        const __m256 v = _mm256_loadu_ps(x + i);
-        const __m256i h = narrow8(v);
-        const __m256 rest = _mm256_sub_ps(v, widen8(h));
-        const __m256i m = narrow8(rest);
-        const __m256i l = narrow8(_mm256_sub_ps(rest, widen8(m)));
-        store8(hi + i, h);
-        store8(mid + i, m);
-        store8(lo + i, l);
-    }
-    return i;
-}
-
-}  // namespace
-
 void splitToBf16(const float* x, std::uint16_t* hi, std::uint16_t* mid, std::uint16_t* lo, std::int64_t count) {
     const std::int64_t done = hasAvx2() ? splitAvx2(x, hi, mid, lo, count) : 0;
     for (std::int64_t i = done; i < count; ++i) {
@@ -307,6 +368,16 @@ bool onednnBf16MatmulTransposed(const float* x, const std::uint16_t* w, float* y
     auto& r = runtime();
     std::lock_guard lock(r.mutex);
     return inChunks(m, [&](std::int64_t row, std::int64_t rows) { return splitChunk(r, x + row * k, w, y + row * n, rows, n, k); });
+}
+
+bool onednnEightBitMatmulTransposed(const float* x, const void* w, WeightType type, float* y, std::int64_t m, std::int64_t n,
+                                    std::int64_t k) {
+    auto& r = runtime();
+    std::lock_guard lock(r.mutex);
+    return inChunks(m, [&](std::int64_t row, std::int64_t rows) {
+        return type == WeightType::I8 ? splitChunkEightBit(r, x + row * k, static_cast<const std::int8_t*>(w), y + row * n, rows, n, k)
+                                      : splitChunkEightBit(r, x + row * k, static_cast<const Fp8E4M3*>(w), y + row * n, rows, n, k);
+    });
 }
 
 bool onednnF32MatmulTransposed(const float* x, const float* w, float* y, std::int64_t m, std::int64_t n, std::int64_t k) {

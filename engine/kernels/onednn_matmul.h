@@ -10,6 +10,8 @@
 // and the three parts are added. Two terms (16 bits) left errors of ~2^-17 |x| |W|, which moved the tiny
 // reference HunYuan's logits by 1.1e-4 on AMX, past the 1e-4 its fixture allows; plain bf16 activations give the
 // 5e-2 logit errors of bf16 inference. Three times the arithmetic, still faster than the AVX2 kernel.
+#include "kernels/bf16_matmul.h"
+
 #include <cstdint>
 #include <string>
 
@@ -26,6 +28,12 @@ std::string promptKernelName();
 // y [M, N] = x [M, K] W^T for bf16 W [N, K] (split activations, above). False when oneDNN has no optimised
 // implementation for the shape (its slow reference code is never used): the caller computes y with its own kernel.
 bool onednnBf16MatmulTransposed(const float* x, const std::uint16_t* w, float* y, std::int64_t m, std::int64_t n, std::int64_t k);
+
+// The same for 8-bit weights W [N, K] (int8 or float8 E4M3 codes, WeightType::I8 or FP8), whose values are exact
+// in bf16: widened panel by panel (about 1 MiB at a time, never the whole matrix) and multiplied there; y gets the
+// raw products, before the layer's scale. False as above.
+bool onednnEightBitMatmulTransposed(const float* x, const void* w, WeightType type, float* y, std::int64_t m, std::int64_t n,
+                                    std::int64_t k);
 
 // The same call path with float32 W, which oneDNN implements on every x86 CPU: the tests check the layout,
 // shapes and primitive cache with it on machines without bf16 dot products.

@@ -97,6 +97,11 @@ torch::Tensor project(const torch::Tensor& x, const torch::Tensor& weight) {
         }
         auto y = torch::empty({m, n}, torch::kFloat32);
         const bool packed = m >= kPackedRows;
+        // Prompts on AVX512-BF16 / AMX CPUs: oneDNN on panels widened to bf16 (exact), as bf16 weights go.
+        const auto eightBit = type == torch::kInt8 ? kernels::WeightType::I8 : kernels::WeightType::FP8;
+        if (packed && kernels::onednnBf16Ready() &&
+            kernels::onednnEightBitMatmulTransposed(xp, weight.data_ptr(), eightBit, y.data_ptr<float>(), m, n, k))
+            return withRowsOf(x, y, n);
         if (type == torch::kInt8) {
             const auto* w = weight.data_ptr<std::int8_t>();
             packed ? kernels::i8PackedMatmulTransposed(xp, w, y.data_ptr<float>(), m, n, k)

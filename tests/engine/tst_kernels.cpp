@@ -49,11 +49,15 @@ private Q_SLOTS:
     void matmulMatchesReference_data();
     void matmulMatchesReference();
     void gemvManyMatchesSeparateProducts();
+    void decodeRowEqualsBatchedRow_data();
+    void decodeRowEqualsBatchedRow();
     void packedMatmulMatchesReference_data();
     void packedMatmulMatchesReference();
     void splitToBf16IsExact();
     void onednnProductsMatchReference_data();
     void onednnProductsMatchReference();
+    void onednnEightBitProductsMatchReference_data();
+    void onednnEightBitProductsMatchReference();
     void promptKernelIsNamed();
     void projectMatchesReference_data();
     void projectMatchesReference();
@@ -129,6 +133,59 @@ void TestKernels::gemvManyMatchesSeparateProducts() {
             QVERIFY2(error < tolerance(k), qPrintable(QString("k=%1 output %2: max error %3").arg(k).arg(i).arg(error)));
         }
     }
+}
+
+void TestKernels::decodeRowEqualsBatchedRow_data() {
+    QTest::addColumn<QString>("type");
+    QTest::addColumn<int>("k");
+    // Long rows (the 8-row decoding walk and the batched tiles), K not a multiple of 16 or 32.
+    for (const char* type : {"bf16", "int8", "fp8"})
+        for (int k : {2048, 2056, 4104})
+            QTest::addRow("%s_k%d", type, k) << QString(type) << k;
+}
+
+// A sequence decoded alone (one activation row: the decoding GEMV) must get exactly the numbers it gets in a
+// batch (the batched tiles: 4 rows, 8 rows on AVX-512): greedy output may not depend on who else is decoding. Every 8-bit code is drawn,
+// float8 subnormals included (not 0x7F/0xFF: NaN).
+void TestKernels::decodeRowEqualsBatchedRow() {
+    QFETCH(QString, type);
+    QFETCH(int, k);
+    const std::int64_t n = 131;  // 16 groups of 8 rows and 3 rows alone
+    auto generator = at::detail::createCPUGenerator(5);
+    torch::Tensor w, exact;
+    if (type == "bf16") {
+        w = randomWeights(n, k, 9);
+        exact = w.to(torch::kFloat32);
+    } else if (type == "int8") {
+        w = torch::randint(-128, 128, {n, k}, generator, torch::kInt8);
+        exact = w.to(torch::kFloat32);
+    } else {
+        w = torch::randint(0, 254, {n, k}, generator, torch::kInt64);
+        w = (w + (w >= 0x7F).to(torch::kInt64)).to(torch::kUInt8);  // skips 0x7F; 0xFF is never drawn
+        exact = torch::empty({n, k}, torch::kFloat32);
+        const auto* codes = w.data_ptr<std::uint8_t>();
+        auto* out = exact.data_ptr<float>();
+        for (std::int64_t i = 0; i < n * k; ++i)
+            out[i] = kernels::widen(kernels::Fp8E4M3{codes[i]});
+    }
+    const auto x = torch::randn({9, k}, generator, torch::kFloat32);
+    const auto run = [&](std::int64_t m) {
+        auto y = torch::full({m, n}, std::nanf(""), torch::kFloat32);
+        if (type == "bf16")
+            kernels::bf16MatmulTransposed(x.data_ptr<float>(), reinterpret_cast<const std::uint16_t*>(w.data_ptr<at::BFloat16>()),
+                                          y.data_ptr<float>(), m, n, k);
+        else if (type == "int8")
+            kernels::i8MatmulTransposed(x.data_ptr<float>(), w.data_ptr<std::int8_t>(), y.data_ptr<float>(), m, n, k);
+        else
+            kernels::fp8MatmulTransposed(x.data_ptr<float>(), w.data_ptr<std::uint8_t>(), y.data_ptr<float>(), m, n, k);
+        return y;
+    };
+    const auto alone = run(1), inFour = run(4), inNine = run(9);
+    QVERIFY(torch::equal(alone[0], inFour[0]));
+    QVERIFY(torch::equal(alone[0], inNine[0]));
+    const auto scale = exact.abs().max().item<double>();
+    const double error = (alone.to(torch::kFloat64) - reference(x.slice(0, 0, 1), exact)).abs().max().item<double>();
+    QVERIFY2(error < tolerance(k) * scale, qPrintable(QString("max error %1").arg(error)));
 }
 
 void TestKernels::packedMatmulMatchesReference_data() {
@@ -212,6 +269,47 @@ void TestKernels::onednnProductsMatchReference() {
     // HunYuan fixture's 1e-4, give 2-3x this bound on these rows (3.6e-4 at K = 1032, 6.4e-5 at K = 20).
     const double splitTolerance = 6e-6 * std::sqrt(static_cast<double>(k));
     QVERIFY2(error < splitTolerance, qPrintable(QString("bf16 split: max error %1, allowed %2").arg(error).arg(splitTolerance)));
+}
+
+void TestKernels::onednnEightBitProductsMatchReference_data() {
+    QTest::addColumn<QString>("type");
+    QTest::addColumn<int>("m");
+    QTest::addColumn<int>("n");
+    QTest::addColumn<int>("k");
+    // One panel; three uneven panels (1100 rows of K = 1032: 367, 367, 366, two compiled shapes); one 256-row
+    // chunk of a prompt and past it.
+    for (const char* type : {"int8", "fp8"})
+        for (int m : {40, 300})
+            for (auto [n, k] : {std::pair{17, 20}, std::pair{1100, 1032}, std::pair{130, 2048}})
+                QTest::addRow("%s_m%d_n%d_k%d", type, m, n, k) << QString(type) << m << n << k;
+}
+
+// 8-bit weights through oneDNN on panels widened to bf16: the raw products of the exact weight values, to float32
+// accumulation error (as the bf16 weights above), every output column written once.
+void TestKernels::onednnEightBitProductsMatchReference() {
+    if (!kernels::onednnBf16Ready()) QSKIP("oneDNN has no bf16 dot products here; 8-bit prompts use the engine's own kernel");
+    QFETCH(QString, type);
+    QFETCH(int, m);
+    QFETCH(int, n);
+    QFETCH(int, k);
+    auto generator = at::detail::createCPUGenerator(23);
+    torch::Tensor w, exact;
+    if (type == "int8") {
+        w = torch::randint(-128, 128, {n, k}, generator, torch::kInt8);
+        exact = w.to(torch::kFloat32);
+    } else {
+        w = torch::randint(0, 254, {n, k}, generator, torch::kInt64);
+        w = (w + (w >= 0x7F).to(torch::kInt64)).to(torch::kUInt8);  // every code but the two NaNs
+        exact = ops::floatWeight(w);
+    }
+    const auto x = torch::randn({m, k}, generator, torch::kFloat32);
+    auto y = torch::full({m, n}, std::nanf(""), torch::kFloat32);
+    QVERIFY(kernels::onednnEightBitMatmulTransposed(x.data_ptr<float>(), w.data_ptr(),
+                                                    type == "int8" ? kernels::WeightType::I8 : kernels::WeightType::FP8,
+                                                    y.data_ptr<float>(), m, n, k));
+    const double error = (y.to(torch::kFloat64) - reference(x, exact)).abs().max().item<double>();
+    const double allowed = 6e-6 * std::sqrt(static_cast<double>(k)) * exact.abs().max().item<double>();
+    QVERIFY2(error < allowed, qPrintable(QString("max error %1, allowed %2").arg(error).arg(allowed)));
 }
 
 void TestKernels::promptKernelIsNamed() {
