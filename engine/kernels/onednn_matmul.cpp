@@ -214,12 +214,15 @@ __attribute__((target("avx2,fma,f16c"))) std::int64_t widenToBf16Avx2(const W* w
     return i;
 }
 
-// On the calling thread: between oneDNN's products its OpenMP workers spin on the other cores, and handing the
+// On oneDNN's own OpenMP team: between its products those workers spin on the other cores, and handing the
 // widening to the kernel pool made both wait for cores (a 40-token int8 prompt took 25 s instead of 4).
 template <typename W>
 void widenToBf16(const W* w, std::uint16_t* out, std::int64_t count) {
-    for (std::int64_t i = hasAvx2() ? widenToBf16Avx2(w, out, count) : 0; i < count; ++i)
-        out[i] = narrowToBf16(widen(w[i]));
+    onOpenMpTeam([&](int part, int parts) {
+        const auto begin = count * part / parts / 8 * 8, end = part + 1 == parts ? count : count * (part + 1) / parts / 8 * 8;
+        for (std::int64_t i = begin + (hasAvx2() ? widenToBf16Avx2(w + begin, out + begin, end - begin) : 0); i < end; ++i)
+            out[i] = narrowToBf16(widen(w[i]));
+    });
 }
 
 // The same for 8-bit weights W [n, k]: panel by panel widened to bf16 (never the whole matrix), each panel's

@@ -26,6 +26,12 @@ SetBlasThreads blasSetter() {
 struct OpenMp {
     void (*set)(int) = reinterpret_cast<void (*)(int)>(::dlsym(RTLD_DEFAULT, "omp_set_num_threads"));
     int (*get)() = reinterpret_cast<int (*)()>(::dlsym(RTLD_DEFAULT, "omp_get_max_threads"));
+    // What `#pragma omp parallel num_threads(n)` compiles to with GCC, and the team's own numbers.
+    void (*parallel)(void (*)(void*), void*, unsigned,
+                     unsigned) = reinterpret_cast<void (*)(void (*)(void*), void*, unsigned, unsigned)>(::dlsym(RTLD_DEFAULT,
+                                                                                                                "GOMP_parallel"));
+    int (*threadNum)() = reinterpret_cast<int (*)()>(::dlsym(RTLD_DEFAULT, "omp_get_thread_num"));
+    int (*numThreads)() = reinterpret_cast<int (*)()>(::dlsym(RTLD_DEFAULT, "omp_get_num_threads"));
 };
 
 const OpenMp& openMp() {
@@ -67,6 +73,22 @@ ParallelBlas::ParallelBlas(std::int64_t multiplyAdds) {
 
 ParallelBlas::~ParallelBlas() {
     if (active_ && --parallelBlasDepth == 0) blasSetter()(1);
+}
+
+void onOpenMpTeam(const std::function<void(int part, int parts)>& body) {
+    const auto& omp = openMp();
+    const int n = threadsInForce;
+    if (n <= 1 || !omp.parallel || !omp.threadNum || !omp.numThreads) return body(0, 1);
+    struct Call {
+        const std::function<void(int, int)>* body;
+        const OpenMp* omp;
+    } call{&body, &omp};
+    omp.parallel(
+        [](void* data) {
+            const auto* c = static_cast<const Call*>(data);
+            (*c->body)(c->omp->threadNum(), c->omp->numThreads());
+        },
+        &call, static_cast<unsigned>(n), 0);
 }
 
 ParallelOpenMp::ParallelOpenMp() {

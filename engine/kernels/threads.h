@@ -1,6 +1,7 @@
 #pragma once
 // Thread pools are sized once per process, on the engine thread, before any inference.
 #include <cstdint>
+#include <functional>
 
 namespace dragoman {
 
@@ -35,6 +36,12 @@ private:
 // oneDNN (kernels/onednn_matmul.h) runs on OpenMP, which configureThreads() leaves at ATen's one thread on the
 // engine thread: inside this scope OpenMP gets the kernel pool's thread count. Before configureThreads() it
 // does nothing.
+// Runs body(part, parts) once on each thread of an OpenMP team of the kernel pool's size (libgomp's
+// GOMP_parallel, looked up at run time like the setters above), or body(0, 1) on the calling thread where there is
+// no such team. For work between oneDNN products: their OpenMP workers spin for milliseconds waiting for the next
+// one, and would take the cores from any other pool. The body must not throw.
+void onOpenMpTeam(const std::function<void(int part, int parts)>& body);
+
 class ParallelOpenMp {
 public:
     ParallelOpenMp();

@@ -36,13 +36,17 @@ if [[ -z "$llama_src" ]]; then
         git clone --quiet "$work/package/llama/gitRelease.bundle" "$llama_src"
     fi
 fi
-llama_build="$llama_src/build-cpu"
+# Without AMX: llama.cpp's AMX kernels (Q8_0, Q4_0) crash in ggml_backend_amx_mul_mat on the AMX VM of session 21
+# (SIGSEGV at the first product; its BF16 path does not use them), so its quantized types run on AVX512-VNNI there.
+llama_build="$llama_src/build-cpu-noamx"
 if [[ ! -x "$llama_build/bin/llama-bench" || ! -x "$llama_build/bin/llama-quantize" ]]; then
+    no_amx="-mno-amx-tile -mno-amx-int8 -mno-amx-bf16"
     cmake -S "$llama_src" -B "$llama_build" -DCMAKE_BUILD_TYPE=Release -DGGML_NATIVE=ON -DLLAMA_OPENSSL=OFF \
+        -DCMAKE_C_FLAGS="$no_amx" -DCMAKE_CXX_FLAGS="$no_amx" \
         -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_SERVER=OFF >/dev/null
     cmake --build "$llama_build" --target llama-bench llama-quantize --parallel "$(nproc)" >/dev/null
 fi
-echo "llama.cpp $(git -C "$llama_src" rev-parse --short HEAD) (node-llama-cpp $npm_version's bundle), built for this CPU"
+echo "llama.cpp $(git -C "$llama_src" rev-parse --short HEAD) (node-llama-cpp $npm_version's bundle), built for this CPU without AMX"
 
 # The checkpoints: ours (bf16 and our own quantized copies) and the GGUFs with the same bf16 bytes.
 bf16="$work/hy-mt1.5-1.8b-bf16"
@@ -62,7 +66,8 @@ if [[ ! -f "$gguf-bf16.gguf" || "$gguf-bf16.gguf" -ot "$bf16/model.safetensors" 
     rm -f "$gguf-q8_0.gguf" "$gguf-q4_0.gguf"
 fi
 for q in q8_0 q4_0; do
-    [[ -f "$gguf-$q.gguf" ]] || "$llama_build/bin/llama-quantize" "$gguf-bf16.gguf" "$gguf-$q.gguf" "${q^^}" "$threads" >/dev/null 2>&1
+    [[ -f "$gguf-$q.gguf" ]] || "$llama_build/bin/llama-quantize" "$gguf-bf16.gguf" "$gguf-$q.gguf" "${q^^}" "$threads" >"$work/llama-quantize.log" 2>&1 ||
+        { echo "llama-quantize failed (its messages: $work/llama-quantize.log)" >&2; exit 1; }
 done
 
 results="$work/peer-results.jsonl"
@@ -75,7 +80,8 @@ for ((r = 1; r <= rounds; r++)); do
             "$short" "$long" >>"$results"
     done
     for q in bf16 q8_0 q4_0; do
-        json="$("$llama_build/bin/llama-bench" -m "$gguf-$q.gguf" -p 40,500 -n 32 -t "$threads" -r 1 -o json 2>/dev/null)"
+        json="$("$llama_build/bin/llama-bench" -m "$gguf-$q.gguf" -p 40,500 -n 32 -t "$threads" -r 1 -o json 2>"$work/llama-bench.log")" ||
+            { echo "llama-bench failed on $gguf-$q.gguf (its messages: $work/llama-bench.log)" >&2; exit 1; }
         python3 -c "
 import json, sys
 rows = json.loads(sys.argv[1])

@@ -20,6 +20,8 @@
 #include <dlfcn.h>
 #include <atomic>
 #include <mutex>
+#include <set>
+#include <thread>
 #include <vector>
 
 using namespace dragoman;
@@ -74,6 +76,7 @@ private Q_SLOTS:
     void rmsNormMatchesLibtorch();
     void ropeMatchesLibtorch_data();
     void ropeMatchesLibtorch();
+    void openMpTeamRunsEveryPartOnce();
     void parallelForCoversEveryIndexOnce_data();
     void parallelForCoversEveryIndexOnce();
     void blasThreadsFollowProductSize_data();
@@ -288,6 +291,7 @@ void TestKernels::onednnEightBitProductsMatchReference_data() {
 // accumulation error (as the bf16 weights above), every output column written once.
 void TestKernels::onednnEightBitProductsMatchReference() {
     if (!kernels::onednnBf16Ready()) QSKIP("oneDNN has no bf16 dot products here; 8-bit prompts use the engine's own kernel");
+    configureThreads();  // the panels are widened on OpenMP's team, as in the engine
     QFETCH(QString, type);
     QFETCH(int, m);
     QFETCH(int, n);
@@ -406,6 +410,29 @@ void TestKernels::addLayerNormMatchesLibtorch() {
                               inPlace.data_ptr<float>(), 3, d, 1e-5);
         QVERIFY(torch::equal(inPlace, out));
     }
+}
+
+// Work between oneDNN products runs on OpenMP's team (libgomp, loaded with libtorch): one part per kernel thread,
+// each once, on different threads.
+void TestKernels::openMpTeamRunsEveryPartOnce() {
+    const int threads = configureThreads();
+    std::mutex mutex;
+    std::vector<std::pair<int, int>> seen;
+    std::set<std::thread::id> ids;
+    onOpenMpTeam([&](int part, int parts) {
+        std::lock_guard lock(mutex);
+        seen.emplace_back(part, parts);
+        ids.insert(std::this_thread::get_id());
+    });
+    if (!::dlsym(RTLD_DEFAULT, "GOMP_parallel") || threads <= 1) {
+        QCOMPARE(seen, (std::vector<std::pair<int, int>>{{0, 1}}));
+        return;
+    }
+    std::sort(seen.begin(), seen.end());
+    QCOMPARE(static_cast<int>(seen.size()), threads);
+    for (int i = 0; i < threads; ++i)
+        QCOMPARE(seen[static_cast<std::size_t>(i)], std::make_pair(i, threads));
+    QCOMPARE(static_cast<int>(ids.size()), threads);
 }
 
 void TestKernels::parallelForCoversEveryIndexOnce_data() {
