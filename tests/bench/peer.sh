@@ -73,7 +73,10 @@ done
 results="$work/peer-results.jsonl"
 : >"$results"
 for ((r = 1; r <= rounds; r++)); do
-    for type in bf16 int8 fp8; do
+    # Each round starts from another weight type: what runs just after a long bf16 prompt starts on a colder cache.
+    types=(bf16 int8 fp8)
+    types=("${types[@]:$(((r - 1) % 3))}" "${types[@]:0:$(((r - 1) % 3))}")
+    for type in "${types[@]}"; do
         short="$("$cli" bench generate --model "$work/hy-mt1.5-1.8b-$type" --prompt-tokens 40 --new-tokens 32 --json)"
         long="$("$cli" bench generate --model "$work/hy-mt1.5-1.8b-$type" --prompt-tokens 500 --new-tokens 2 --json)"
         python3 -c "import json,sys; s,l=json.loads(sys.argv[1]),json.loads(sys.argv[2]); print(json.dumps({'round':$r,'engine':'dragoman','type':'$type','pp40':40/s['ttft_s'],'pp500':500/l['ttft_s'],'tg':s['decode_tokens_per_s'],'bandwidth':s['memory_bandwidth_bytes_per_s'],'bytes_per_token':s['weight_bytes_per_token'],'prompt_kernel':s['prompt_kernel']}))" \
