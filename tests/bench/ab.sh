@@ -10,10 +10,8 @@ set -euo pipefail
 old="$1" new="$2" rounds="${3:-3}" work="${4:-${TMPDIR:-/tmp}/dragoman-bench}"
 model="$work/hy-mt1.5-1.8b-bf16"
 export DRAGOMAN_MODELS="$work/store" DRAGOMAN_LOG=warn
-if [[ ! -f "$model/model.safetensors" ]]; then
-    "$new" make-synthetic --arch hunyuan --preset hy-mt1.5-1.8b --dtype bf16 --out "$model" >/dev/null
-    "$new" models verify "$model" --full >/dev/null
-fi
+source "$(dirname "${BASH_SOURCE[0]}")/synthetic.sh"
+synthetic_hy_mt_1_8b "$new" "$work"
 for ((round = 1; round <= rounds; ++round)); do
     for which in old new; do
         cli="${!which}"

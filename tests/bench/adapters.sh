@@ -14,10 +14,8 @@ gen="$root/../shared/fixtures/gen/make_lora.py"
 work="${1:-${TMPDIR:-/tmp}/dragoman-bench}"
 model="$work/hy-mt1.5-1.8b-bf16"
 export DRAGOMAN_MODELS="$work/store" DRAGOMAN_LOG=warn
-if [[ ! -f "$model/model.safetensors" ]]; then
-    "$cli" make-synthetic --arch hunyuan --preset hy-mt1.5-1.8b --dtype bf16 --out "$model" >/dev/null
-    "$cli" models verify "$model" --full >/dev/null
-fi
+source "$root/tests/bench/synthetic.sh"
+synthetic_hy_mt_1_8b "$cli" "$work"
 [[ -f "$work/lora-r16-all7/adapter_config.json" ]] ||
     /usr/bin/python3 "$gen" "$model" "$work/lora-r16-all7" - --targets q_proj,k_proj,v_proj,o_proj,gate_proj,up_proj,down_proj \
         --r 16 --alpha 32 --dtype F32 >/dev/null

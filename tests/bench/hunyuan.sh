@@ -12,11 +12,8 @@ new_tokens="${1:-64}"
 work="${2:-${TMPDIR:-/tmp}/dragoman-bench}"
 model="$work/hy-mt1.5-1.8b-bf16"
 export DRAGOMAN_MODELS="$work/store" DRAGOMAN_LOG=warn
-if [[ ! -f "$model/model.safetensors" ]]; then
-    "$cli" make-synthetic --arch hunyuan --preset hy-mt1.5-1.8b --dtype bf16 --out "$model" >/dev/null
-    # A checkpoint re-made at the same path has new file times: re-hash it once, outside the timings.
-    "$cli" models verify "$model" --full >/dev/null
-fi
+source "$root/tests/bench/synthetic.sh"
+synthetic_hy_mt_1_8b "$cli" "$work"
 prompt="$(python3 -c "import json; v=json.load(open('$model/config.json'))['vocab_size']; print(','.join(str(2+(j*131)%(v-3)) for j in range(40)))")"
 
 ours="$("$cli" bench generate --model "$model" --prompt-tokens 40 --new-tokens "$new_tokens" --json)"

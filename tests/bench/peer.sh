@@ -49,17 +49,9 @@ fi
 echo "llama.cpp $(git -C "$llama_src" rev-parse --short HEAD) (node-llama-cpp $npm_version's bundle), built for this CPU without AMX"
 
 # The checkpoints: ours (bf16 and our own quantized copies) and the GGUFs with the same bf16 bytes.
+source "$root/tests/bench/synthetic.sh"
+synthetic_hy_mt_1_8b "$cli" "$work" int8 fp8
 bf16="$work/hy-mt1.5-1.8b-bf16"
-if [[ ! -f "$bf16/model.safetensors" ]]; then
-    "$cli" make-synthetic --arch hunyuan --preset hy-mt1.5-1.8b --dtype bf16 --out "$bf16" >/dev/null
-    "$cli" models verify "$bf16" --full >/dev/null
-fi
-for type in int8 fp8; do
-    if [[ ! -f "$work/hy-mt1.5-1.8b-$type/model.safetensors" ]]; then
-        rm -rf "$work/hy-mt1.5-1.8b-$type"
-        "$cli" quantize --model "$bf16" --to "$type" --out "$work/hy-mt1.5-1.8b-$type" --id "bench-1.8b-$type-$$" >/dev/null
-    fi
-done
 gguf="$work/hy-mt1.5-1.8b"
 if [[ ! -f "$gguf-bf16.gguf" || "$gguf-bf16.gguf" -ot "$bf16/model.safetensors" ]]; then
     PYTHONPATH="$llama_src/gguf-py" /usr/bin/python3 "$root/tests/bench/peer_gguf.py" "$bf16" "$gguf-bf16.gguf"

@@ -21,17 +21,9 @@ while [[ $# -gt 0 ]]; do
     esac
 done
 export DRAGOMAN_MODELS="$work/store" DRAGOMAN_LOG=warn
+source "$root/tests/bench/synthetic.sh"
+synthetic_hy_mt_1_8b "$cli" "$work" int8 fp8
 bf16="$work/hy-mt1.5-1.8b-bf16"
-if [[ ! -f "$bf16/model.safetensors" ]]; then
-    "$cli" make-synthetic --arch hunyuan --preset hy-mt1.5-1.8b --dtype bf16 --out "$bf16" >/dev/null
-    "$cli" models verify "$bf16" --full >/dev/null
-fi
-for type in int8 fp8; do
-    if [[ ! -f "$work/hy-mt1.5-1.8b-$type/model.safetensors" ]]; then
-        rm -rf "$work/hy-mt1.5-1.8b-$type"
-        "$cli" quantize --model "$bf16" --to "$type" --out "$work/hy-mt1.5-1.8b-$type" --id "bench-1.8b-$type-$$" >/dev/null
-    fi
-done
 prompt="$(python3 -c "import json; v=json.load(open('$bf16/config.json'))['vocab_size']; print(','.join(str(2+(j*131)%(v-3)) for j in range(40)))")"
 
 results="$work/quantized-results.jsonl"
