@@ -1,6 +1,7 @@
 #include "adapters/lora_config.h"
 
 #include "util/error.h"
+#include "util/json_file.h"
 
 #include <cmath>
 
@@ -43,7 +44,7 @@ LoraConfig LoraConfig::parse(const nlohmann::json& json, const std::string& labe
                                   "trainable_token_indices", "target_parameters", "alora_invocation_tokens", "arrow_config",
                                   "megatron_config", "loftq_config", "eva_config", "corda_config"})
             if (json.contains(field) && !isDefault(json[field])) throw refuse(field, "is set, and is not supported");
-        c.r = json.value("r", std::int64_t{8});
+        if (json.contains("r") && !json["r"].is_null()) c.r = jsonInteger(json["r"], label + ": r", "adapter");
         c.alpha = json.value("lora_alpha", 8.0);
         c.rslora = json.value("use_rslora", false);
         if (c.r <= 0) throw refuse("r", "must be positive");
@@ -62,7 +63,7 @@ LoraConfig LoraConfig::parse(const nlohmann::json& json, const std::string& labe
         }
         if (json.contains("layers_to_transform") && !json["layers_to_transform"].is_null()) {
             const auto& layers = json["layers_to_transform"];
-            c.layers = layers.is_array() ? layers.get<std::vector<std::int64_t>>() : std::vector<std::int64_t>{layers.get<std::int64_t>()};
+            c.layers = jsonIntegers(layers, label + ": layers_to_transform", "adapter");
         }
         if (json.contains("layers_pattern") && !json["layers_pattern"].is_null()) {
             const auto& p = json["layers_pattern"];
@@ -72,7 +73,7 @@ LoraConfig LoraConfig::parse(const nlohmann::json& json, const std::string& labe
         const auto ranks = json.value("rank_pattern", nlohmann::json::object());
         const auto alphas = json.value("alpha_pattern", nlohmann::json::object());
         for (const auto& [key, value] : ranks.items())
-            c.rankPattern.emplace_back(key, value.get<std::int64_t>());
+            c.rankPattern.emplace_back(key, jsonInteger(value, label + ": rank_pattern." + key, "adapter"));
         for (const auto& [key, value] : alphas.items())
             c.alphaPattern.emplace_back(key, value.get<double>());
         if (json.contains("base_model_name_or_path") && json["base_model_name_or_path"].is_string())

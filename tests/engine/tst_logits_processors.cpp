@@ -96,6 +96,16 @@ void TestLogitsProcessors::generationConfigRefusesOutOfRange_data() {
                                           << "temperature";
     QTest::newRow("repetition_penalty 0") << R"({"repetition_penalty": 0})"
                                           << "repetition_penalty";
+    QTest::newRow("pad_token_id 7.9e159 (found by fuzz_model_configs)") << R"({"pad_token_id": 7.888e159})"
+                                                                        << "pad_token_id";
+    QTest::newRow("eos_token_id list with a fraction") << R"({"eos_token_id": [2, 2.5]})"
+                                                       << "eos_token_id";
+    QTest::newRow("bad_words_ids beyond int64") << R"({"bad_words_ids": [[18446744073709551615]]})"
+                                                << "bad_words_ids";
+    QTest::newRow("num_beams as a string") << R"({"num_beams": "4"})"
+                                           << "num_beams";
+    QTest::newRow("integers written as floats") << R"({"eos_token_id": 2.0, "num_beams": 4.0, "max_length": 512.0})"
+                                                << "";
     QTest::newRow("greedy with temperature 0 and top_p 0") << R"({"do_sample": false, "temperature": 0, "top_p": 0})"
                                                            << "";
     QTest::newRow("a real HY-MT generation config")

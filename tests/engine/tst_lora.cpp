@@ -205,6 +205,16 @@ void TestLora::badAdaptersAreRefused_data() {
                                 << "r=5"
                                 << "none"
                                 << "do not fit";
+    QTest::newRow("rank as a huge float") << "hunyuan-tiny-f32"
+                                          << "hunyuan-tiny-f32.all7"
+                                          << "r=1e300"
+                                          << "none"
+                                          << "r must be an integer";
+    QTest::newRow("rank_pattern with a fraction") << "hunyuan-tiny-f32"
+                                                  << "hunyuan-tiny-f32.all7"
+                                                  << R"(rank_pattern={"q_proj": 2.5})"
+                                                  << "none"
+                                                  << "rank_pattern.q_proj";
     QTest::newRow("truncated tensors") << "hunyuan-tiny-f32"
                                        << "hunyuan-tiny-f32.all7"
                                        << ""
