@@ -2,9 +2,12 @@
 
 #include "kernels/bf16.h"
 #include "kernels/simd.h"
+#include "kernels/simd512.h"
 #include "kernels/thread_pool.h"
 
 #include <immintrin.h>
+
+#include <algorithm>
 
 namespace dragoman::kernels {
 namespace {
@@ -83,24 +86,69 @@ __attribute__((target("avx2,fma,f16c"))) void rowsAgainstBlock(const float* x, c
     if (j < rowEnd) singleRow<Rows, W>(x, w, y, n, k, j);
 }
 
-// Eight activation rows (a batch of sequences decoding together) against two weight rows: 16 accumulators,
-// which AVX-512VL's 32 registers hold where AVX2's 16 do not, so each weight row is widened once per 8 rows
-// instead of once per 4. Still 8-lane vectors summed in tile<>'s order: every row gets the numbers it gets alone.
-template <typename W>
-__attribute__((target("avx2,fma,f16c,avx512f,avx512vl"))) void tile8(const float* x, const W* w, float* y, std::int64_t n, std::int64_t k,
-                                                                     std::int64_t j) {
-    tile<8, W>(x, w, y, n, k, j);  // inlined here, where the compiler may use all 32 registers
+// Rows activation rows against 2 x Pairs weight rows in 16-lane vectors that hold two weight rows each
+// (simd512.h): half the multiply-adds and register traffic of tile<> for the same products, and each weight group
+// widened once for all rows. Every lane sums what tile<>'s and gemvBlock's lanes sum, in their order, so a row
+// decoded in a batch still gets the numbers it gets alone. Rows x Pairs accumulators plus Pairs weights fit in
+// AVX-512's 32 registers.
+template <int Rows, int Pairs, typename W>
+DRAGOMAN_AVX512 void wideTile(const float* x, const W* w, float* y, std::int64_t n, std::int64_t k, std::int64_t j) {
+    static_assert(Rows * Pairs + Pairs < 32, "the accumulators and weights must stay in registers");
+    __m512 acc[Pairs][Rows];
+#pragma GCC unroll 4
+    for (int p = 0; p < Pairs; ++p)
+#pragma GCC unroll 8
+        for (int r = 0; r < Rows; ++r)
+            acc[p][r] = _mm512_setzero_ps();
+    const W* rows[2 * Pairs];
+#pragma GCC unroll 8
+    for (int q = 0; q < 2 * Pairs; ++q)
+        rows[q] = w + (j + q) * k;
+    // The tile's successor (the next 2 x Pairs rows, contiguous) is requested into L2 while this one is summed.
+    constexpr int kLinesPerStep = std::max<int>(1, 2 * Pairs * 8 * static_cast<int>(sizeof(W)) / 64);
+    const char* next = reinterpret_cast<const char*>(w + (j + 2 * Pairs) * k);
+    for (std::int64_t i = 0; i < k; i += 8) {
+#pragma GCC unroll 4
+        for (int l = 0; l < kLinesPerStep; ++l)
+            _mm_prefetch(next + (i / 8 * kLinesPerStep + l) * 64, _MM_HINT_T1);
+        __m512 wv[Pairs];
+#pragma GCC unroll 4
+        for (int p = 0; p < Pairs; ++p)
+            wv[p] = loadPair(rows[2 * p] + i, rows[2 * p + 1] + i);
+#pragma GCC unroll 8
+        for (int r = 0; r < Rows; ++r) {
+            const __m512 xv = broadcastEight(x + r * k + i);
+#pragma GCC unroll 4
+            for (int p = 0; p < Pairs; ++p)
+                acc[p][r] = _mm512_fmadd_ps(xv, wv[p], acc[p][r]);
+        }
+    }
+#pragma GCC unroll 4
+    for (int p = 0; p < Pairs; ++p)
+#pragma GCC unroll 8
+        for (int r = 0; r < Rows; ++r) {
+            const auto sums = sumHalves(acc[p][r]);
+            y[r * n + j + 2 * p] = sums.low * kSumScale<W>;
+            y[r * n + j + 2 * p + 1] = sums.high * kSumScale<W>;
+        }
 }
 
-template <typename W>
-void eightRowsAgainstBlock(const float* x, const W* w, float* y, std::int64_t n, std::int64_t k, std::int64_t rowBegin,
-                           std::int64_t rowEnd) {
+// Rows (4 or 8) activation rows against a block of weight rows on AVX-512: wide tiles, then the leftover weight rows
+// two and one at a time through the 8-lane tiles (same sums).
+template <int Rows, typename W>
+DRAGOMAN_AVX512 void wideRowsAgainstBlock(const float* x, const W* w, float* y, std::int64_t n, std::int64_t k, std::int64_t rowBegin,
+                                          std::int64_t rowEnd) {
+    constexpr int Pairs = Rows == 8 ? 3 : 4;
     std::int64_t j = rowBegin;
-    for (; j + 1 < rowEnd; j += 2)
-        tile8<W>(x, w, y, n, k, j);
-    if (j < rowEnd) {
-        singleRow<4, W>(x, w, y, n, k, j);
-        singleRow<4, W>(x + 4 * k, w, y + 4 * n, n, k, j);
+    for (; j + 2 * Pairs <= rowEnd; j += 2 * Pairs)
+        wideTile<Rows, Pairs, W>(x, w, y, n, k, j);
+    for (int half = 0; half < Rows; half += 4) {
+        const float* xh = x + half * k;
+        float* yh = y + half * n;
+        std::int64_t t = j;
+        for (; t + 1 < rowEnd; t += 2)
+            tile<4, W>(xh, w, yh, n, k, t);
+        if (t < rowEnd) singleRow<4, W>(xh, w, yh, n, k, t);
     }
 }
 
@@ -174,13 +222,17 @@ __attribute__((target("avx2,fma,f16c"))) void avx2Block(const float* x, const W*
     // exactly the numbers it gets alone.
     const bool sequential = shortRows<W>(k);
     const std::int64_t group = sequential ? 2 : 4;
-    const bool eight = !sequential && hasAvx512vl();
+    const bool wide = !sequential && hasAvx512vl();
     for (std::int64_t r = 0; r < m; r += group) {
         const float* xr = x + r * k;
         float* yr = y + r * n;
-        if (eight && m - r >= 8) {
-            eightRowsAgainstBlock<W>(xr, w, yr, n, k, rowBegin, rowEnd);
+        if (wide && m - r >= 8) {
+            wideRowsAgainstBlock<8, W>(xr, w, yr, n, k, rowBegin, rowEnd);
             r += 4;  // and 4 more below
+            continue;
+        }
+        if (wide && m - r >= 4) {
+            wideRowsAgainstBlock<4, W>(xr, w, yr, n, k, rowBegin, rowEnd);
             continue;
         }
         switch (std::min<std::int64_t>(group, m - r)) {

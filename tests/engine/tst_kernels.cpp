@@ -142,21 +142,25 @@ void TestKernels::decodeRowEqualsBatchedRow_data() {
     QTest::addColumn<QString>("type");
     QTest::addColumn<int>("k");
     // Long rows (the 8-row decoding walk and the batched tiles), K not a multiple of 16 or 32.
-    for (const char* type : {"bf16", "int8", "fp8"})
+    for (const char* type : {"f32", "bf16", "int8", "fp8"})
         for (int k : {2048, 2056, 4104})
             QTest::addRow("%s_k%d", type, k) << QString(type) << k;
 }
 
 // A sequence decoded alone (one activation row: the decoding GEMV) must get exactly the numbers it gets in a
-// batch (the batched tiles: 4 rows, 8 rows on AVX-512): greedy output may not depend on who else is decoding. Every 8-bit code is drawn,
-// float8 subnormals included (not 0x7F/0xFF: NaN).
+// batch (the batched tiles: 4 rows, 8 rows on AVX-512, in 8-lane and 16-lane vectors): greedy output may not depend on
+// who else is decoding. Every row of a batch of 4 and of 9 is checked. Every 8-bit code is drawn, float8 subnormals
+// included (not 0x7F/0xFF: NaN).
 void TestKernels::decodeRowEqualsBatchedRow() {
     QFETCH(QString, type);
     QFETCH(int, k);
     const std::int64_t n = 131;  // 16 groups of 8 rows and 3 rows alone
     auto generator = at::detail::createCPUGenerator(5);
     torch::Tensor w, exact;
-    if (type == "bf16") {
+    if (type == "f32") {
+        w = torch::randn({n, k}, generator, torch::kFloat32);
+        exact = w;
+    } else if (type == "bf16") {
         w = randomWeights(n, k, 9);
         exact = w.to(torch::kFloat32);
     } else if (type == "int8") {
@@ -172,20 +176,27 @@ void TestKernels::decodeRowEqualsBatchedRow() {
             out[i] = kernels::widen(kernels::Fp8E4M3{codes[i]});
     }
     const auto x = torch::randn({9, k}, generator, torch::kFloat32);
-    const auto run = [&](std::int64_t m) {
+    const auto run = [&](std::int64_t first, std::int64_t m) {
         auto y = torch::full({m, n}, std::nanf(""), torch::kFloat32);
-        if (type == "bf16")
-            kernels::bf16MatmulTransposed(x.data_ptr<float>(), reinterpret_cast<const std::uint16_t*>(w.data_ptr<at::BFloat16>()),
-                                          y.data_ptr<float>(), m, n, k);
+        const float* rows = x.data_ptr<float>() + first * k;
+        if (type == "f32")
+            kernels::f32MatmulTransposed(rows, w.data_ptr<float>(), y.data_ptr<float>(), m, n, k);
+        else if (type == "bf16")
+            kernels::bf16MatmulTransposed(rows, reinterpret_cast<const std::uint16_t*>(w.data_ptr<at::BFloat16>()), y.data_ptr<float>(), m,
+                                          n, k);
         else if (type == "int8")
-            kernels::i8MatmulTransposed(x.data_ptr<float>(), w.data_ptr<std::int8_t>(), y.data_ptr<float>(), m, n, k);
+            kernels::i8MatmulTransposed(rows, w.data_ptr<std::int8_t>(), y.data_ptr<float>(), m, n, k);
         else
-            kernels::fp8MatmulTransposed(x.data_ptr<float>(), w.data_ptr<std::uint8_t>(), y.data_ptr<float>(), m, n, k);
+            kernels::fp8MatmulTransposed(rows, w.data_ptr<std::uint8_t>(), y.data_ptr<float>(), m, n, k);
         return y;
     };
-    const auto alone = run(1), inFour = run(4), inNine = run(9);
-    QVERIFY(torch::equal(alone[0], inFour[0]));
-    QVERIFY(torch::equal(alone[0], inNine[0]));
+    const auto inFour = run(0, 4), inNine = run(0, 9);
+    for (std::int64_t r = 0; r < 9; ++r) {
+        const auto alone = run(r, 1);
+        if (r < 4) QVERIFY2(torch::equal(alone[0], inFour[r]), qPrintable(QString("row %1 of 4").arg(r)));
+        QVERIFY2(torch::equal(alone[0], inNine[r]), qPrintable(QString("row %1 of 9").arg(r)));
+    }
+    const auto alone = run(0, 1);
     const auto scale = exact.abs().max().item<double>();
     const double error = (alone.to(torch::kFloat64) - reference(x.slice(0, 0, 1), exact)).abs().max().item<double>();
     QVERIFY2(error < tolerance(k) * scale, qPrintable(QString("max error %1").arg(error)));
