@@ -1,13 +1,12 @@
 #include "kernels/bf16_matmul.h"
 
+#include "kernels/avx512_matmul.h"
 #include "kernels/bf16.h"
 #include "kernels/simd.h"
 #include "kernels/simd512.h"
 #include "kernels/thread_pool.h"
 
 #include <immintrin.h>
-
-#include <algorithm>
 
 namespace dragoman::kernels {
 namespace {
@@ -86,72 +85,6 @@ __attribute__((target("avx2,fma,f16c"))) void rowsAgainstBlock(const float* x, c
     if (j < rowEnd) singleRow<Rows, W>(x, w, y, n, k, j);
 }
 
-// Rows activation rows against 2 x Pairs weight rows in 16-lane vectors that hold two weight rows each
-// (simd512.h): half the multiply-adds and register traffic of tile<> for the same products, and each weight group
-// widened once for all rows. Every lane sums what tile<>'s and gemvBlock's lanes sum, in their order, so a row
-// decoded in a batch still gets the numbers it gets alone. Rows x Pairs accumulators plus Pairs weights fit in
-// AVX-512's 32 registers.
-template <int Rows, int Pairs, typename W>
-DRAGOMAN_AVX512 void wideTile(const float* x, const W* w, float* y, std::int64_t n, std::int64_t k, std::int64_t j) {
-    static_assert(Rows * Pairs + Pairs < 32, "the accumulators and weights must stay in registers");
-    __m512 acc[Pairs][Rows];
-#pragma GCC unroll 4
-    for (int p = 0; p < Pairs; ++p)
-#pragma GCC unroll 8
-        for (int r = 0; r < Rows; ++r)
-            acc[p][r] = _mm512_setzero_ps();
-    const W* rows[2 * Pairs];
-#pragma GCC unroll 8
-    for (int q = 0; q < 2 * Pairs; ++q)
-        rows[q] = w + (j + q) * k;
-    // The tile's successor (the next 2 x Pairs rows, contiguous) is requested into L2 while this one is summed.
-    constexpr int kLinesPerStep = std::max<int>(1, 2 * Pairs * 8 * static_cast<int>(sizeof(W)) / 64);
-    const char* next = reinterpret_cast<const char*>(w + (j + 2 * Pairs) * k);
-    for (std::int64_t i = 0; i < k; i += 8) {
-#pragma GCC unroll 4
-        for (int l = 0; l < kLinesPerStep; ++l)
-            _mm_prefetch(next + (i / 8 * kLinesPerStep + l) * 64, _MM_HINT_T1);
-        __m512 wv[Pairs];
-#pragma GCC unroll 4
-        for (int p = 0; p < Pairs; ++p)
-            wv[p] = loadPair(rows[2 * p] + i, rows[2 * p + 1] + i);
-#pragma GCC unroll 8
-        for (int r = 0; r < Rows; ++r) {
-            const __m512 xv = broadcastEight(x + r * k + i);
-#pragma GCC unroll 4
-            for (int p = 0; p < Pairs; ++p)
-                acc[p][r] = _mm512_fmadd_ps(xv, wv[p], acc[p][r]);
-        }
-    }
-#pragma GCC unroll 4
-    for (int p = 0; p < Pairs; ++p)
-#pragma GCC unroll 8
-        for (int r = 0; r < Rows; ++r) {
-            const auto sums = sumHalves(acc[p][r]);
-            y[r * n + j + 2 * p] = sums.low * kSumScale<W>;
-            y[r * n + j + 2 * p + 1] = sums.high * kSumScale<W>;
-        }
-}
-
-// Rows (4 or 8) activation rows against a block of weight rows on AVX-512: wide tiles, then the leftover weight rows
-// two and one at a time through the 8-lane tiles (same sums).
-template <int Rows, typename W>
-DRAGOMAN_AVX512 void wideRowsAgainstBlock(const float* x, const W* w, float* y, std::int64_t n, std::int64_t k, std::int64_t rowBegin,
-                                          std::int64_t rowEnd) {
-    constexpr int Pairs = Rows == 8 ? 3 : 4;
-    std::int64_t j = rowBegin;
-    for (; j + 2 * Pairs <= rowEnd; j += 2 * Pairs)
-        wideTile<Rows, Pairs, W>(x, w, y, n, k, j);
-    for (int half = 0; half < Rows; half += 4) {
-        const float* xh = x + half * k;
-        float* yh = y + half * n;
-        std::int64_t t = j;
-        for (; t + 1 < rowEnd; t += 2)
-            tile<4, W>(xh, w, yh, n, k, t);
-        if (t < rowEnd) singleRow<4, W>(xh, w, yh, n, k, t);
-    }
-}
-
 // Short weight rows (<= 2 KiB, e.g. K = 512 in float32): one weight row at a time, read as a single
 // sequential stream. Interleaving several short rows measured 30-40% slower here (the hardware
 // prefetcher follows one stream per row better than four streams a few KiB apart), while long rows
@@ -222,19 +155,9 @@ __attribute__((target("avx2,fma,f16c"))) void avx2Block(const float* x, const W*
     // exactly the numbers it gets alone.
     const bool sequential = shortRows<W>(k);
     const std::int64_t group = sequential ? 2 : 4;
-    const bool wide = !sequential && hasAvx512vl();
     for (std::int64_t r = 0; r < m; r += group) {
         const float* xr = x + r * k;
         float* yr = y + r * n;
-        if (wide && m - r >= 8) {
-            wideRowsAgainstBlock<8, W>(xr, w, yr, n, k, rowBegin, rowEnd);
-            r += 4;  // and 4 more below
-            continue;
-        }
-        if (wide && m - r >= 4) {
-            wideRowsAgainstBlock<4, W>(xr, w, yr, n, k, rowBegin, rowEnd);
-            continue;
-        }
         switch (std::min<std::int64_t>(group, m - r)) {
             case 4:
                 rowsAgainstBlock<4, W>(xr, w, yr, n, k, rowBegin, rowEnd);
@@ -317,10 +240,13 @@ void widenBf16(const std::uint16_t* src, float* dst, std::int64_t count) {
 template <typename W>
 void matmulTransposed(const float* x, const W* w, float* y, std::int64_t m, std::int64_t n, std::int64_t k) {
     const bool vector = hasAvx2() && k % 8 == 0;
+    const bool wide = vector && hasAvx512() && !shortRows<W>(k);
     ThreadPool::shared().parallelFor(n, kRowBlock, [&](std::int64_t begin, std::int64_t end) {
         for (std::int64_t block = begin; block < end; block += kRowBlock) {
             const auto blockEnd = std::min(end, block + kRowBlock);
-            if (vector && m == 1)
+            if (wide)
+                avx512Block(x, w, y, m, n, k, block, blockEnd);
+            else if (vector && m == 1)
                 gemvBlock(x, w, y, k, block, blockEnd);
             else if (vector)
                 avx2Block(x, w, y, m, n, k, block, blockEnd);
@@ -353,7 +279,9 @@ namespace dragoman::kernels {
 template <typename W>
 void gemvPart(const float* x, const GemvOutput& o, std::int64_t k, bool vector, std::int64_t from, std::int64_t to) {
     const auto* w = static_cast<const W*>(o.w);
-    if (vector)
+    if (vector && hasAvx512() && !shortRows<W>(k))
+        avx512Block(x, w, o.y, 1, o.n, k, from, to);
+    else if (vector)
         gemvBlock(x, w, o.y, k, from, to);
     else
         portableBlock(x, w, o.y, 1, o.n, k, from, to);

@@ -2,8 +2,8 @@
 // y = x W^T with float32 activations x [M, K] and bfloat16 weights W [N, K] used as mapped: each weight is
 // widened to float32 in registers (exact: bf16 is the top half of a float32) and accumulated in float32.
 // Decoding (M = 1) streams W once at memory speed; prompts (M > 1) reuse each cache-sized block of W for
-// every row. AVX2/FMA when the CPU has them (batches of 4 and 8 rows in 16-lane AVX-512 vectors where it has that),
-// portable code otherwise; split over the kernel thread pool.
+// every row. AVX-512 for long weight rows where the CPU has it (avx512_matmul.h), AVX2/FMA otherwise, portable code
+// without either; split over the kernel thread pool.
 #include <cstddef>
 #include <cstdint>
 

@@ -15,12 +15,6 @@ inline bool hasAvx2() {
     return yes;
 }
 
-// AVX-512VL: 32 vector registers for 8-lane vectors too (the 8-row decoding tile needs 16 accumulators).
-inline bool hasAvx512vl() {
-    static const bool yes = hasAvx2() && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl");
-    return yes;
-}
-
 __attribute__((target("avx2,fma,f16c"))) inline float sum8(__m256 v) {
     const __m128 lo = _mm256_castps256_ps128(v), hi = _mm256_extractf128_ps(v, 1);
     __m128 s = _mm_add_ps(lo, hi);

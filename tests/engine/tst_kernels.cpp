@@ -148,9 +148,9 @@ void TestKernels::decodeRowEqualsBatchedRow_data() {
 }
 
 // A sequence decoded alone (one activation row: the decoding GEMV) must get exactly the numbers it gets in a
-// batch (the batched tiles: 4 rows, 8 rows on AVX-512, in 8-lane and 16-lane vectors): greedy output may not depend on
-// who else is decoding. Every row of a batch of 4 and of 9 is checked. Every 8-bit code is drawn, float8 subnormals
-// included (not 0x7F/0xFF: NaN).
+// batch (the batched tiles: 4 rows at a time on AVX2, up to 8 on AVX-512; tst_kernels_avx2 runs the AVX2 family on
+// AVX-512 machines): greedy output may not depend on who else is decoding. Every row of a batch of 4 and of 9 is checked. Every 8-bit code
+// is drawn, float8 subnormals included (not 0x7F/0xFF: NaN).
 void TestKernels::decodeRowEqualsBatchedRow() {
     QFETCH(QString, type);
     QFETCH(int, k);
