@@ -1,5 +1,6 @@
 #include "decode/batch_search.h"
 
+#include "layers/linear.h"
 #include "util/error.h"
 
 #include <torch/torch.h>
@@ -30,7 +31,9 @@ bool advance(Running& r, torch::Tensor scores) {
 }  // namespace
 
 void greedyBatch(const CausalLanguageModel& model, std::vector<BatchedSequence>& sequences, std::size_t maxBatch) {
-    maxBatch = std::max<std::size_t>(1, maxBatch);
+    // Steps of up to kSmallRows rows run on the decoding kernels, which give each row its numbers alone; wider
+    // products (prompts) take other kernels, so a wider batch could change a sequence's tokens.
+    maxBatch = std::clamp<std::size_t>(maxBatch, 1, static_cast<std::size_t>(ops::kSmallRows));
     std::vector<Running> running;
     std::size_t next = 0;
     // Prefills waiting sequences while there is room: each alone, as CausalSession does.

@@ -20,7 +20,8 @@ struct BatchedSequence {
     std::vector<TokenId> generated;          // filled: up to and including the stop id
 };
 
-// Runs every sequence to its end; `maxBatch` caps how many decode together (the rest wait for a place).
-void greedyBatch(const CausalLanguageModel& model, std::vector<BatchedSequence>& sequences, std::size_t maxBatch = 64);
+// Runs every sequence to its end; `maxBatch` (at most kSmallRows, 16) caps how many decode together (the rest wait
+// for a place).
+void greedyBatch(const CausalLanguageModel& model, std::vector<BatchedSequence>& sequences, std::size_t maxBatch = 16);
 
 }  // namespace dragoman

@@ -31,8 +31,10 @@ GenerationConfig GenerationConfig::load(const std::filesystem::path& dir) {
         if (auto v = get("forced_eos_token_id")) c.forcedEosId = integer(v->is_array() ? v->at(0) : *v, "forced_eos_token_id");
         if (auto v = get("bad_words_ids")) {
             if (!v->is_array()) throw Error("config", label + ": bad_words_ids must be a list of lists of token ids");
-            for (const auto& words : *v)
+            for (const auto& words : *v) {
+                if (!words.is_array()) throw Error("config", label + ": bad_words_ids must be a list of lists of token ids");
                 c.badWordsIds.push_back(jsonIntegers(words, label + ": bad_words_ids", "config"));
+            }
         }
         if (auto v = get("repetition_penalty")) c.repetitionPenalty = v->get<double>();
         if (auto v = get("no_repeat_ngram_size")) c.noRepeatNgramSize = integer(*v, "no_repeat_ngram_size");
@@ -50,10 +52,11 @@ GenerationConfig GenerationConfig::load(const std::filesystem::path& dir) {
     }
     // Fields generation_config.json leaves out come from config.json, as transformers merges them.
     if (hasGeneration && c.eosIds.empty() && model.contains("eos_token_id") && model["eos_token_id"].is_number_integer())
-        c.eosIds = {integer(model["eos_token_id"], "eos_token_id")};
+        c.eosIds = {jsonInteger(model["eos_token_id"], (dir / "config.json").string() + ": eos_token_id", "config")};
     if (hasGeneration && !c.decoderStartId && model.contains("decoder_start_token_id") &&
         model["decoder_start_token_id"].is_number_integer())
-        c.decoderStartId = integer(model["decoder_start_token_id"], "decoder_start_token_id");
+        c.decoderStartId =
+            jsonInteger(model["decoder_start_token_id"], (dir / "config.json").string() + ": decoder_start_token_id", "config");
     // What the decoders divide by, count with or index with: refused here by name rather than misbehaving later.
     auto refuse = [&](const std::string& what) { throw Error("config", label + ": " + what); };
     if (!std::isfinite(c.repetitionPenalty) || c.repetitionPenalty <= 0) refuse("repetition_penalty must be a positive number");

@@ -15,7 +15,7 @@ namespace {
 // decoding step streams every weight from memory through these tiles, and a stream that starts cold stalls.
 template <int Rows, int WRows, typename W>
 DRAGOMAN_AVX512 void tile(const float* x, const W* w, float* y, std::int64_t n, std::int64_t k, std::int64_t j) {
-    static_assert(Rows * WRows + WRows < 32, "the accumulators and weights must stay in registers");
+    static_assert(Rows * WRows + WRows + 2 <= 32, "the accumulators, weights, activations and a constant must stay in registers");
     constexpr int kLinesPerStep = (WRows * 16 * static_cast<int>(sizeof(W)) + 63) / 64;
     __m512 acc[WRows][Rows];
 #pragma GCC unroll 8

@@ -39,7 +39,7 @@ std::int64_t jsonInteger(const nlohmann::json& value, const std::string& what, c
         // Floats past 2^53 are not exact integers any more; below it a float with no fraction is the integer it names.
         constexpr double exactLimit = 9007199254740992.0;
         const double d = value.get<double>();
-        if (std::isfinite(d) && std::trunc(d) == d && std::fabs(d) <= exactLimit) return static_cast<std::int64_t>(d);
+        if (std::isfinite(d) && std::trunc(d) == d && std::fabs(d) < exactLimit) return static_cast<std::int64_t>(d);
     }
     throw Error(category, what + " must be an integer (it is " + value.dump() + ")");
 }

@@ -25,6 +25,7 @@ const EnvironmentOverrides& environmentOverrides() {
         o.atenThreads = std::max(1, number("DRAGOMAN_ATEN_THREADS", 1));
         o.device = text("DRAGOMAN_DEVICE");
         o.onednn = text("DRAGOMAN_ONEDNN");
+        o.noAvx512 = text("DRAGOMAN_NO_AVX512") == "1";
         o.logLevel = text("DRAGOMAN_LOG");
         o.sentencepieceShim = text("DRAGOMAN_SPM_SHIM");
         o.bundledModels = text("DRAGOMAN_BUNDLED_MODELS");

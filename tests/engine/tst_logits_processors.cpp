@@ -102,6 +102,8 @@ void TestLogitsProcessors::generationConfigRefusesOutOfRange_data() {
                                                        << "eos_token_id";
     QTest::newRow("bad_words_ids beyond int64") << R"({"bad_words_ids": [[18446744073709551615]]})"
                                                 << "bad_words_ids";
+    QTest::newRow("bad_words_ids as a flat list") << R"({"bad_words_ids": [5, 6]})"
+                                                  << "bad_words_ids";
     QTest::newRow("num_beams as a string") << R"({"num_beams": "4"})"
                                            << "num_beams";
     QTest::newRow("integers written as floats") << R"({"eos_token_id": 2.0, "num_beams": 4.0, "max_length": 512.0})"
