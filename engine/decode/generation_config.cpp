@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <string>
@@ -30,11 +31,10 @@ GenerationConfig GenerationConfig::load(const std::filesystem::path& dir) {
         if (auto v = get("max_length")) c.maxLength = integer(*v, "max_length");
         if (auto v = get("forced_eos_token_id")) c.forcedEosId = integer(v->is_array() ? v->at(0) : *v, "forced_eos_token_id");
         if (auto v = get("bad_words_ids")) {
-            if (!v->is_array()) throw Error("config", label + ": bad_words_ids must be a list of lists of token ids");
-            for (const auto& words : *v) {
-                if (!words.is_array()) throw Error("config", label + ": bad_words_ids must be a list of lists of token ids");
+            if (!v->is_array() || !std::all_of(v->begin(), v->end(), [](const nlohmann::json& words) { return words.is_array(); }))
+                throw Error("config", label + ": bad_words_ids must be a list of lists of token ids");
+            for (const auto& words : *v)
                 c.badWordsIds.push_back(jsonIntegers(words, label + ": bad_words_ids", "config"));
-            }
         }
         if (auto v = get("repetition_penalty")) c.repetitionPenalty = v->get<double>();
         if (auto v = get("no_repeat_ngram_size")) c.noRepeatNgramSize = integer(*v, "no_repeat_ngram_size");

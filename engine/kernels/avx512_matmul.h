@@ -4,8 +4,8 @@
 // Every output is summed in one order whatever the other rows are: lane l of one accumulator takes k = l, l + 16, ...
 // (a last group of 8 in lanes 0-7), then sum16(). A sequence decoded alone (M = 1) and in a batch gets the same
 // numbers, on any M and any split over the thread pool. (Products of kPackedRows rows and more, prompts, go to
-// other kernels: layers/linear.cpp; batched decoding steps stay below that.) The AVX2 kernels keep their own 8-lane order, so one process
-// always uses one family.
+// other kernels: layers/linear.cpp; batched decoding steps stay below that.) The AVX2 kernels keep their own 8-lane
+// order, so one process always uses one family.
 #include "kernels/bf16.h"
 
 #include <cstdint>

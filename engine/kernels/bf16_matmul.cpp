@@ -237,10 +237,17 @@ void widenBf16(const std::uint16_t* src, float* dst, std::int64_t count) {
     });
 }
 
+// Whether W [., k] takes the AVX-512 kernels, decided here once: every path that computes a decoding step's outputs
+// (matmulTransposed, gemvMany) must pick the same family, or a row's sums would depend on the path.
+template <typename W>
+bool onAvx512(std::int64_t k) {
+    return hasAvx2() && k % 8 == 0 && hasAvx512() && !shortRows<W>(k);
+}
+
 template <typename W>
 void matmulTransposed(const float* x, const W* w, float* y, std::int64_t m, std::int64_t n, std::int64_t k) {
     const bool vector = hasAvx2() && k % 8 == 0;
-    const bool wide = vector && hasAvx512() && !shortRows<W>(k);
+    const bool wide = onAvx512<W>(k);
     ThreadPool::shared().parallelFor(n, kRowBlock, [&](std::int64_t begin, std::int64_t end) {
         for (std::int64_t block = begin; block < end; block += kRowBlock) {
             const auto blockEnd = std::min(end, block + kRowBlock);
@@ -279,7 +286,7 @@ namespace dragoman::kernels {
 template <typename W>
 void gemvPart(const float* x, const GemvOutput& o, std::int64_t k, bool vector, std::int64_t from, std::int64_t to) {
     const auto* w = static_cast<const W*>(o.w);
-    if (vector && hasAvx512() && !shortRows<W>(k))
+    if (onAvx512<W>(k))
         avx512Block(x, w, o.y, 1, o.n, k, from, to);
     else if (vector)
         gemvBlock(x, w, o.y, k, from, to);
