@@ -12,6 +12,7 @@
 
 #include <torch/torch.h>
 
+#include <algorithm>
 #include <fstream>
 
 using namespace dragoman;
@@ -268,6 +269,26 @@ void TestLoader::shardedCheckpointLoads() {
     for (const auto& t : reference->tensors()) {
         const auto& w = model.weights.at(t.name);
         QCOMPARE(std::memcmp(w.data_ptr(), reference->bytes(t).data(), t.nbytes()), 0);
+    }
+    // An index that names only the first shard opens only that shard, as transformers does; the model then
+    // lacks the second shard's weights and the loader names one of them.
+    const auto firstShardOnly = [&] {
+        std::string index = R"({"weight_map": {)";
+        const auto first = SafetensorsFile::open(dir / "model-00001-of-00002.safetensors");
+        for (const auto& t : first->tensors())
+            index += (index.back() == '{' ? "\"" : ", \"") + t.name + "\": \"model-00001-of-00002.safetensors\"";
+        return index + "}}";
+    }();
+    std::ofstream(dir / "model.safetensors.index.json") << firstShardOnly;
+    fs::remove(store_->manifestPath(store_->resolve(dir.string())));
+    try {
+        openModel(*store_, dir.string());
+        QFAIL("opened with half of the weights");
+    } catch (const Error& e) {
+        const auto second = SafetensorsFile::open(dir / "model-00002-of-00002.safetensors");
+        const bool namesOne = std::any_of(second->tensors().begin(), second->tensors().end(),
+                                          [&](const auto& t) { return e.detail().find(t.name) != std::string::npos; });
+        QVERIFY2(namesOne, e.what());
     }
     // An index that names a tensor no shard has is refused by name.
     std::ofstream(dir / "model.safetensors.index.json") << R"({"weight_map": {"ghost.weight": "model-00001-of-00002.safetensors"}})";

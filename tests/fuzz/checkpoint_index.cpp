@@ -1,5 +1,6 @@
 // model.safetensors.index.json beside two small shards: the index either agrees with the shards tensor for
-// tensor or is refused with Error; file names in it never leave the folder.
+// tensor or is refused with Error; file names in it never leave the folder. As in transformers, a shard the
+// index never names is not opened, so a valid index yields one shard's tensors or both shards'.
 #include "fuzz_support.h"
 #include "io/checkpoint.h"
 #include "io/safetensors_writer.h"
@@ -33,7 +34,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         for (const auto& file : checkpointFiles(dir))
             FUZZ_CHECK(file.parent_path() == dir);
         const auto checkpoint = Checkpoint::open(dir);
-        FUZZ_CHECK(checkpoint.tensors().size() == 4);
+        const auto tensors = checkpoint.tensors().size();
+        FUZZ_CHECK(tensors == 2 || tensors == 4);
     } catch (const Error&) {
     }
     return 0;
