@@ -141,9 +141,10 @@ void TestKernels::gemvManyMatchesSeparateProducts() {
 void TestKernels::decodeRowEqualsBatchedRow_data() {
     QTest::addColumn<QString>("type");
     QTest::addColumn<int>("k");
-    // Long rows (the decoding walk and the batched tiles); K = 2056 and 4104 end in a group of 8 after 16-wide steps.
+    // Short rows (the AVX2 family's sequential walk) and long ones (its interleaved walk and batched tiles); on
+    // AVX-512, K = 264, 2056 and 4104 end in a group of 8 after 16-wide steps.
     for (const char* type : {"f32", "bf16", "int8", "fp8"})
-        for (int k : {2048, 2056, 4104})
+        for (int k : {256, 264, 2048, 2056, 4104})
             QTest::addRow("%s_k%d", type, k) << QString(type) << k;
 }
 
