@@ -4,6 +4,8 @@
 
 #include <torch/torch.h>
 
+#include <map>
+
 namespace dragoman {
 
 StepBatcher::Runner causalSteps(const CausalLanguageModel& model) {
@@ -31,6 +33,35 @@ StepBatcher::Runner encoderDecoderSteps(const EncoderDecoderModel& model) {
         for (std::size_t i = 0; i < sequences.size(); ++i)
             rows.push_back(model.step(*sequences[i], tokens[i]));
         return torch::cat(rows);
+    };
+}
+
+StepBatcher::PromptRunner encoderDecoderPrompts(const EncoderDecoderModel& model) {
+    const auto* batched = dynamic_cast<const BatchedDecoder*>(&model);
+    return [&model, batched](const std::vector<void*>& prompts) {
+        std::map<const LoraSet*, std::vector<SourcePrompt*>> byAdapter;
+        for (auto* p : prompts) {
+            auto* prompt = static_cast<SourcePrompt*>(p);
+            byAdapter[prompt->adapter].push_back(prompt);
+        }
+        for (auto& [adapter, group] : byAdapter) {
+            std::vector<std::vector<TokenId>> sources;
+            for (const auto* prompt : group)
+                for (const auto* source : prompt->sources)
+                    sources.push_back(*source);
+            std::vector<torch::Tensor> encoded;
+            if (batched) {
+                encoded = batched->encodeMany(sources, adapter);
+            } else {
+                for (const auto& source : sources)
+                    encoded.push_back(model.encode(source, adapter));
+            }
+            auto next = std::make_move_iterator(encoded.begin());
+            for (auto* prompt : group) {
+                prompt->encoded.assign(next, next + static_cast<std::ptrdiff_t>(prompt->sources.size()));
+                next += static_cast<std::ptrdiff_t>(prompt->sources.size());
+            }
+        }
     };
 }
 

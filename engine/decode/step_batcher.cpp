@@ -1,5 +1,8 @@
 #include "decode/step_batcher.h"
 
+#include "util/error.h"
+#include "util/log.h"
+
 #include <torch/torch.h>
 
 #include <algorithm>
@@ -9,10 +12,13 @@ namespace {
 
 // The least a late member is waited for: threads on a busy machine take about this long to be scheduled.
 constexpr auto kLeastPatience = std::chrono::milliseconds(2);
+// Prompts run as one at most: bounds the rows of one encoder pass (32 sentences of a document, say).
+constexpr std::size_t kMostPromptsTogether = 32;
 
 }  // namespace
 
-StepBatcher::StepBatcher(Runner runner, std::int64_t maxRows) : runner_(std::move(runner)), maxRows_(std::max<std::int64_t>(1, maxRows)) {}
+StepBatcher::StepBatcher(Runner runner, std::int64_t maxRows, PromptRunner prompts)
+    : runner_(std::move(runner)), maxRows_(std::max<std::int64_t>(1, maxRows)), promptRunner_(std::move(prompts)) {}
 
 StepBatcher::~StepBatcher() {
     {
@@ -21,6 +27,10 @@ StepBatcher::~StepBatcher() {
     }
     work_.notify_one();
     if (thread_.joinable()) thread_.join();
+    if (counts_.steps > 0)
+        log::logger().debug("batched steps: {} ({:.1f} rows each on average, {} at most) in {:.3f} s; {} prompt runs in {:.3f} s",
+                            counts_.steps, static_cast<double>(counts_.rows) / static_cast<double>(counts_.steps), counts_.widest,
+                            counts_.stepSeconds, counts_.promptRuns, counts_.promptSeconds);
 }
 
 void StepBatcher::startThread() {
@@ -63,7 +73,7 @@ void StepBatcher::serve() {
         if (ready(Clock::now()))
             runBatch(lock);
         else if (!prompts_.empty())
-            runPrompt(lock);
+            runPrompts(lock);
         else if (stopping_)
             return;
         else if (waiting_.empty())
@@ -74,7 +84,17 @@ void StepBatcher::serve() {
 }
 
 void StepBatcher::between(const std::function<void()>& work) {
-    Prompt prompt{&work, {}, false};
+    Prompt prompt{&work, nullptr, {}, false};
+    queue(prompt);
+}
+
+void StepBatcher::together(void* input) {
+    if (!promptRunner_) throw Error("internal", "this batcher runs no prompts together");
+    Prompt prompt{nullptr, input, {}, false};
+    queue(prompt);
+}
+
+void StepBatcher::queue(Prompt& prompt) {
     std::unique_lock lock(mutex_);
     startThread();
     prompts_.push_back(&prompt);
@@ -96,19 +116,61 @@ torch::Tensor StepBatcher::step(void* state, const torch::Tensor& tokens) {
     return pending.logits;
 }
 
-void StepBatcher::runPrompt(std::unique_lock<std::mutex>& lock) {
-    auto* prompt = prompts_.front();
-    prompts_.pop_front();
-    lock.unlock();
-    try {
-        (*prompt->work)();
-    } catch (...) {
-        prompt->error = std::current_exception();
+void StepBatcher::runPrompts(std::unique_lock<std::mutex>& lock) {
+    // The first waiting prompt: a between() closure alone, or with every together() prompt waiting.
+    std::vector<Prompt*> batch;
+    if (prompts_.front()->work) {
+        batch.push_back(prompts_.front());
+        prompts_.pop_front();
+    } else {
+        for (auto it = prompts_.begin(); it != prompts_.end() && batch.size() < kMostPromptsTogether;) {
+            if ((*it)->input) {
+                batch.push_back(*it);
+                it = prompts_.erase(it);
+            } else {
+                ++it;
+            }
+        }
     }
+    lock.unlock();
+    const auto start = Clock::now();
+    if (batch.front()->work) {
+        try {
+            (*batch.front()->work)();
+        } catch (...) {
+            batch.front()->error = std::current_exception();
+        }
+    } else {
+        runTogether(batch);
+    }
+    const auto end = Clock::now();
     lock.lock();
-    prompt->done = true;
-    lastEnd_ = Clock::now();
+    counts_.promptSeconds += std::chrono::duration<double>(end - start).count();
+    ++counts_.promptRuns;
+    for (auto* p : batch)
+        p->done = true;
+    lastEnd_ = end;
     done_.notify_all();
+}
+
+void StepBatcher::runTogether(const std::vector<Prompt*>& batch) {
+    std::vector<void*> inputs;
+    for (const auto* p : batch)
+        inputs.push_back(p->input);
+    try {
+        promptRunner_(inputs);
+    } catch (...) {
+        // One bad prompt (too long a source, say) must not fail the others: each runs alone.
+        if (batch.size() == 1) batch.front()->error = std::current_exception();
+        for (auto* p : batch) {
+            if (p->error) continue;
+            try {
+                promptRunner_({p->input});
+            } catch (...) {
+                p->error = std::current_exception();
+            }
+        }
+    }
 }
 
 void startMember(StepBatcher* batcher, const std::function<void()>& prompt, std::optional<StepBatcher::Member>& member) {
@@ -163,6 +225,7 @@ void StepBatcher::runBatch(std::unique_lock<std::mutex>& lock) {
     lastEnd_ = end;
     lastStep_ = end - start;
     ++counts_.steps;
+    counts_.stepSeconds += std::chrono::duration<double>(end - start).count();
     counts_.rows += rows;
     counts_.widest = std::max(counts_.widest, rows);
     done_.notify_all();

@@ -12,7 +12,8 @@
 // alone.
 //
 // Every step and every prompt runs on the batcher's own thread, one at a time (on a few cores two at once only
-// slow each other). The requests' threads only wait: however many threads a server's pool has, the model's
+// slow each other); prompts given to together() that wait at the same moment run as one (an encoder pass over
+// several requests' sources). The requests' threads only wait: however many threads a server's pool has, the model's
 // work touches one thread's stack and per-thread buffers, so memory stays what one thread needs.
 #include <torch/types.h>
 
@@ -35,7 +36,11 @@ public:
     // Returns float32 logits [sum B_i, V], the states' rows one after another.
     using Runner = std::function<torch::Tensor(const std::vector<void*>& states, const std::vector<torch::Tensor>& tokens)>;
 
-    explicit StepBatcher(Runner runner, std::int64_t maxRows = 16);
+    // Runs several requests' prompts as one (each opaque to the batcher: what together() was given), writing each
+    // one's result into it. Throws for the lot; the batcher then runs each alone to find whose it was.
+    using PromptRunner = std::function<void(const std::vector<void*>& prompts)>;
+
+    explicit StepBatcher(Runner runner, std::int64_t maxRows = 16, PromptRunner prompts = {});
     ~StepBatcher();
     StepBatcher(const StepBatcher&) = delete;
     StepBatcher& operator=(const StepBatcher&) = delete;
@@ -57,9 +62,15 @@ public:
     // Runs `work` (a request's prompt) on the batcher's thread between batched steps, and rethrows what it
     // throws. Steps that are ready go first, so a queue of prompts does not stall the others.
     void between(const std::function<void()>& work);
+    // Runs `prompt` through the PromptRunner between steps, together with every other prompt given to together()
+    // that is waiting at that moment (requests that end at about the same time start together), and rethrows
+    // what it throws for this prompt. A batcher built without a PromptRunner refuses (Error "internal").
+    void together(void* prompt);
 
     struct Counts {
         std::int64_t steps = 0, rows = 0, widest = 0;  // batched steps run, rows stepped, most rows in one step
+        std::int64_t promptRuns = 0;                   // prompts run (those run together count once)
+        double stepSeconds = 0, promptSeconds = 0;     // time on the batcher's thread in each
     };
     Counts counts() const;
 
@@ -71,7 +82,8 @@ private:
         bool done = false;
     };
     struct Prompt {
-        const std::function<void()>* work;
+        const std::function<void()>* work;  // between()'s, or null
+        void* input;                        // together()'s, or null
         std::exception_ptr error;
         bool done = false;
     };
@@ -89,10 +101,16 @@ private:
     Clock::time_point deadline() const;
     // Takes waiting steps (up to maxRows rows), runs them without the lock, hands out the results.
     void runBatch(std::unique_lock<std::mutex>& lock);
-    void runPrompt(std::unique_lock<std::mutex>& lock);
+    // Queues a prompt and waits until the batcher's thread has run it; rethrows its error.
+    void queue(Prompt& prompt);
+    // Runs the first waiting prompt, with every waiting together() prompt (up to kMostPromptsTogether) if it is one.
+    void runPrompts(std::unique_lock<std::mutex>& lock);
+    // together() prompts as one PromptRunner call (unlocked); each alone if that throws.
+    void runTogether(const std::vector<Prompt*>& batch);
 
     Runner runner_;
     std::int64_t maxRows_;
+    PromptRunner promptRunner_;
     mutable std::mutex mutex_;
     std::condition_variable work_;  // the batcher's thread waits on it
     std::condition_variable done_;  // the requests' threads wait on it

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 #include <vector>
 
 namespace dragoman::kernels {
@@ -51,43 +52,80 @@ void axpyPortable(float w, const float* v, float* out, std::int64_t n) {
 
 }  // namespace
 
-void attendOneQuery(const float* q, const KvLayout& keys, const KvLayout& values, float* out, std::int64_t batch, std::int64_t heads,
-                    std::int64_t group, std::int64_t length, std::int64_t headDim, float scale) {
-    const auto dot = hasAvx2() ? dotAvx2 : dotPortable;
-    const auto axpy = hasAvx2() ? axpyAvx2 : axpyPortable;
-    auto one = [&](std::int64_t index, std::vector<float>& weights) {
-        const std::int64_t b = index / heads, h = index % heads, kvHead = h / group;
-        const float* query = q + index * headDim;
-        const float* k = keys.data + b * keys.batchStride + kvHead * keys.headStride;
-        const float* v = values.data + b * values.batchStride + kvHead * values.headStride;
-        weights.resize(static_cast<std::size_t>(length));
-        float maximum = -INFINITY;
-        for (std::int64_t t = 0; t < length; ++t) {
-            weights[t] = dot(query, k + t * keys.rowStride, headDim) * scale;
-            maximum = std::max(maximum, weights[t]);
-        }
-        float sum = 0;
-        for (std::int64_t t = 0; t < length; ++t)
-            sum += (weights[t] = std::exp(weights[t] - maximum));
-        float* o = out + index * headDim;
-        std::fill(o, o + headDim, 0.0f);
-        const float inverse = 1.0f / sum;
-        for (std::int64_t t = 0; t < length; ++t)
-            axpy(weights[t] * inverse, v + t * values.rowStride, o, headDim);
-    };
-    const std::int64_t count = batch * heads;
-    // A decoding step's attention is a few hundred thousand multiply-adds: handing it to the pool costs
-    // more than it saves until the cache is long.
-    if (count * length * headDim < (1 << 18)) {
+namespace {
+
+using Dot = float (*)(const float*, const float*, std::int64_t);
+using Axpy = void (*)(float, const float*, float*, std::int64_t);
+
+// One query head over `length` cached rows: softmax(scale * q . k_t) summed over v_t into o.
+void attendHead(const float* query, const float* k, std::int64_t kStride, const float* v, std::int64_t vStride, std::int64_t length,
+                std::int64_t headDim, float scale, float* o, std::vector<float>& weights, Dot dot, Axpy axpy) {
+    weights.resize(static_cast<std::size_t>(length));
+    float maximum = -INFINITY;
+    for (std::int64_t t = 0; t < length; ++t) {
+        weights[t] = dot(query, k + t * kStride, headDim) * scale;
+        maximum = std::max(maximum, weights[t]);
+    }
+    float sum = 0;
+    for (std::int64_t t = 0; t < length; ++t)
+        sum += (weights[t] = std::exp(weights[t] - maximum));
+    std::fill(o, o + headDim, 0.0f);
+    const float inverse = 1.0f / sum;
+    for (std::int64_t t = 0; t < length; ++t)
+        axpy(weights[t] * inverse, v + t * vStride, o, headDim);
+}
+
+// A decoding step's attention is a few hundred thousand multiply-adds: handing it to the pool costs more than it
+// saves until the caches are long. fn(i, weights) for every i in [0, count).
+template <typename Fn>
+void forEachHead(std::int64_t count, std::int64_t work, const Fn& fn) {
+    if (work < (1 << 18)) {
         std::vector<float> weights;
         for (std::int64_t i = 0; i < count; ++i)
-            one(i, weights);
+            fn(i, weights);
         return;
     }
     ThreadPool::shared().parallelFor(count, 1, [&](std::int64_t begin, std::int64_t end) {
         std::vector<float> weights;
         for (std::int64_t i = begin; i < end; ++i)
-            one(i, weights);
+            fn(i, weights);
+    });
+}
+
+}  // namespace
+
+void attendOneQuery(const float* q, const KvLayout& keys, const KvLayout& values, float* out, std::int64_t batch, std::int64_t heads,
+                    std::int64_t group, std::int64_t length, std::int64_t headDim, float scale) {
+    const auto dot = hasAvx2() ? dotAvx2 : dotPortable;
+    const auto axpy = hasAvx2() ? axpyAvx2 : axpyPortable;
+    forEachHead(batch * heads, batch * heads * length * headDim, [&](std::int64_t index, std::vector<float>& weights) {
+        const std::int64_t b = index / heads, h = index % heads, kvHead = h / group;
+        attendHead(q + index * headDim, keys.data + b * keys.batchStride + kvHead * keys.headStride, keys.rowStride,
+                   values.data + b * values.batchStride + kvHead * values.headStride, values.rowStride, length, headDim, scale,
+                   out + index * headDim, weights, dot, axpy);
+    });
+}
+
+void attendOneQueryEach(const float* q, const AttentionRequest* requests, std::int64_t count, float* out, std::int64_t heads,
+                        std::int64_t group, std::int64_t headDim, float scale) {
+    const auto dot = hasAvx2() ? dotAvx2 : dotPortable;
+    const auto axpy = hasAvx2() ? axpyAvx2 : axpyPortable;
+    // (request, row within it) of every query row.
+    std::vector<std::pair<const AttentionRequest*, std::int64_t>> rows;
+    std::int64_t work = 0;
+    for (std::int64_t r = 0; r < count; ++r) {
+        for (std::int64_t b = 0; b < requests[r].rows; ++b)
+            rows.emplace_back(&requests[r], b);
+        work += requests[r].rows * heads * requests[r].length * headDim;
+    }
+    forEachHead(static_cast<std::int64_t>(rows.size()) * heads, work, [&](std::int64_t index, std::vector<float>& weights) {
+        const auto& [request, b] = rows[static_cast<std::size_t>(index / heads)];
+        const std::int64_t h = index % heads, kvHead = h / group;
+        const auto& keys = request->keys;
+        const auto& values = request->values;
+        attendHead(q + index * headDim, keys.data + b * keys.batchStride + kvHead * keys.headStride, keys.rowStride,
+                   values.data + b * values.batchStride + kvHead * values.headStride, values.rowStride, request->length, headDim, scale,
+                   out + index * headDim, weights, dot, axpy);
     });
 }
 

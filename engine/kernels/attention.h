@@ -21,4 +21,15 @@ struct KvLayout {
 void attendOneQuery(const float* q, const KvLayout& keys, const KvLayout& values, float* out, std::int64_t batch, std::int64_t heads,
                     std::int64_t group, std::int64_t length, std::int64_t headDim, float scale);
 
+// One request of a batched decoding step: its `rows` query rows attend over its own caches of `length` rows.
+struct AttentionRequest {
+    KvLayout keys, values;
+    std::int64_t rows, length;
+};
+
+// attendOneQuery for several requests at once, their query and output rows one after another: the numbers of
+// attendOneQuery per request, in one call instead of one (and its tensors) per request.
+void attendOneQueryEach(const float* q, const AttentionRequest* requests, std::int64_t count, float* out, std::int64_t heads,
+                        std::int64_t group, std::int64_t headDim, float scale);
+
 }  // namespace dragoman::kernels

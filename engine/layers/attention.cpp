@@ -30,6 +30,66 @@ torch::Tensor oneQuery(const torch::Tensor& queries, const torch::Tensor& keys, 
     return out;
 }
 
+torch::Tensor oneQueryEach(const torch::Tensor& queries, const std::vector<CacheView>& caches, std::int64_t heads) {
+    TORCH_CHECK(!caches.empty() && queries.is_contiguous() && queries.scalar_type() == torch::kFloat32,
+                "attention::oneQueryEach: queries must be contiguous float32 [rows, heads * head_dim]");
+    const auto& first = *caches.front().keys;
+    const auto kvHeads = first.size(1), headDim = first.size(3);
+    std::vector<kernels::AttentionRequest> requests;
+    std::int64_t rows = 0;
+    for (const auto& c : caches) {
+        TORCH_CHECK(c.keys->stride(3) == 1 && c.values->stride(3) == 1 && c.keys->sizes() == c.values->sizes() &&
+                        c.keys->size(1) == kvHeads && c.keys->size(3) == headDim && (c.keys->size(0) == c.rows || c.keys->size(0) == 1) &&
+                        c.length <= c.keys->size(2),
+                    "attention::oneQueryEach: caches must be float32 [rows or 1, kv_heads, capacity, head_dim] with contiguous rows");
+        requests.push_back({layoutOf(*c.keys), layoutOf(*c.values), c.rows, c.length});
+        rows += c.rows;
+    }
+    TORCH_CHECK(queries.numel() == rows * heads * headDim && heads % kvHeads == 0, "attention::oneQueryEach: one query row per cache row");
+    auto out = torch::empty({rows, heads * headDim}, torch::kFloat32);
+    kernels::attendOneQueryEach(queries.data_ptr<float>(), requests.data(), static_cast<std::int64_t>(requests.size()),
+                                out.data_ptr<float>(), heads, heads / kvHeads, headDim,
+                                static_cast<float>(1.0 / std::sqrt(static_cast<double>(headDim))));
+    return out;
+}
+
+torch::Tensor withinEach(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v, const std::vector<std::int64_t>& lengths,
+                         std::int64_t heads) {
+    const auto queries = q.contiguous(), keys = k.contiguous(), values = v.contiguous();
+    const auto width = queries.size(1), headDim = width / heads;
+    TORCH_CHECK(queries.dim() == 2 && queries.scalar_type() == torch::kFloat32 && keys.sizes() == queries.sizes() &&
+                    values.sizes() == queries.sizes() && width % heads == 0,
+                "attention::withinEach: q, k and v must be float32 [rows, heads * head_dim]");
+    auto out = torch::empty_like(queries);
+    const float scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(headDim)));
+    std::vector<kernels::AttentionRequest> run;  // consecutive short sequences, one kernel call
+    std::int64_t runStart = 0, offset = 0;
+    const auto flush = [&] {
+        if (run.empty()) return;
+        kernels::attendOneQueryEach(queries.data_ptr<float>() + runStart * width, run.data(), static_cast<std::int64_t>(run.size()),
+                                    out.data_ptr<float>() + runStart * width, heads, 1, headDim, scale);
+        run.clear();
+    };
+    for (const auto length : lengths) {
+        if (length <= kKernelRows) {
+            if (run.empty()) runStart = offset;
+            // Every query row of the sequence reads the same keys and values (batch stride 0).
+            run.push_back({{keys.data_ptr<float>() + offset * width, 0, headDim, width},
+                           {values.data_ptr<float>() + offset * width, 0, headDim, width},
+                           length,
+                           length});
+        } else {
+            flush();
+            const auto rows = [&](const torch::Tensor& t) { return splitHeads(t.narrow(0, offset, length), heads); };
+            out.narrow(0, offset, length).copy_(mergeHeads(full(rows(queries), rows(keys), rows(values), {})).squeeze(0));
+        }
+        offset += length;
+    }
+    flush();
+    TORCH_CHECK(offset == queries.size(0), "attention::withinEach: the lengths must add up to the rows");
+    return out;
+}
+
 torch::Tensor full(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v, const torch::Tensor& mask) {
     const double scale = 1.0 / std::sqrt(static_cast<double>(q.size(-1)));
     ParallelBlas blas(q.numel() * k.size(-2));  // each of the two products (parallel for a long prompt)

@@ -4,11 +4,32 @@
 // attention of a prompt or a training batch with an additive mask.
 #include <torch/types.h>
 
+#include <vector>
+
 namespace dragoman::attention {
 
 // queries: contiguous float32 [batch, heads * head_dim]; keys, values: [batch or 1 (shared), kv_heads,
 // length, head_dim] views with contiguous rows. Returns [batch, heads * head_dim], the heads merged.
 torch::Tensor oneQuery(const torch::Tensor& queries, const torch::Tensor& keys, const torch::Tensor& values, std::int64_t heads);
+
+// One request's caches in a batched step: its first `length` rows of keys and values ([rows or 1 (shared),
+// kv_heads, capacity, head_dim], contiguous rows), for its `rows` query rows.
+struct CacheView {
+    const torch::Tensor* keys;
+    const torch::Tensor* values;
+    std::int64_t rows, length;
+};
+// oneQuery for several requests in one call: the queries' rows are the requests' rows one after another, and so
+// are the result's. Each request's rows equal oneQuery over its caches.
+torch::Tensor oneQueryEach(const torch::Tensor& queries, const std::vector<CacheView>& caches, std::int64_t heads);
+
+// Unmasked self-attention within each of several sequences whose rows are stacked: q, k, v [N, heads * head_dim]
+// (the lengths add up to N); returns [N, heads * head_dim], the heads merged. A sequence's rows get the same
+// numbers whatever sequences come with it: up to kKernelRows rows it goes through the decoding kernel (one call
+// for a run of such sequences, where libtorch took ten calls each), longer ones through libtorch's products.
+constexpr std::int64_t kKernelRows = 64;
+torch::Tensor withinEach(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v, const std::vector<std::int64_t>& lengths,
+                         std::int64_t heads);
 
 // softmax(q k^T / sqrt(head_dim) + mask) v over the last two dimensions; `mask` (optional) is 0 where a
 // position may be seen and -inf where not.

@@ -33,6 +33,10 @@ public:
     // Rows of a batch of requests, row i with adapters[i] (null: none): the base product once for all rows,
     // then each adapter's delta on its rows. Row i equals (*this)(x[i], adapters[i]) exactly.
     torch::Tensor operator()(const torch::Tensor& x, const std::vector<const LoraSet*>& adapters) const;
+    // Whether each output row depends on its own input row alone, bit for bit, whatever rows come with it (with
+    // `lora`'s delta, may be null): float32 weights on the CPU kernels of an AVX2 CPU. Rows of several requests
+    // may then share one product.
+    bool rowStable(const LoraSet* lora = nullptr) const;
     // The same x through several layers sharing `in`: one decoding row by bf16 weights is one kernel pass.
     static std::vector<torch::Tensor> many(const torch::Tensor& x, const std::vector<const Linear*>& layers, const LoraSet* lora = nullptr);
 
@@ -80,8 +84,8 @@ constexpr std::int64_t kSmallRows = 16;
 torch::Tensor smallRowsLinear(const torch::Tensor& x, const torch::Tensor& weight, const torch::Tensor& bias = {});
 
 // y = x W^T + b on the CPU kernels. Weights other than float32 go through project(); the bias is widened
-// (a few hundred values). A few rows go through smallRowsLinear() unless autograd must see the product
-// (tools/train builds on these layers); the rest through libtorch.
+// (a few hundred values). Float32 goes through smallRowsLinear() (any number of rows on AVX2 CPUs, a few
+// elsewhere) unless autograd must see the product (tools/train builds on these layers); the rest through libtorch.
 torch::Tensor linear(const torch::Tensor& x, const torch::Tensor& weight, const torch::Tensor& bias = {});
 
 // x W^T with libtorch's own float32 matmul, bf16 weights widened for the call (a temporary; device memory

@@ -14,6 +14,9 @@ public:
     // states[i] is fed tokens[i] ([B_i] int64, one per hypothesis). Returns float32 logits [sum B_i, V], the
     // states' rows one after another; each state's rows equal what step() returns for it alone, bit for bit.
     virtual torch::Tensor stepMany(const std::vector<DecoderState*>& states, const std::vector<torch::Tensor>& tokens) const = 0;
+    // Several sources through the encoder with one adapter (may be null): result i equals encode(sources[i],
+    // adapter) bit for bit. Where the products allow it, every source's rows go through each projection together.
+    virtual std::vector<torch::Tensor> encodeMany(const std::vector<std::vector<TokenId>>& sources, const LoraSet* adapter) const = 0;
 };
 
 }  // namespace dragoman

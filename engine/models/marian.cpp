@@ -51,16 +51,19 @@ torch::Tensor attend(const MarianAttention& a, const torch::Tensor& x, const tor
                lora);
 }
 
-// Writes one step's keys or values ([B, d], heads side by side) into row t of a cache [B, H, maxSteps, hd]:
-// plain copies, where view/transpose/narrow/copy_ were four ATen calls.
-void appendStep(torch::Tensor& cache, std::int64_t t, const torch::Tensor& step) {
+// Writes one step's keys or values ([B, d] from `from`, heads side by side) into row t of a cache
+// [B, H, maxSteps, hd]: plain copies, where view/transpose/narrow/copy_ were four ATen calls.
+void appendStep(torch::Tensor& cache, std::int64_t t, const float* from) {
     const auto batch = cache.size(0), heads = cache.size(1), hd = cache.size(3);
-    const auto rows = step.contiguous();
-    const float* from = rows.data_ptr<float>();
     float* to = cache.data_ptr<float>();
     for (std::int64_t b = 0; b < batch; ++b)
         for (std::int64_t h = 0; h < heads; ++h)
             std::copy_n(from + (b * heads + h) * hd, hd, to + cache.stride(0) * b + cache.stride(1) * h + cache.stride(2) * t);
+}
+
+void appendStep(torch::Tensor& cache, std::int64_t t, const torch::Tensor& step) {
+    const auto rows = step.contiguous();
+    appendStep(cache, t, rows.data_ptr<float>());
 }
 
 // Additive mask [B, 1, 1, S] that hides padded source positions (valid: [B, S] bool).
@@ -174,20 +177,61 @@ torch::Tensor MarianModel::embed(const torch::Tensor& ids, std::int64_t firstPos
     return x + positions_.narrow(0, firstPosition, count);
 }
 
-torch::Tensor MarianModel::encodeLayers(const std::vector<TokenId>& sourceIds, std::vector<torch::Tensor>* all, const LoraSet* lora) const {
-    if (sourceIds.empty()) throw Error("input", "empty source sequence");
-    if (static_cast<std::int64_t>(sourceIds.size()) > config_.maxPositions)
-        throw Error("input", "source of " + std::to_string(sourceIds.size()) + " tokens exceeds the model's " +
-                                 std::to_string(config_.maxPositions) + " positions");
-    for (auto id : sourceIds)
-        if (id < 0 || id >= config_.vocabSize) throw Error("input", "token id " + std::to_string(id) + " is outside the vocabulary");
-    auto x = embed(torch::tensor(sourceIds, torch::kInt64).unsqueeze(0), 0);  // [1, S, d]
-    if (all) all->push_back(x.squeeze(0));
-    for (const auto& layer : encoder_) {
-        x = encoderLayer(layer, x, {}, 0.0, lora);
-        if (all) all->push_back(x.squeeze(0));
+torch::Tensor MarianModel::encodeRows(const std::vector<std::vector<TokenId>>& sources, std::vector<std::int64_t>& lengths,
+                                      std::vector<torch::Tensor>* all, const LoraSet* lora) const {
+    std::vector<torch::Tensor> embedded;
+    for (const auto& sourceIds : sources) {
+        if (sourceIds.empty()) throw Error("input", "empty source sequence");
+        if (static_cast<std::int64_t>(sourceIds.size()) > config_.maxPositions)
+            throw Error("input", "source of " + std::to_string(sourceIds.size()) + " tokens exceeds the model's " +
+                                     std::to_string(config_.maxPositions) + " positions");
+        for (auto id : sourceIds)
+            if (id < 0 || id >= config_.vocabSize) throw Error("input", "token id " + std::to_string(id) + " is outside the vocabulary");
+        embedded.push_back(embed(torch::tensor(sourceIds, torch::kInt64), 0));  // [S, d]
+        lengths.push_back(static_cast<std::int64_t>(sourceIds.size()));
     }
-    return x.squeeze(0);
+    auto x = embedded.size() == 1 ? embedded.front() : torch::cat(embedded);
+    if (all) all->push_back(x);
+    for (const auto& layer : encoder_) {
+        x = encoderRowsLayer(layer, x, lengths, lora);
+        if (all) all->push_back(x);
+    }
+    return x;
+}
+
+torch::Tensor MarianModel::encoderRowsLayer(const MarianEncoderLayer& layer, const torch::Tensor& x,
+                                            const std::vector<std::int64_t>& lengths, const LoraSet* lora) const {
+    using namespace attention;
+    const auto& a = layer.selfAttn;
+    const auto heads = config_.encoderHeads;
+    const auto h = a.o(withinEach(a.q(x, lora), a.k(x, lora), a.v(x, lora), lengths, heads), lora);
+    auto y = layer.selfAttnNorm(x + h);
+    return layer.finalNorm(y + feedForward(layer.ffn, y, lora));
+}
+
+bool MarianModel::encoderRowStable(const LoraSet* lora) const {
+    for (const auto& layer : encoder_)
+        for (const auto* l : {&layer.selfAttn.q, &layer.selfAttn.k, &layer.selfAttn.v, &layer.selfAttn.o, &layer.ffn.fc1, &layer.ffn.fc2})
+            if (!l->rowStable(lora)) return false;
+    return true;
+}
+
+std::vector<torch::Tensor> MarianModel::encodeMany(const std::vector<std::vector<TokenId>>& sources, const LoraSet* adapter) const {
+    std::vector<torch::Tensor> encoded;
+    if (!encoderRowStable(adapter)) {
+        // Products whose sums depend on the row count (8-bit or bf16 prompts, BLAS): each source alone.
+        for (const auto& source : sources)
+            encoded.push_back(encode(source, adapter));
+        return encoded;
+    }
+    std::vector<std::int64_t> lengths;
+    const auto rows = encodeRows(sources, lengths, nullptr, adapter);
+    std::int64_t offset = 0;
+    for (const auto length : lengths) {
+        encoded.push_back(rows.narrow(0, offset, length));
+        offset += length;
+    }
+    return encoded;
 }
 
 torch::Tensor MarianModel::feedForward(const MarianFeedForward& ffn, const torch::Tensor& x, const LoraSet* lora) const {
@@ -238,12 +282,14 @@ torch::Tensor MarianModel::forwardBatch(const torch::Tensor& source, const torch
 }
 
 torch::Tensor MarianModel::encode(const std::vector<TokenId>& sourceIds, const LoraSet* adapter) const {
-    return encodeLayers(sourceIds, nullptr, adapter);
+    std::vector<std::int64_t> lengths;
+    return encodeRows({sourceIds}, lengths, nullptr, adapter);
 }
 
 torch::Tensor MarianModel::encodeAllLayers(const std::vector<TokenId>& sourceIds) const {
     std::vector<torch::Tensor> all;
-    encodeLayers(sourceIds, &all);
+    std::vector<std::int64_t> lengths;
+    encodeRows({sourceIds}, lengths, &all, nullptr);
     return torch::stack(all);
 }
 
@@ -312,33 +358,26 @@ torch::Tensor MarianModel::stepMany(const std::vector<DecoderState*>& states, co
     }
     const auto heads = config_.decoderHeads;
     auto x = torch::cat(embedded);  // [R, d]
-    // Attention of each state's rows over its own caches; the rows of state b start at offsets[b].
-    auto perState = [&](const torch::Tensor& q, auto&& attend) {
-        std::vector<torch::Tensor> parts;
-        std::int64_t offset = 0;
-        for (std::size_t b = 0; b < sequences.size(); ++b) {
-            parts.push_back(attend(b, q.narrow(0, offset, rows[b]), offset));
-            offset += rows[b];
-        }
-        return torch::cat(parts);
-    };
+    // Each state's rows attend over its own caches, all states in one kernel call.
+    std::vector<attention::CacheView> selfCaches(sequences.size()), crossCaches(sequences.size());
     for (std::size_t i = 0; i < decoder_.size(); ++i) {
         const auto& layer = decoder_[i];
         const auto& a = layer.selfAttn;
-        const auto k = a.k(x, adapters), v = a.v(x, adapters);
-        auto h = perState(a.q(x, adapters), [&](std::size_t b, const torch::Tensor& q, std::int64_t offset) {
+        const auto k = a.k(x, adapters).contiguous(), v = a.v(x, adapters).contiguous();
+        std::int64_t offset = 0;
+        for (std::size_t b = 0; b < sequences.size(); ++b) {
             auto& cache = sequences[b]->layers[i];
             const auto t = sequences[b]->length_;
-            appendStep(cache.selfK, t, k.narrow(0, offset, rows[b]));
-            appendStep(cache.selfV, t, v.narrow(0, offset, rows[b]));
-            return attention::oneQuery(q, cache.selfK.narrow(2, 0, t + 1), cache.selfV.narrow(2, 0, t + 1), heads);
-        });
+            appendStep(cache.selfK, t, k.data_ptr<float>() + offset * k.size(1));
+            appendStep(cache.selfV, t, v.data_ptr<float>() + offset * v.size(1));
+            selfCaches[b] = {&cache.selfK, &cache.selfV, rows[b], t + 1};
+            crossCaches[b] = {&cache.crossK, &cache.crossV, rows[b], cache.crossK.size(2)};
+            offset += rows[b];
+        }
+        auto h = attention::oneQueryEach(a.q(x, adapters).contiguous(), selfCaches, heads);
         x = layer.selfAttnNorm.residual(x, a.o(h, adapters));
         const auto& c = layer.crossAttn;
-        auto crossed = perState(c.q(x, adapters), [&](std::size_t b, const torch::Tensor& q, std::int64_t) {
-            const auto& cache = sequences[b]->layers[i];
-            return attention::oneQuery(q, cache.crossK, cache.crossV, heads);
-        });
+        auto crossed = attention::oneQueryEach(c.q(x, adapters).contiguous(), crossCaches, heads);
         x = layer.crossAttnNorm.residual(x, c.o(crossed, adapters));
         x = layer.finalNorm.residual(x, feedForward(layer.ffn, x, adapters));
     }

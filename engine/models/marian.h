@@ -64,6 +64,7 @@ public:
     torch::Tensor step(DecoderState& state, const torch::Tensor& tokens) const override;
     void reorder(DecoderState& state, const torch::Tensor& beams) const override;
     torch::Tensor stepMany(const std::vector<DecoderState*>& states, const std::vector<torch::Tensor>& tokens) const override;
+    std::vector<torch::Tensor> encodeMany(const std::vector<std::vector<TokenId>>& sources, const LoraSet* adapter) const override;
 
     // Teacher-forced logits [B, T, V] for a padded batch: source [B, S] ids with sourceValid [B, S] (false on
     // padding), decoder inputs targetIn [B, T] (start token first). The same layers as serving, with dropout
@@ -80,7 +81,13 @@ public:
 
 private:
     torch::Tensor embed(const torch::Tensor& ids, std::int64_t firstPosition) const;
-    torch::Tensor encodeLayers(const std::vector<TokenId>& sourceIds, std::vector<torch::Tensor>* all, const LoraSet* lora = nullptr) const;
+    // The sources' rows one after another through every encoder layer ([sum S_i, d]); attention stays within each
+    // source (lengths). With `all`, each layer's input and the last output too.
+    torch::Tensor encodeRows(const std::vector<std::vector<TokenId>>& sources, std::vector<std::int64_t>& lengths,
+                             std::vector<torch::Tensor>* all, const LoraSet* lora) const;
+    torch::Tensor encoderRowsLayer(const MarianEncoderLayer& layer, const torch::Tensor& x, const std::vector<std::int64_t>& lengths,
+                                   const LoraSet* lora) const;
+    bool encoderRowStable(const LoraSet* lora) const;
     torch::Tensor encoderLayer(const MarianEncoderLayer& layer, const torch::Tensor& x, const torch::Tensor& mask, double dropout,
                                const LoraSet* lora = nullptr) const;
     // Cross-attention (given its queries and the source keys/values) and the feed-forward block.

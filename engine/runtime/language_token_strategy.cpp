@@ -34,7 +34,7 @@ LanguageTokenStrategy::LanguageTokenStrategy(const RunnableModel& model)
     : model_(model),
       network_(*model.encoderDecoder()),
       modelLanguageTokens_(model.requireTokenizer().languageTokens()),
-      batcher_(encoderDecoderSteps(network_)) {
+      batcher_(encoderDecoderSteps(network_), 16, encoderDecoderPrompts(network_)) {
     targets_ = languagesCovered(modelLanguageTokens_);
     pair_ = readLanguagePair(model.loaded.entry.dir);
 }
@@ -73,12 +73,29 @@ std::string LanguageTokenStrategy::translateParagraph(const std::string& paragra
     const auto gap = job.sentenceGap();
     std::string output;
     const auto sentences = splitSentences(paragraph, job.request.from.empty() ? "en" : job.request.from);
-    for (std::size_t s = 0; s < sentences.size() && job.keepGoing(); ++s) {
-        if (s > 0) {
-            output += gap;
-            job.emit(gap);
+    // The sources of a few sentences at a time go through the encoder in one pass, with whatever other requests
+    // have waiting (StepBatcher::together); then each sentence is decoded.
+    constexpr std::size_t kSentencesEncodedTogether = 16;
+    for (std::size_t first = 0; first < sentences.size() && job.keepGoing(); first += kSentencesEncodedTogether) {
+        const auto end = std::min(sentences.size(), first + kSentencesEncodedTogether);
+        std::vector<std::vector<std::vector<TokenId>>> pieces;
+        for (auto s = first; s < end; ++s)
+            pieces.push_back(sourcePieces(sentences[s], token));
+        SourcePrompt prompt{{}, job.request.adapter.get(), {}};
+        for (const auto& sentence : pieces)
+            for (const auto& piece : sentence)
+                prompt.sources.push_back(&piece);
+        if (!prompt.sources.empty()) batcher_.together(&prompt);
+        auto encoded = prompt.encoded.begin();
+        for (auto s = first; s < end && job.keepGoing(); ++s) {
+            if (s > 0) {
+                output += gap;
+                job.emit(gap);
+            }
+            const auto& sentence = pieces[s - first];
+            output += decodeSentence(sentence, {encoded, encoded + static_cast<std::ptrdiff_t>(sentence.size())}, job);
+            encoded += static_cast<std::ptrdiff_t>(sentence.size());
         }
-        output += translateSentence(sentences[s], token, job);
     }
     return output;
 }
@@ -91,11 +108,9 @@ std::vector<std::string> LanguageTokenStrategy::prompts(const std::string& parag
     return texts;
 }
 
-std::string LanguageTokenStrategy::translateSentence(const std::string& sentence, const std::string& languageToken,
-                                                     TranslationJob& job) const {
+std::vector<std::vector<TokenId>> LanguageTokenStrategy::sourcePieces(const std::string& sentence, const std::string& languageToken) const {
     const auto& m = network_;
-    const auto& tokenizer = model_.requireTokenizer();
-    auto ids = tokenizer.encode(languageToken.empty() ? sentence : languageToken + " " + sentence);
+    auto ids = model_.requireTokenizer().encode(languageToken.empty() ? sentence : languageToken + " " + sentence);
     // A sentence longer than the model's positions is translated in consecutive pieces.
     const auto limit = m.maxPositions() - (languageToken.empty() ? 1 : 2);
     std::vector<std::vector<TokenId>> pieces;
@@ -109,8 +124,13 @@ std::string LanguageTokenStrategy::translateSentence(const std::string& sentence
         piece.push_back(ids.back());
         pieces.push_back(std::move(piece));
     }
-    if (pieces.empty()) return {};
+    return pieces;
+}
 
+std::string LanguageTokenStrategy::decodeSentence(const std::vector<std::vector<TokenId>>& pieces,
+                                                  const std::vector<torch::Tensor>& encoded, TranslationJob& job) const {
+    const auto& m = network_;
+    const auto& tokenizer = model_.requireTokenizer();
     const auto& generation = model_.generation;
     const std::int64_t maxLength = std::min<std::int64_t>(generation.maxLength.value_or(m.maxPositions()), m.maxPositions());
     const std::int64_t maxNew = std::max<std::int64_t>(1, maxLength - 1);
@@ -134,9 +154,7 @@ std::string LanguageTokenStrategy::translateSentence(const std::string& sentence
         };
         const std::vector<TokenId> prefix{generation.decoderStartId.value_or(m.decoderStartId())};
         const auto& adapter = job.request.adapter;
-        torch::Tensor encoded;
-        batcher_.between([&] { encoded = m.encode(pieces[p], adapter.get()); });
-        EncoderDecoderSession session(m, encoded, job.request.beams, 1 + maxNew, adapter, &batcher_);
+        EncoderDecoderSession session(m, encoded[p], job.request.beams, 1 + maxNew, adapter, &batcher_);
         std::vector<TokenId> generated;
         if (job.request.beams == 1) {
             generated = greedySearch(session, prefix, options);

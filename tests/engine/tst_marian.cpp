@@ -51,6 +51,9 @@ private Q_SLOTS:
     void concurrentRequestsShareSteps_data();
     void concurrentRequestsShareSteps();
     void refusedStepFailsItsRequestOnly();
+    void sourcesEncodedTogetherEqualAlone_data();
+    void sourcesEncodedTogetherEqualAlone();
+    void waitingPromptsRunTogether();
     void streamingCallbackCanStop();
     void missingKeyIsNamed();
     void unexpectedKeyIsNamed();
@@ -386,6 +389,86 @@ void TestMarian::refusedStepFailsItsRequestOnly() {
         QCOMPARE(roomy.next(start).size(0), std::int64_t(1));
     cramped.join();
     QVERIFY2(refused.find("positions") != std::string::npos, refused.c_str());
+}
+
+void TestMarian::sourcesEncodedTogetherEqualAlone_data() {
+    QTest::addColumn<QString>("model");
+    for (const char* model : {"marian-tiny", "bundled"})
+        QTest::newRow(model) << QString(model);
+}
+
+// A source's rows go through every projection with the other sources' rows (encodeMany), yet its encoding is
+// bit for bit what it gets alone: short sources, and one longer than the kernels' 16-row decoding batch.
+void TestMarian::sourcesEncodedTogetherEqualAlone() {
+    QFETCH(QString, model);
+    c10::InferenceMode guard;
+    const auto& runnable = modelNamed(model);
+    const auto& m = *runnable.encoderDecoder();
+    const auto* batched = dynamic_cast<const BatchedDecoder*>(&m);
+    QVERIFY(batched);
+    auto sources = sourcesFor(runnable, 7);
+    std::vector<TokenId> longer;
+    for (const auto& s : sources)
+        longer.insert(longer.end(), s.begin(), s.end());
+    longer.resize(static_cast<std::size_t>(std::min<std::int64_t>(40, m.maxPositions())));
+    sources.insert(sources.begin() + 3, longer);
+    const auto together = batched->encodeMany(sources, nullptr);
+    QCOMPARE(together.size(), sources.size());
+    for (std::size_t i = 0; i < sources.size(); ++i) {
+        const auto alone = m.encode(sources[i]);
+        QCOMPARE(together[i].sizes(), alone.sizes());
+        QVERIFY2(torch::equal(together[i], alone),
+                 qPrintable(QString("source %1: max diff %2").arg(i).arg((together[i] - alone).abs().max().item<float>())));
+    }
+}
+
+// Prompts waiting while the batcher is busy run as one encoder pass when it is free; each request gets its own
+// encoding, and a source the model refuses fails its request alone.
+void TestMarian::waitingPromptsRunTogether() {
+    const auto& runnable = modelNamed("bundled");
+    const auto& m = *runnable.encoderDecoder();
+    StepBatcher batcher(encoderDecoderSteps(m), 16, encoderDecoderPrompts(m));
+    constexpr int kRequests = 6;
+    auto sources = sourcesFor(runnable, kRequests);
+    sources[4] = {static_cast<TokenId>(m.vocabSize()) + 5, 2};  // outside the vocabulary
+    std::vector<SourcePrompt> prompts(kRequests);
+    std::vector<std::string> errors(kRequests);
+    std::latch queued(kRequests + 1);
+    std::thread busy([&] {
+        // Holds the batcher's thread until every request has queued its prompt (and a little longer).
+        batcher.between([&] {
+            queued.arrive_and_wait();
+            std::this_thread::sleep_for(std::chrono::milliseconds(200));
+        });
+    });
+    std::vector<std::thread> requests;
+    for (int r = 0; r < kRequests; ++r)
+        requests.emplace_back([&, r] {
+            c10::InferenceMode guard;
+            prompts[r] = {{&sources[r]}, nullptr, {}};
+            queued.count_down();
+            try {
+                batcher.together(&prompts[r]);
+            } catch (const Error& e) {
+                errors[r] = e.what();
+            }
+        });
+    for (auto& t : requests)
+        t.join();
+    busy.join();
+    c10::InferenceMode guard;
+    for (int r = 0; r < kRequests; ++r) {
+        if (r == 4) {
+            QVERIFY2(errors[r].find("outside the vocabulary") != std::string::npos, errors[r].c_str());
+            continue;
+        }
+        QVERIFY2(errors[r].empty(), errors[r].c_str());
+        QCOMPARE(prompts[r].encoded.size(), std::size_t(1));
+        QVERIFY(torch::equal(prompts[r].encoded.front(), m.encode(sources[r])));
+    }
+    // The busy prompt, then one run for the six (which, refused for one source, ran each alone to find whose it
+    // was); a prompt each would be seven runs.
+    QVERIFY2(batcher.counts().promptRuns <= 3, qPrintable(QString("%1 prompt runs").arg(batcher.counts().promptRuns)));
 }
 
 void TestMarian::streamingCallbackCanStop() {
