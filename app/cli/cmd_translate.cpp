@@ -27,7 +27,7 @@ int runTranslate(const QStringList& args) {
     addServerOptions(cmd);
     cmd.addOption({QStringLiteral("batch"),
                    QStringLiteral("Up to N stdin lines decoded together, printed in order (default 8 for chat models such as HY-MT, else "
-                                  "1; the output is the same as with 1)"),
+                                  "16; the output is the same as with 1)"),
                    QStringLiteral("N")});
     if (!cmd.parse(args)) return kExitOk;
     if (!cmd.isSet("to")) throw UsageError("--to is required");

@@ -29,7 +29,7 @@ int runTranslateFile(const QStringList& args) {
     cmd.addOption({QStringLiteral("retranslate"), QStringLiteral("PO catalogs: translate the entries that have a translation too")});
     addServerOptions(cmd);
     cmd.addOption({QStringLiteral("concurrency"),
-                   QStringLiteral("Segments in flight at once (default: 8 on a server or with a chat model, else 1)"),
+                   QStringLiteral("Segments in flight at once (default: 8 on a server or with a chat model, else 16)"),
                    QStringLiteral("N")});
     if (!cmd.parse(args, 1, 1)) return kExitOk;
     const auto positional = cmd.positional();
