@@ -4,6 +4,7 @@
 
 #include <torch/torch.h>
 
+#include <iterator>
 #include <map>
 
 namespace dragoman {
@@ -36,6 +37,12 @@ StepBatcher::Runner encoderDecoderSteps(const EncoderDecoderModel& model) {
     };
 }
 
+namespace {
+
+constexpr std::size_t kMostRowsTogether = 2048;
+
+}  // namespace
+
 StepBatcher::PromptRunner encoderDecoderPrompts(const EncoderDecoderModel& model) {
     const auto* batched = dynamic_cast<const BatchedDecoder*>(&model);
     return [&model, batched](const std::vector<void*>& prompts) {
@@ -51,7 +58,18 @@ StepBatcher::PromptRunner encoderDecoderPrompts(const EncoderDecoderModel& model
                     sources.push_back(*source);
             std::vector<torch::Tensor> encoded;
             if (batched) {
-                encoded = batched->encodeMany(sources, adapter);
+                // Passes of at most kMostRowsTogether source tokens (a pass's activations grow with its rows), and
+                // every source in one; a source gets the same numbers in any pass.
+                for (std::size_t first = 0; first < sources.size();) {
+                    std::size_t end = first + 1, rows = sources[first].size();
+                    while (end < sources.size() && rows + sources[end].size() <= kMostRowsTogether)
+                        rows += sources[end++].size();
+                    auto part = batched->encodeMany(
+                        {sources.begin() + static_cast<std::ptrdiff_t>(first), sources.begin() + static_cast<std::ptrdiff_t>(end)},
+                        adapter);
+                    std::move(part.begin(), part.end(), std::back_inserter(encoded));
+                    first = end;
+                }
             } else {
                 for (const auto& source : sources)
                     encoded.push_back(model.encode(source, adapter));

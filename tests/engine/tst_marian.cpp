@@ -466,6 +466,22 @@ void TestMarian::waitingPromptsRunTogether() {
         QCOMPARE(prompts[r].encoded.size(), std::size_t(1));
         QVERIFY(torch::equal(prompts[r].encoded.front(), m.encode(sources[r])));
     }
+    // More source tokens than one encoder pass takes (2,048) still give each source its numbers alone.
+    std::vector<std::vector<TokenId>> many;
+    for (int i = 0; i < 60; ++i) {
+        auto source = sources[static_cast<std::size_t>(i % 4)];
+        while (source.size() < 40)
+            source.insert(source.end(), source.begin(), source.end());
+        source.resize(40 - static_cast<std::size_t>(i % 3));
+        many.push_back(std::move(source));
+    }
+    SourcePrompt big{{}, nullptr, {}};
+    for (const auto& source : many)
+        big.sources.push_back(&source);
+    encoderDecoderPrompts(m)({&big});
+    QCOMPARE(big.encoded.size(), many.size());
+    for (std::size_t i = 0; i < many.size(); i += 7)
+        QVERIFY(torch::equal(big.encoded[i], m.encode(many[i])));
     // The busy prompt, then one run for the six (which, refused for one source, ran each alone to find whose it
     // was); a prompt each would be seven runs.
     QVERIFY2(batcher.counts().promptRuns <= 3, qPrintable(QString("%1 prompt runs").arg(batcher.counts().promptRuns)));
