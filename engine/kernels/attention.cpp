@@ -96,14 +96,8 @@ void forEachHead(std::int64_t count, std::int64_t work, const Fn& fn) {
 
 void attendOneQuery(const float* q, const KvLayout& keys, const KvLayout& values, float* out, std::int64_t batch, std::int64_t heads,
                     std::int64_t group, std::int64_t length, std::int64_t headDim, float scale) {
-    const auto dot = hasAvx2() ? dotAvx2 : dotPortable;
-    const auto axpy = hasAvx2() ? axpyAvx2 : axpyPortable;
-    forEachHead(batch * heads, batch * heads * length * headDim, [&](std::int64_t index, std::vector<float>& weights) {
-        const std::int64_t b = index / heads, h = index % heads, kvHead = h / group;
-        attendHead(q + index * headDim, keys.data + b * keys.batchStride + kvHead * keys.headStride, keys.rowStride,
-                   values.data + b * values.batchStride + kvHead * values.headStride, values.rowStride, length, headDim, scale,
-                   out + index * headDim, weights, dot, axpy);
-    });
+    const AttentionRequest all{keys, values, batch, length};
+    attendOneQueryEach(q, &all, 1, out, heads, group, headDim, scale);
 }
 
 void attendOneQueryEach(const float* q, const AttentionRequest* requests, std::int64_t count, float* out, std::int64_t heads,

@@ -65,6 +65,10 @@ torch::Tensor smallRowsLinear(const torch::Tensor& x, const torch::Tensor& weigh
     return withRowsOf(x, y, n);
 }
 
+bool rowStableAtAnyCount(const torch::Tensor& weight) {
+    return kernels::hasAvx2() && weight.scalar_type() == torch::kFloat32 && weight.is_contiguous();
+}
+
 torch::Tensor linear(const torch::Tensor& x, const torch::Tensor& weight, const torch::Tensor& bias) {
     if (weight.scalar_type() != torch::kFloat32) {
         auto y = project(x, weight);
@@ -74,8 +78,8 @@ torch::Tensor linear(const torch::Tensor& x, const torch::Tensor& weight, const 
     // With AVX2 every row count takes the engine's kernel, whose sums do not depend on the other rows: a source
     // encoded with others (StepBatcher::together) gets the numbers it gets alone. OpenBLAS was ~20 % faster on
     // hundreds of rows, but its order changes with the row count.
-    const bool rowStable = x.numel() <= kSmallRows * x.size(-1) || kernels::hasAvx2();
-    if (!tracked && rowStable && x.scalar_type() == torch::kFloat32 && weight.is_contiguous()) return smallRowsLinear(x, weight, bias);
+    const bool kernel = x.numel() <= kSmallRows * x.size(-1) ? weight.is_contiguous() : rowStableAtAnyCount(weight);
+    if (!tracked && kernel && x.scalar_type() == torch::kFloat32) return smallRowsLinear(x, weight, bias);
     ParallelBlas blas(x.numel() * weight.size(0));
     return torch::nn::functional::linear(x, weight, bias);
 }
@@ -179,10 +183,9 @@ torch::Tensor Linear::withDelta(torch::Tensor y, const torch::Tensor& x, const L
 }
 
 bool Linear::rowStable(const LoraSet* lora) const {
-    const auto stable = [](const torch::Tensor& w) { return w.scalar_type() == torch::kFloat32 && w.is_contiguous(); };
     const auto* d = lora ? lora->at(slot_) : nullptr;
-    return placement_.onCpuKernels() && kernels::hasAvx2() && stable(weight_) && !scale_.defined() &&
-           (!d || (stable(d->a) && stable(d->b)));
+    return placement_.onCpuKernels() && ops::rowStableAtAnyCount(weight_) && !scale_.defined() &&
+           (!d || (ops::rowStableAtAnyCount(d->a) && ops::rowStableAtAnyCount(d->b)));
 }
 
 torch::Tensor Linear::operator()(const torch::Tensor& x, const LoraSet* lora) const {

@@ -82,6 +82,9 @@ torch::Tensor project(const torch::Tensor& x, const torch::Tensor& weight);
 // whatever the row count, so a batched step gives each sequence the numbers of its step alone.
 constexpr std::int64_t kSmallRows = 16;
 torch::Tensor smallRowsLinear(const torch::Tensor& x, const torch::Tensor& weight, const torch::Tensor& bias = {});
+// Whether smallRowsLinear() takes `weight` at any row count (float32, contiguous, an AVX2 CPU): each output row then
+// depends on its own input row alone, whatever rows come with it.
+bool rowStableAtAnyCount(const torch::Tensor& weight);
 
 // y = x W^T + b on the CPU kernels. Weights other than float32 go through project(); the bias is widened
 // (a few hundred values). Float32 goes through smallRowsLinear() (any number of rows on AVX2 CPUs, a few
