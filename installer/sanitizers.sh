@@ -92,11 +92,12 @@ if wants tsan; then
     configure "$tsan" thread "$tsan_tests" g++ "${gcc_build[@]}"
     cmake --build "$tsan" --parallel "$(nproc)" --target dragoman-cli ${tsan_tests//;/ }
     # Debian's Qt, GLib and libtorch are not instrumented: ignore_noninstrumented_modules keeps TSan from judging
-    # memory their code touches (a last reference released inside Qt, GLib's wake-up descriptors) while it still
-    # sees their locks. Our own hand-offs go through locks TSan sees (EngineWorker::post, StepBatcher), and
-    # tests read the worker's signals on their own thread (tests/app/queued_signal_spy.h).
-    # die_after_fork=0: QProcess forks the server from a threaded test.
-    export TSAN_OPTIONS="ignore_noninstrumented_modules=1:second_deadlock_stack=1:die_after_fork=0:log_path=$tsan/reports/tsan"
+    # memory their code touches (a last reference released inside Qt, GLib's wake-up descriptors). TSan sees the
+    # pthread locks beneath GLib and libtorch, not Qt's QMutex (a futex inside libQt6Core): the one Qt hand-off our
+    # code touches, a queued signal's copied arguments, is in tests/sanitizers/tsan.supp. Our own hand-offs go
+    # through locks TSan sees (EngineWorker::post, StepBatcher), and tests read the worker's signals on their own
+    # thread (tests/app/queued_signal_spy.h). die_after_fork=0: QProcess forks the server from a threaded test.
+    export TSAN_OPTIONS="suppressions=$root/tests/sanitizers/tsan.supp:print_suppressions=0:ignore_noninstrumented_modules=1:second_deadlock_stack=1:die_after_fork=0:log_path=$tsan/reports/tsan"
     # The fuzz corpus replays are single-threaded: not built here.
     run_tests "$tsan" "TSan" -E '^fuzz_' || status=$?
 fi

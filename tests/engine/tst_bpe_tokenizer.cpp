@@ -36,6 +36,9 @@ class TestBpeTokenizer : public QObject {
     Q_OBJECT
 private Q_SLOTS:
     void initTestCase() { tokenizer_ = std::make_unique<BpeTokenizer>(kDir / "tokenizer.json"); }
+    // Tests that point the model cache at their own temporary folder put CTest's back afterwards: later tests
+    // would otherwise write compiled tokenizers into a deleted folder's path, recreating it under /tmp.
+    void cleanup() { qputenv("DRAGOMAN_MODELS", models_); }
     void encodes_data();
     void encodes();
     void decodesCutUtf8_data();
@@ -52,6 +55,7 @@ private Q_SLOTS:
 
 private:
     std::unique_ptr<BpeTokenizer> tokenizer_;
+    const QByteArray models_ = qgetenv("DRAGOMAN_MODELS");
 };
 
 void TestBpeTokenizer::encodes_data() {

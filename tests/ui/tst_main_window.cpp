@@ -288,7 +288,7 @@ void TestMainWindow::threeDocumentsDroppedAtOnce() {
 // changes; a folder that is not a model refused with the reason; the import forgotten, its folder left as it was.
 void TestMainWindow::modelManagerImportsVerifiesForgets() {
     QTemporaryDir store, dir;
-    const auto previous = qgetenv("DRAGOMAN_MODELS");
+    const auto restore = qScopeGuard([previous = qgetenv("DRAGOMAN_MODELS")] { qputenv("DRAGOMAN_MODELS", previous); });
     qputenv("DRAGOMAN_MODELS", QFile::encodeName(store.path()));
     const QString copy = dir.filePath("tiny-copy");
     QVERIFY(QDir().mkpath(copy));
@@ -345,7 +345,6 @@ void TestMainWindow::modelManagerImportsVerifiesForgets() {
     QVERIFY(!manager->selectModel(QStringLiteral("tiny-copy")));
     QVERIFY(QFile::exists(copy + "/config.json"));  // the folder is the user's
     QVERIFY(window.modelPicker()->findData(QStringLiteral("tiny-copy")) < 0);
-    qputenv("DRAGOMAN_MODELS", previous);
 }
 
 // Every Alt+letter of the main window reaches one thing: the menus, the labelled pickers and the buttons.
