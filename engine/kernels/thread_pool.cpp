@@ -6,12 +6,24 @@
 
 #include <algorithm>
 #include <chrono>
+#include <thread>
 
 namespace dragoman {
 namespace {
 
 // How long an idle worker keeps polling for the next job before it sleeps.
 constexpr auto kSpin = std::chrono::microseconds(200);
+
+// One poll of a wait expected to be short: a few microseconds of pause instructions, then the core is offered to
+// any other runnable thread at each poll. A server's request threads, or a batch's, outnumber the cores: a
+// worker that only spins keeps them from the core while they have the next step to prepare, and a caller that
+// only spins for a worker that was preempted keeps that worker from finishing.
+void politePause(int polls) {
+    if (polls < 256)
+        _mm_pause();
+    else
+        std::this_thread::yield();
+}
 
 }  // namespace
 
@@ -41,7 +53,7 @@ void ThreadPool::work() {
         const auto spinUntil = std::chrono::steady_clock::now() + kSpin;
         for (int polls = 0; generation_.load(std::memory_order_acquire) == seen && !stopping_.load(std::memory_order_relaxed); ++polls) {
             if (polls % 64 == 63 && std::chrono::steady_clock::now() >= spinUntil) break;  // the clock is read rarely
-            _mm_pause();
+            politePause(polls);
         }
         if (generation_.load(std::memory_order_acquire) == seen) {
             std::unique_lock lock(mutex_);
@@ -49,8 +61,12 @@ void ThreadPool::work() {
         }
         if (stopping_.load()) return;
         seen = generation_.load(std::memory_order_acquire);
-        runChunks();
-        pending_.fetch_sub(1, std::memory_order_acq_rel);
+        // Sequentially consistent with the caller's close-then-count: either this worker sees the job closed and
+        // leaves it alone, or the caller sees it active and waits for it. An open job may be a newer one than
+        // `seen` (this worker was slow): its chunks are as good to take.
+        active_.fetch_add(1, std::memory_order_seq_cst);
+        if (open_.load(std::memory_order_seq_cst)) runChunks();
+        active_.fetch_sub(1, std::memory_order_release);
     }
 }
 
@@ -62,11 +78,12 @@ void ThreadPool::parallelFor(std::int64_t count, std::int64_t grain, const std::
         return;
     }
     std::lock_guard call(callMutex_);
+    // Written while the previous job is closed, which no worker reads; opening publishes them.
     count_ = count;
     grain_ = grain;
     next_.store(0, std::memory_order_relaxed);
     job_ = &fn;
-    pending_.store(static_cast<int>(workers_.size()), std::memory_order_relaxed);
+    open_.store(true, std::memory_order_seq_cst);
     {
         // Under the mutex, so a worker about to sleep either sees the new generation or gets the notification.
         std::lock_guard lock(mutex_);
@@ -74,8 +91,10 @@ void ThreadPool::parallelFor(std::int64_t count, std::int64_t grain, const std::
     }
     wake_.notify_all();
     runChunks();
-    while (pending_.load(std::memory_order_acquire) > 0)
-        _mm_pause();
+    // Every chunk is claimed: close, then wait for the workers still running theirs.
+    open_.store(false, std::memory_order_seq_cst);
+    for (int polls = 0; active_.load(std::memory_order_seq_cst) > 0; ++polls)
+        politePause(polls);
 }
 
 // Chunks are claimed in ascending order, so each thread still streams forward through the weights.

@@ -3,7 +3,9 @@
 // caller and the workers claim in order from a shared counter, so a thread slowed by another process (the
 // machines are shared) does not leave the others spinning at the end of every call. A decoding step makes hundreds of short calls
 // back to back, so idle workers spin briefly before they sleep: waking a sleeping thread costs tens of
-// microseconds, as long as a whole small projection takes.
+// microseconds, as long as a whole small projection takes. The caller waits only for workers that are running
+// one of its chunks, never for one still waking up (or preempted before it took any): with more request
+// threads than cores, a worker can wait milliseconds for a core, and the caller has done its chunks by then.
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
@@ -40,7 +42,10 @@ private:
     std::int64_t count_ = 0, grain_ = 1;
     std::atomic<std::int64_t> next_{0};  // start of the next unclaimed chunk
     std::atomic<std::uint64_t> generation_{0};
-    std::atomic<int> pending_{0};
+    // A worker counts itself active before it looks at the job and takes chunks only while the job is open; the
+    // caller closes the job once every chunk is claimed and waits for the active count to reach zero.
+    std::atomic<int> active_{0};
+    std::atomic<bool> open_{false};
     std::atomic<bool> stopping_{false};
     std::mutex callMutex_;  // one parallelFor at a time
 };

@@ -19,6 +19,7 @@
 
 #include <dlfcn.h>
 #include <atomic>
+#include <chrono>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -462,26 +463,34 @@ void TestKernels::parallelForCoversEveryIndexOnce_data() {
     QTest::addColumn<int>("threads");
     QTest::addColumn<qint64>("count");
     QTest::addColumn<qint64>("grain");
-    QTest::newRow("empty") << 2 << qint64(0) << qint64(64);
-    QTest::newRow("one chunk, run inline") << 2 << qint64(64) << qint64(64);
-    QTest::newRow("tail chunk") << 2 << qint64(1000) << qint64(64);
-    QTest::newRow("grain 1") << 2 << qint64(17) << qint64(1);
-    QTest::newRow("more threads than chunks") << 4 << qint64(130) << qint64(64);
-    QTest::newRow("many chunks, 3 threads") << 3 << qint64(12081) << qint64(64);
-    QTest::newRow("single thread") << 1 << qint64(500) << qint64(7);
+    QTest::addColumn<bool>("slowWorkers");  // a chunk run by a worker (not the caller) takes a millisecond
+    QTest::newRow("empty") << 2 << qint64(0) << qint64(64) << false;
+    QTest::newRow("one chunk, run inline") << 2 << qint64(64) << qint64(64) << false;
+    QTest::newRow("tail chunk") << 2 << qint64(1000) << qint64(64) << false;
+    QTest::newRow("grain 1") << 2 << qint64(17) << qint64(1) << false;
+    QTest::newRow("more threads than chunks") << 4 << qint64(130) << qint64(64) << false;
+    QTest::newRow("many chunks, 3 threads") << 3 << qint64(12081) << qint64(64) << false;
+    QTest::newRow("single thread") << 1 << qint64(500) << qint64(7) << false;
+    QTest::newRow("slow workers, 2 threads") << 2 << qint64(256) << qint64(64) << true;
+    QTest::newRow("slow workers, more threads than cores") << 6 << qint64(1000) << qint64(16) << true;
 }
 
 // Chunks are claimed from a shared counter: each index must still be visited exactly once, chunks start on
-// a multiple of the grain, and a pool must serve many calls in a row (a decoding step makes hundreds).
+// a multiple of the grain, and a pool must serve many calls in a row (a decoding step makes hundreds). The
+// caller returns only when every chunk is done, however late a worker's chunk ends, and after it returns no
+// worker touches the call's data (each call's counters go out of scope at once; ASan builds run this too).
 void TestKernels::parallelForCoversEveryIndexOnce() {
     QFETCH(int, threads);
     QFETCH(qint64, count);
     QFETCH(qint64, grain);
+    QFETCH(bool, slowWorkers);
     ThreadPool pool(threads);
+    const auto caller = std::this_thread::get_id();
     for (int call = 0; call < 50; ++call) {
         std::vector<std::atomic<int>> visits(static_cast<std::size_t>(count));
         std::atomic<bool> misaligned{false}, tooLong{false};
         pool.parallelFor(count, grain, [&](std::int64_t begin, std::int64_t end) {
+            if (slowWorkers && std::this_thread::get_id() != caller) std::this_thread::sleep_for(std::chrono::milliseconds(1));
             if (begin % grain != 0) misaligned = true;
             if (end - begin > grain && threads > 1) tooLong = true;  // one thread runs the range inline
             for (std::int64_t i = begin; i < end; ++i)
