@@ -4,7 +4,6 @@
 
 #include <torch/torch.h>
 
-#include <iterator>
 #include <map>
 
 namespace dragoman {
@@ -57,6 +56,7 @@ StepBatcher::PromptRunner encoderDecoderPrompts(const EncoderDecoderModel& model
                 for (const auto* source : prompt->sources)
                     sources.push_back(*source);
             std::vector<torch::Tensor> encoded;
+            std::vector<std::shared_ptr<const SourceMemory>> memories;
             if (batched) {
                 // Passes of at most kMostRowsTogether source tokens (a pass's activations grow with its rows), and
                 // every source in one; a source gets the same numbers in any pass.
@@ -64,20 +64,28 @@ StepBatcher::PromptRunner encoderDecoderPrompts(const EncoderDecoderModel& model
                     std::size_t end = first + 1, rows = sources[first].size();
                     while (end < sources.size() && rows + sources[end].size() <= kMostRowsTogether)
                         rows += sources[end++].size();
-                    auto part = batched->encodeMany(
+                    const auto part = batched->encodeMany(
                         {sources.begin() + static_cast<std::ptrdiff_t>(first), sources.begin() + static_cast<std::ptrdiff_t>(end)},
                         adapter);
-                    std::move(part.begin(), part.end(), std::back_inserter(encoded));
+                    const auto remembered = batched->rememberMany(part, adapter);
+                    encoded.insert(encoded.end(), part.begin(), part.end());
+                    memories.insert(memories.end(), remembered.begin(), remembered.end());
                     first = end;
                 }
             } else {
-                for (const auto& source : sources)
+                for (const auto& source : sources) {
                     encoded.push_back(model.encode(source, adapter));
+                    memories.push_back(model.remember(encoded.back(), adapter));
+                }
             }
-            auto next = std::make_move_iterator(encoded.begin());
+            std::size_t next = 0;
             for (auto* prompt : group) {
-                prompt->encoded.assign(next, next + static_cast<std::ptrdiff_t>(prompt->sources.size()));
-                next += static_cast<std::ptrdiff_t>(prompt->sources.size());
+                const auto count = static_cast<std::ptrdiff_t>(prompt->sources.size());
+                prompt->encoded.assign(encoded.begin() + static_cast<std::ptrdiff_t>(next),
+                                       encoded.begin() + static_cast<std::ptrdiff_t>(next) + count);
+                prompt->memories.assign(memories.begin() + static_cast<std::ptrdiff_t>(next),
+                                        memories.begin() + static_cast<std::ptrdiff_t>(next) + count);
+                next += prompt->sources.size();
             }
         }
     };

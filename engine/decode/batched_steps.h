@@ -10,14 +10,17 @@ namespace dragoman {
 StepBatcher::Runner causalSteps(const CausalLanguageModel& model);
 StepBatcher::Runner encoderDecoderSteps(const EncoderDecoderModel& model);
 
-// Sources for the encoder, as StepBatcher::together() takes them: `encoded` is filled, [S_i, d] for sources[i].
+// Sources for the encoder, as StepBatcher::together() takes them: `encoded` ([S_i, d]) and `memories` (what
+// decoding reads of it, EncoderDecoderModel::remember) are filled for each of sources[i].
 struct SourcePrompt {
     std::vector<const std::vector<TokenId>*> sources;
     const LoraSet* adapter;  // may be null
     std::vector<torch::Tensor> encoded;
+    std::vector<std::shared_ptr<const SourceMemory>> memories;
 };
-// Encodes the waiting SourcePrompts, those with the same adapter together where the model can
-// (BatchedDecoder::encodeMany), else one by one.
+// Encodes and remembers the waiting SourcePrompts, those with the same adapter together where the model can
+// (BatchedDecoder::encodeMany and rememberMany), else one by one: a request's decoding then starts without
+// another turn on the batcher's thread.
 StepBatcher::PromptRunner encoderDecoderPrompts(const EncoderDecoderModel& model);
 
 }  // namespace dragoman

@@ -27,6 +27,13 @@ public:
         startMember(
             batcher, [&] { state_ = model.startDecoding(encoded, batch, maxSteps, std::move(adapter)); }, member_);
     }
+    // Over a source the batcher's prompts already remembered (decode/batched_steps.h's SourcePrompt): nothing left
+    // to run on the batcher's thread, the session joins at once.
+    EncoderDecoderSession(const EncoderDecoderModel& model, std::shared_ptr<const SourceMemory> source, std::int64_t batch,
+                          std::int64_t maxSteps, std::shared_ptr<const LoraSet> adapter = nullptr, StepBatcher* batcher = nullptr)
+        : model_(model), state_(model.startDecoding(std::move(source), batch, maxSteps, std::move(adapter))) {
+        if (batcher) member_.emplace(*batcher);
+    }
     torch::Tensor next(const torch::Tensor& tokens) override {
         return member_ ? member_->step(state_.get(), tokens) : model_.step(*state_, tokens);
     }

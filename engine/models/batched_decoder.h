@@ -17,6 +17,10 @@ public:
     // Several sources through the encoder with one adapter (may be null): result i equals encode(sources[i],
     // adapter) bit for bit. Where the products allow it, every source's rows go through each projection together.
     virtual std::vector<torch::Tensor> encodeMany(const std::vector<std::vector<TokenId>>& sources, const LoraSet* adapter) const = 0;
+    // remember() for several encoded sources with one adapter: result i equals remember(encoded[i], adapter) bit for
+    // bit, every source's rows through each product together where the products allow it.
+    virtual std::vector<std::shared_ptr<const SourceMemory>> rememberMany(const std::vector<torch::Tensor>& encoded,
+                                                                          const LoraSet* adapter) const = 0;
 };
 
 }  // namespace dragoman

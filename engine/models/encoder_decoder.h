@@ -22,16 +22,32 @@ public:
     std::shared_ptr<const LoraSet> adapter;
 };
 
+// What every decoding step reads of one encoded source (a Marian decoder's cross-attention keys and values,
+// layer by layer): made once per source, then shared, unchanged, by every hypothesis and state decoding it.
+class SourceMemory {
+public:
+    virtual ~SourceMemory() = default;
+};
+
 class EncoderDecoderModel {
 public:
     virtual ~EncoderDecoderModel() = default;
 
     // [S, d] for one source sequence, with the request's adapter (may be null).
     virtual torch::Tensor encode(const std::vector<TokenId>& sourceIds, const LoraSet* adapter = nullptr) const = 0;
-    // A fresh KV cache for `batch` hypotheses over `encoded`, with room for `maxSteps` decoder tokens; the
-    // adapter (may be null) applies to every step.
-    virtual std::unique_ptr<DecoderState> startDecoding(const torch::Tensor& encoded, std::int64_t batch, std::int64_t maxSteps,
-                                                        std::shared_ptr<const LoraSet> adapter = nullptr) const = 0;
+    // The decoder's memory of `encoded` under the adapter (may be null) the decoding will use.
+    virtual std::shared_ptr<const SourceMemory> remember(const torch::Tensor& encoded, const LoraSet* adapter = nullptr) const = 0;
+    // A fresh KV cache for `batch` hypotheses over a remembered source, with room for `maxSteps` decoder tokens;
+    // the adapter (may be null, and the one `source` was remembered with) applies to every step. Cheap: the
+    // source's products were made by remember().
+    virtual std::unique_ptr<DecoderState> startDecoding(std::shared_ptr<const SourceMemory> source, std::int64_t batch,
+                                                        std::int64_t maxSteps, std::shared_ptr<const LoraSet> adapter = nullptr) const = 0;
+    // The same from the encoder's output.
+    std::unique_ptr<DecoderState> startDecoding(const torch::Tensor& encoded, std::int64_t batch, std::int64_t maxSteps,
+                                                std::shared_ptr<const LoraSet> adapter = nullptr) const {
+        auto source = remember(encoded, adapter.get());
+        return startDecoding(std::move(source), batch, maxSteps, std::move(adapter));
+    }
     // Feeds one token per hypothesis ([B] int64) and returns the next-token logits [B, V] (float32).
     virtual torch::Tensor step(DecoderState& state, const torch::Tensor& tokens) const = 0;
     // Keeps hypotheses `beams` ([B] int64 indices into the current batch), in that order.

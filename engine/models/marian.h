@@ -57,7 +57,9 @@ public:
     torch::Tensor encode(const std::vector<TokenId>& sourceIds, const LoraSet* adapter = nullptr) const override;
     // All encoder hidden states: embeddings, then each layer's output ([layers + 1, S, d]).
     torch::Tensor encodeAllLayers(const std::vector<TokenId>& sourceIds) const;
-    std::unique_ptr<DecoderState> startDecoding(const torch::Tensor& encoded, std::int64_t batch, std::int64_t maxSteps,
+    std::shared_ptr<const SourceMemory> remember(const torch::Tensor& encoded, const LoraSet* adapter = nullptr) const override;
+    using EncoderDecoderModel::startDecoding;
+    std::unique_ptr<DecoderState> startDecoding(std::shared_ptr<const SourceMemory> source, std::int64_t batch, std::int64_t maxSteps,
                                                 std::shared_ptr<const LoraSet> adapter = nullptr) const override;
     std::vector<const Linear*> linears() const override;
     std::vector<VocabularyTable> vocabularyTables() const override;
@@ -65,6 +67,8 @@ public:
     void reorder(DecoderState& state, const torch::Tensor& beams) const override;
     torch::Tensor stepMany(const std::vector<DecoderState*>& states, const std::vector<torch::Tensor>& tokens) const override;
     std::vector<torch::Tensor> encodeMany(const std::vector<std::vector<TokenId>>& sources, const LoraSet* adapter) const override;
+    std::vector<std::shared_ptr<const SourceMemory>> rememberMany(const std::vector<torch::Tensor>& encoded,
+                                                                  const LoraSet* adapter) const override;
 
     // Teacher-forced logits [B, T, V] for a padded batch: source [B, S] ids with sourceValid [B, S] (false on
     // padding), decoder inputs targetIn [B, T] (start token first). The same layers as serving, with dropout

@@ -81,20 +81,20 @@ std::string LanguageTokenStrategy::translateParagraph(const std::string& paragra
         std::vector<std::vector<std::vector<TokenId>>> pieces;
         for (auto s = first; s < end; ++s)
             pieces.push_back(sourcePieces(sentences[s], token));
-        SourcePrompt prompt{{}, job.request.adapter.get(), {}};
+        SourcePrompt prompt{{}, job.request.adapter.get(), {}, {}};
         for (const auto& sentence : pieces)
             for (const auto& piece : sentence)
                 prompt.sources.push_back(&piece);
         if (!prompt.sources.empty()) batcher_.together(&prompt);
-        auto encoded = prompt.encoded.begin();
+        auto memory = prompt.memories.begin();
         for (auto s = first; s < end && job.keepGoing(); ++s) {
             if (s > 0) {
                 output += gap;
                 job.emit(gap);
             }
             const auto& sentence = pieces[s - first];
-            output += decodeSentence(sentence, {encoded, encoded + static_cast<std::ptrdiff_t>(sentence.size())}, job);
-            encoded += static_cast<std::ptrdiff_t>(sentence.size());
+            output += decodeSentence(sentence, {memory, memory + static_cast<std::ptrdiff_t>(sentence.size())}, job);
+            memory += static_cast<std::ptrdiff_t>(sentence.size());
         }
     }
     return output;
@@ -128,7 +128,8 @@ std::vector<std::vector<TokenId>> LanguageTokenStrategy::sourcePieces(const std:
 }
 
 std::string LanguageTokenStrategy::decodeSentence(const std::vector<std::vector<TokenId>>& pieces,
-                                                  const std::vector<torch::Tensor>& encoded, TranslationJob& job) const {
+                                                  const std::vector<std::shared_ptr<const SourceMemory>>& sources,
+                                                  TranslationJob& job) const {
     const auto& m = network_;
     const auto& tokenizer = model_.requireTokenizer();
     const auto& generation = model_.generation;
@@ -154,7 +155,7 @@ std::string LanguageTokenStrategy::decodeSentence(const std::vector<std::vector<
         };
         const std::vector<TokenId> prefix{generation.decoderStartId.value_or(m.decoderStartId())};
         const auto& adapter = job.request.adapter;
-        EncoderDecoderSession session(m, encoded[p], job.request.beams, 1 + maxNew, adapter, &batcher_);
+        EncoderDecoderSession session(m, sources[p], job.request.beams, 1 + maxNew, adapter, &batcher_);
         std::vector<TokenId> generated;
         if (job.request.beams == 1) {
             generated = greedySearch(session, prefix, options);

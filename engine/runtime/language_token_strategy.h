@@ -25,9 +25,9 @@ private:
     // A sentence's source ids (the language token first where the model has them), in consecutive pieces where it
     // is longer than the model's positions.
     std::vector<std::vector<TokenId>> sourcePieces(const std::string& sentence, const std::string& languageToken) const;
-    // Decodes each piece from its encoding (encoded[i] for pieces[i]), streaming the output.
-    std::string decodeSentence(const std::vector<std::vector<TokenId>>& pieces, const std::vector<torch::Tensor>& encoded,
-                               TranslationJob& job) const;
+    // Decodes each piece from its remembered encoding (sources[i] for pieces[i]), streaming the output.
+    std::string decodeSentence(const std::vector<std::vector<TokenId>>& pieces,
+                               const std::vector<std::shared_ptr<const SourceMemory>>& sources, TranslationJob& job) const;
     std::string languageToken(const std::string& to) const;
 
     const RunnableModel& model_;

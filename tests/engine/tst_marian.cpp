@@ -420,6 +420,23 @@ void TestMarian::sourcesEncodedTogetherEqualAlone() {
         QVERIFY2(torch::equal(together[i], alone),
                  qPrintable(QString("source %1: max diff %2").arg(i).arg((together[i] - alone).abs().max().item<float>())));
     }
+    // Their decoder memories made together (every source's rows through each cross-attention product at once):
+    // two greedy steps from each give the logits a decoding started from its encoding alone gets.
+    const auto memories = batched->rememberMany(together, nullptr);
+    QCOMPARE(memories.size(), sources.size());
+    for (std::size_t i = 0; i < sources.size(); ++i) {
+        auto fromMemory = m.startDecoding(memories[i], 2, 8);
+        auto alone = m.startDecoding(m.encode(sources[i]), 2, 8);
+        auto tokens = torch::full({2}, m.decoderStartId(), torch::kInt64);
+        for (int step = 0; step < 2; ++step) {
+            const auto got = m.step(*fromMemory, tokens), want = m.step(*alone, tokens);
+            QVERIFY2(torch::equal(got, want), qPrintable(QString("source %1, step %2").arg(i).arg(step)));
+            tokens = want.argmax(-1);
+        }
+    }
+    // A memory the model did not make is refused by name, never read as its own.
+    struct Foreign : SourceMemory {};
+    QVERIFY_THROWS_EXCEPTION(Error, m.startDecoding(std::make_shared<Foreign>(), 1, 8));
 }
 
 // Prompts waiting while the batcher is busy run as one encoder pass when it is free; each request gets its own
@@ -445,7 +462,7 @@ void TestMarian::waitingPromptsRunTogether() {
     for (int r = 0; r < kRequests; ++r)
         requests.emplace_back([&, r] {
             c10::InferenceMode guard;
-            prompts[r] = {{&sources[r]}, nullptr, {}};
+            prompts[r] = {{&sources[r]}, nullptr, {}, {}};
             queued.count_down();
             try {
                 batcher.together(&prompts[r]);
@@ -465,6 +482,11 @@ void TestMarian::waitingPromptsRunTogether() {
         QVERIFY2(errors[r].empty(), errors[r].c_str());
         QCOMPARE(prompts[r].encoded.size(), std::size_t(1));
         QVERIFY(torch::equal(prompts[r].encoded.front(), m.encode(sources[r])));
+        // Remembered in the same run: its decoding starts at once, with the numbers of a start from its encoding.
+        QCOMPARE(prompts[r].memories.size(), std::size_t(1));
+        const auto start = torch::full({1}, m.decoderStartId(), torch::kInt64);
+        QVERIFY(torch::equal(m.step(*m.startDecoding(prompts[r].memories.front(), 1, 4), start),
+                             m.step(*m.startDecoding(m.encode(sources[r]), 1, 4), start)));
     }
     // More source tokens than one encoder pass takes (2,048) still give each source its numbers alone.
     std::vector<std::vector<TokenId>> many;
@@ -475,7 +497,7 @@ void TestMarian::waitingPromptsRunTogether() {
         source.resize(40 - static_cast<std::size_t>(i % 3));
         many.push_back(std::move(source));
     }
-    SourcePrompt big{{}, nullptr, {}};
+    SourcePrompt big{{}, nullptr, {}, {}};
     for (const auto& source : many)
         big.sources.push_back(&source);
     encoderDecoderPrompts(m)({&big});
