@@ -183,6 +183,12 @@ torch::Tensor MarianModel::embed(const torch::Tensor& ids, std::int64_t firstPos
     return x + positions_.narrow(0, firstPosition, count);
 }
 
+torch::Tensor MarianModel::embedAt(const torch::Tensor& ids, const torch::Tensor& positions) const {
+    const double scale = config_.scaleEmbedding ? std::sqrt(static_cast<double>(config_.dModel)) : 1.0;
+    const auto onDevice = positions.device() == positions_.device() ? positions : positions.to(positions_.device());
+    return shared_(ids, scale) + positions_.index_select(0, onDevice);
+}
+
 torch::Tensor MarianModel::encodeRows(const std::vector<std::vector<TokenId>>& sources, std::vector<std::int64_t>& lengths,
                                       std::vector<torch::Tensor>* all, const LoraSet* lora) const {
     std::vector<torch::Tensor> embedded;
@@ -390,7 +396,7 @@ torch::Tensor MarianModel::stepMany(const std::vector<DecoderState*>& states, co
     std::vector<MarianState*> sequences;
     std::vector<std::int64_t> rows;
     std::vector<const LoraSet*> adapters;  // one per row
-    std::vector<torch::Tensor> embedded;
+    std::vector<std::int64_t> positions;   // one per row
     // Everything is checked before any cache is touched, so a refused batch leaves every state as it was.
     for (std::size_t b = 0; b < states.size(); ++b) {
         auto& state = static_cast<MarianState&>(*states[b]);
@@ -402,10 +408,11 @@ torch::Tensor MarianModel::stepMany(const std::vector<DecoderState*>& states, co
         sequences.push_back(&state);
         rows.push_back(count);
         adapters.insert(adapters.end(), static_cast<std::size_t>(count), state.adapter.get());
-        embedded.push_back(embed(tokens[b].unsqueeze(1), state.length_).squeeze(1));
+        positions.insert(positions.end(), static_cast<std::size_t>(count), state.length_);
     }
     const auto heads = config_.decoderHeads;
-    auto x = torch::cat(embedded);  // [R, d]
+    // Every row's token and position looked up at once (a lookup per state cost more than the step's attention).
+    auto x = embedAt(torch::cat(tokens), torch::tensor(positions, torch::kInt64));  // [R, d]
     // Each state's rows attend over its own caches, all states in one kernel call.
     std::vector<attention::CacheView> selfCaches(sequences.size()), crossCaches(sequences.size());
     for (std::size_t i = 0; i < decoder_.size(); ++i) {

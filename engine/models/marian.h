@@ -85,6 +85,8 @@ public:
 
 private:
     torch::Tensor embed(const torch::Tensor& ids, std::int64_t firstPosition) const;
+    // ids [R] at positions [R] (int64): [R, d], each row as embed() gives it.
+    torch::Tensor embedAt(const torch::Tensor& ids, const torch::Tensor& positions) const;
     // The sources' rows one after another through every encoder layer ([sum S_i, d]); attention stays within each
     // source (lengths). With `all`, each layer's input and the last output too.
     torch::Tensor encodeRows(const std::vector<std::vector<TokenId>>& sources, std::vector<std::int64_t>& lengths,
