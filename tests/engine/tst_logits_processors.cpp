@@ -1,6 +1,7 @@
 // Hugging Face's logits processors, each against scores worked out by hand from transformers' definitions.
 #include "decode/generation_config.h"
 #include "decode/logits_processors.h"
+#include "decode/search.h"
 #include "util/error.h"
 
 #include <QTemporaryDir>
@@ -25,6 +26,18 @@ std::vector<float> run(const GenerationConfig& config, std::int64_t maxLength, s
     return std::vector<float>(tensor.data_ptr<float>(), tensor.data_ptr<float>() + tensor.numel());
 }
 
+// Hands greedySearch the given score rows, one per step, whatever token it feeds.
+class ScoreRows : public DecodingSession {
+public:
+    explicit ScoreRows(std::vector<std::vector<float>> rows) : rows_(std::move(rows)) {}
+    torch::Tensor next(const torch::Tensor&) override { return torch::tensor(rows_.at(step_++)).view({1, -1}).clone(); }
+    void reorder(const torch::Tensor&) override {}
+
+private:
+    std::vector<std::vector<float>> rows_;
+    std::size_t step_ = 0;
+};
+
 }  // namespace
 
 Q_DECLARE_METATYPE(std::vector<float>)
@@ -38,6 +51,7 @@ private Q_SLOTS:
     void noneLeavesScoresAlone();
     void generationConfigRefusesOutOfRange_data();
     void generationConfigRefusesOutOfRange();
+    void greedyPicksAsTorchArgmax();
 };
 
 void TestLogitsProcessors::processors_data() {
@@ -133,4 +147,24 @@ void TestLogitsProcessors::generationConfigRefusesOutOfRange() {
 }
 
 QTEST_GUILESS_MAIN(TestLogitsProcessors)
+// Greedy search takes torch.argmax's token at every step: the first of tied maxima, a NaN before any number,
+// the first token when every score is -inf.
+void TestLogitsProcessors::greedyPicksAsTorchArgmax() {
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    const std::vector<std::vector<float>> rows{
+        {0.5f, 2.0f, -1.0f, 2.0f},  // a tie: the first
+        {-kInf, -kInf, -kInf, -kInf}, {1.0f, nan, 3.0f, nan},      {nan, 9.0f, 1.0f, 0.0f},
+        {-3.0f, -2.0f, kInf, -1.0f},  {0.0f, -0.0f, -1.0f, -2.0f},  // -0 equals 0: the first
+    };
+    std::vector<TokenId> expected;
+    for (const auto& row : rows)
+        expected.push_back(torch::tensor(row).argmax().item<TokenId>());
+    QCOMPARE(expected, (std::vector<TokenId>{1, 0, 1, 0, 2, 0}));
+    ScoreRows session(rows);
+    SearchOptions options;
+    options.maxNewTokens = static_cast<std::int64_t>(rows.size());
+    options.eosIds = {99};
+    QCOMPARE(greedySearch(session, {7}, options), expected);
+}
+
 #include "tst_logits_processors.moc"
