@@ -179,7 +179,7 @@ std::string ChatPromptStrategy::generate(const std::string& prompt, TranslationJ
     options.processors = processors.empty() ? nullptr : &processors;
     options.onToken = [&](TokenId id) {
         job.tokenArrived();
-        if (std::find(stopIds_.begin(), stopIds_.end(), id) == stopIds_.end()) job.emit(stream.push(id));
+        if (job.streams() && std::find(stopIds_.begin(), stopIds_.end(), id) == stopIds_.end()) job.emit(stream.push(id));
         return job.keepGoing();
     };
     std::unique_ptr<CausalSession> session;
@@ -192,7 +192,7 @@ std::string ChatPromptStrategy::generate(const std::string& prompt, TranslationJ
     }
     auto generated = sample ? sampleSearch(*session, ids, options, sampling) : greedySearch(*session, ids, options);
     if (!generated.empty() && std::find(stopIds_.begin(), stopIds_.end(), generated.back()) != stopIds_.end()) generated.pop_back();
-    job.emit(stream.finish());
+    if (job.streams()) job.emit(stream.finish());
     return tokenizer.decode(generated);
 }
 

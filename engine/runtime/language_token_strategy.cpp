@@ -144,13 +144,14 @@ std::string LanguageTokenStrategy::decodeSentence(const std::vector<std::vector<
         }
         job.stats.sourceTokens += static_cast<std::int64_t>(pieces[p].size());
         StreamingDetokenizer stream(tokenizer);
+        const bool streaming = job.streams() && job.request.beams == 1;
         SearchOptions options;
         options.maxNewTokens = maxNew;
         options.eosIds = generation.eosIds.empty() ? std::vector<TokenId>{m.eosId()} : generation.eosIds;
         options.processors = &processors;
         options.onToken = [&](TokenId id) {
             job.tokenArrived();
-            if (job.request.beams == 1) job.emit(stream.push(id));
+            if (streaming) job.emit(stream.push(id));
             return job.keepGoing();
         };
         const std::vector<TokenId> prefix{generation.decoderStartId.value_or(m.decoderStartId())};
@@ -159,7 +160,7 @@ std::string LanguageTokenStrategy::decodeSentence(const std::vector<std::vector<
         std::vector<TokenId> generated;
         if (job.request.beams == 1) {
             generated = greedySearch(session, prefix, options);
-            job.emit(stream.finish());
+            if (streaming) job.emit(stream.finish());
         } else {
             generated = beamSearch(session, prefix, options, {job.request.beams, generation.lengthPenalty, generation.earlyStopping});
             job.stats.generatedTokens += static_cast<std::int64_t>(generated.size());

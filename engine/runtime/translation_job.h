@@ -20,6 +20,8 @@ struct TranslationJob {
         if (!stopped && request.cancel.cancelled()) stopped = true;
         return !stopped;
     }
+    // Whether anyone reads the output as it comes: without a reader, the text is only decoded at the end.
+    bool streams() const { return static_cast<bool>(request.onDelta); }
     void emit(std::string_view delta) {
         if (delta.empty() || !keepGoing()) return;
         if (request.onDelta && !request.onDelta(delta)) stopped = true;
