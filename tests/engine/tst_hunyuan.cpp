@@ -26,8 +26,7 @@
 
 using namespace dragoman;
 
-namespace {
-
+// Outside the anonymous namespace: the test class (which moc needs at namespace scope) holds a map of them.
 struct Fixture {
     std::shared_ptr<RunnableModel> model;
     std::shared_ptr<const SafetensorsFile> expected;
@@ -41,6 +40,8 @@ struct Fixture {
     std::vector<TokenId> inputIds(int c) const { return json["cases"][c]["input_ids"].get<std::vector<TokenId>>(); }
     const HunyuanModel& hunyuan() const { return static_cast<const HunyuanModel&>(*model->causal()); }
 };
+
+namespace {
 
 torch::Tensor ids(const std::vector<TokenId>& v) {
     return torch::tensor(v, torch::kInt64);
