@@ -96,7 +96,11 @@ bool DocumentQueue::finished(int row) const {
 int DocumentQueue::add(const QString& path, const QString& from, const QString& to) {
     const int row = size();
     beginInsertRows({}, row, row);
-    jobs_.push_back({path, from, to});
+    Job job;
+    job.path = path;
+    job.from = from;
+    job.to = to;
+    jobs_.push_back(std::move(job));
     endInsertRows();
     return row;
 }

@@ -317,7 +317,12 @@ void ApiServer::Impl::libreDetect(const httplib::Request& req, httplib::Response
     if (!config.apiKey.empty() && call.apiKey != config.apiKey && bearerToken(req) != config.apiKey)
         throw ApiError(401, "invalid_api_key", "a valid API key is required ('api_key' or Authorization: Bearer KEY)");
     std::vector<LibreDetection> candidates;
-    if (const auto found = detectLanguage(call.text)) candidates.push_back(libreDetection({{}, found->code, found->reliable}));
+    if (const auto found = detectLanguage(call.text)) {
+        SourceGuess guess;
+        guess.detected = found->code;
+        guess.reliable = found->reliable;
+        candidates.push_back(libreDetection(guess));
+    }
     res.set_content(libreDetectAnswer(candidates), "application/json");
 }
 

@@ -227,7 +227,10 @@ void TestLanguages::folderLanguagesAreTheLoadedModels() {
     QCOMPARE(static_cast<int>(offered.targets.size()), targets);
     QCOMPARE(QString::fromStdString(offered.fixedFrom), fixedFrom);
     QCOMPARE(QString::fromStdString(offered.fixedTo), fixedTo);
-    const auto model = Model::load(folder.toStdString(), {.device = "cpu", .pageIn = false});
+    ModelParams params;
+    params.device = "cpu";
+    params.pageIn = false;
+    const auto model = Model::load(folder.toStdString(), params);
     QCOMPARE(offered.targets, model->description().targetLanguages);
     QCOMPARE(offered.fixedFrom, model->description().fixedFrom);
     QCOMPARE(offered.fixedTo, model->description().fixedTo);
