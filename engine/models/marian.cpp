@@ -176,17 +176,19 @@ std::vector<const Linear*> MarianModel::linears() const {
     return all;
 }
 
+double MarianModel::embeddingScale() const {
+    return config_.scaleEmbedding ? std::sqrt(static_cast<double>(config_.dModel)) : 1.0;
+}
+
 torch::Tensor MarianModel::embed(const torch::Tensor& ids, std::int64_t firstPosition) const {
-    const double scale = config_.scaleEmbedding ? std::sqrt(static_cast<double>(config_.dModel)) : 1.0;
-    auto x = shared_(ids, scale);
+    auto x = shared_(ids, embeddingScale());
     const auto count = ids.size(-1);
     return x + positions_.narrow(0, firstPosition, count);
 }
 
 torch::Tensor MarianModel::embedAt(const torch::Tensor& ids, const torch::Tensor& positions) const {
-    const double scale = config_.scaleEmbedding ? std::sqrt(static_cast<double>(config_.dModel)) : 1.0;
     const auto onDevice = positions.device() == positions_.device() ? positions : positions.to(positions_.device());
-    return shared_(ids, scale) + positions_.index_select(0, onDevice);
+    return shared_(ids, embeddingScale()) + positions_.index_select(0, onDevice);
 }
 
 torch::Tensor MarianModel::encodeRows(const std::vector<std::vector<TokenId>>& sources, std::vector<std::int64_t>& lengths,

@@ -84,6 +84,7 @@ public:
     const MarianConfig& config() const { return config_; }
 
 private:
+    double embeddingScale() const;  // sqrt(d_model) where the config scales embeddings, else 1
     torch::Tensor embed(const torch::Tensor& ids, std::int64_t firstPosition) const;
     // ids [R] at positions [R] (int64): [R, d], each row as embed() gives it.
     torch::Tensor embedAt(const torch::Tensor& ids, const torch::Tensor& positions) const;
