@@ -1,7 +1,8 @@
 #include "kernels/onednn_matmul.h"
 
 #include "kernels/bf16.h"
-#include "kernels/simd.h"
+#include "kernels/bf16_dot_gemm.h"
+#include "kernels/simd512.h"
 #include "kernels/threads.h"
 #include "util/log.h"
 #include "util/overrides.h"
@@ -262,7 +263,8 @@ bool hasIsa(dnnl::cpu_isa isa, dnnl::cpu_isa wanted) {
 // AMX by default: the three-term split triples the arithmetic, which AMX's tile products absorb (a 40-token
 // HY-MT 1.8B prompt 0.49 s against 0.91 s on the AVX2 kernel, 500 tokens 5.8 against 10.1 s, 2 cores). AVX512-BF16
 // alone does bf16 dot products at about twice the float32 FMA rate, so three terms would likely lose to the AVX2
-// kernel; not measured (no such CPU here): DRAGOMAN_ONEDNN=1 allows it there for a trial.
+// kernel; there bf16 models' prompts take bf16_dot_gemm.h (bf16 activations) and 8-bit ones the AVX-512 packed
+// kernel. DRAGOMAN_ONEDNN=1 allows oneDNN there for a trial.
 bool wanted(dnnl::cpu_isa isa, const std::string& setting) {
     if (setting == "0") return false;
     if (setting == "1") return hasIsa(isa, dnnl::cpu_isa::avx512_core_bf16);
@@ -323,7 +325,11 @@ struct Readiness {
 const Readiness& readiness() {
     static const Readiness state = [] {
         Readiness s;
-        s.name = hasAvx2() ? "avx2 packed" : "openblas widened blocks";
+        // Where oneDNN's path stays off, bf16_dot_gemm.h takes prompts on CPUs with AVX512-BF16.
+        s.name = hasAvx512Bf16() && environmentOverrides().bf16Prompts ? "avx512-bf16 dot tiles (bf16 activations)"
+                 : hasAvx512()                                         ? "avx512 packed"
+                 : hasAvx2()                                           ? "avx2 packed"
+                                                                       : "openblas widened blocks";
         // A libtorch that bundles its own oneDNN (pytorch.org builds) may bind these calls to another version
         // than the headers this file was built with: then the path stays off.
         const auto* version = dnnl_version();

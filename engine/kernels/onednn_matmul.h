@@ -22,7 +22,8 @@ namespace dragoman::kernels {
 // warning is logged).
 bool onednnBf16Ready();
 
-// What prompts' bf16 products run on, for logs and benchmarks: "onednn <impl> (<isa>)" or "avx2 packed".
+// What bf16 models' prompt products run on, for logs and benchmarks: "onednn <impl> (<isa>)", "avx512-bf16 dot tiles
+// (bf16 activations)" (bf16_dot_gemm.h), "avx512 packed" or "avx2 packed" (packed_gemm.h).
 std::string promptKernelName();
 
 // y [M, N] = x [M, K] W^T for bf16 W [N, K] (split activations, above). False when oneDNN has no optimised

@@ -1,10 +1,11 @@
 #pragma once
-// y = x W^T for a prompt (many activation rows) with bfloat16 (or 8-bit) weights W [N, K] as mapped: a register-blocked
-// GEMM in the BLIS style. The activations are packed once into 6-row panels; each 16-row panel of W is
-// widened and transposed into a small float32 buffer that stays in L1 while every row panel passes over it,
-// and a 6x16 micro-kernel keeps its 12 accumulators in registers (12 FMAs per 8 loads, where the dot-product
-// tiles of bf16_matmul.h run short of cache bandwidth). Nothing is kept: the checkpoint stays bf16.
-// AVX2/FMA only: callers check hasAvx2().
+// y = x W^T for a prompt (many activation rows) with bfloat16 (or 8-bit) weights W [N, K] as mapped and float32
+// activations: a register-blocked GEMM in the BLIS style. The activations are packed once into panels of 6 rows
+// (8 on AVX-512); each panel of 16 weight rows (32 on AVX-512) is widened and transposed into a small float32 buffer
+// that stays in cache while every row panel passes over it, and a micro-kernel keeps its accumulators in registers
+// (12 FMAs per 8 loads on AVX2, 16 per 10 on AVX-512, where the dot-product tiles of bf16_matmul.h run short of cache
+// bandwidth). Both blockings sum each output in the same order, so they give the same numbers. Nothing is kept: the
+// checkpoint stays as mapped. Callers check hasAvx2().
 #include <cstdint>
 
 namespace dragoman::kernels {

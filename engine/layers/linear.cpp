@@ -1,6 +1,7 @@
 #include "layers/linear.h"
 
 #include "kernels/bf16.h"
+#include "kernels/bf16_dot_gemm.h"
 #include "kernels/bf16_matmul.h"
 #include "kernels/onednn_matmul.h"
 #include "kernels/packed_gemm.h"
@@ -69,9 +70,9 @@ bool rowStableAtAnyCount(const torch::Tensor& weight) {
     return kernels::hasAvx2() && weight.scalar_type() == torch::kFloat32 && weight.is_contiguous();
 }
 
-torch::Tensor linear(const torch::Tensor& x, const torch::Tensor& weight, const torch::Tensor& bias) {
+torch::Tensor linear(const torch::Tensor& x, const torch::Tensor& weight, const torch::Tensor& bias, bool bf16Prompts) {
     if (weight.scalar_type() != torch::kFloat32) {
-        auto y = project(x, weight);
+        auto y = project(x, weight, bf16Prompts);
         return bias.defined() ? y + bias.to(torch::kFloat32) : y;
     }
     const bool tracked = torch::GradMode::is_enabled() && (weight.requires_grad() || x.requires_grad());
@@ -84,7 +85,7 @@ torch::Tensor linear(const torch::Tensor& x, const torch::Tensor& weight, const 
     return torch::nn::functional::linear(x, weight, bias);
 }
 
-torch::Tensor project(const torch::Tensor& x, const torch::Tensor& weight) {
+torch::Tensor project(const torch::Tensor& x, const torch::Tensor& weight, bool bf16Prompts) {
     const auto type = weight.scalar_type();
     if (type == torch::kFloat32) return ops::linear(x, weight);
     const bool ours = type == torch::kBFloat16 || type == torch::kInt8 || type == torch::kUInt8;
@@ -127,6 +128,10 @@ torch::Tensor project(const torch::Tensor& x, const torch::Tensor& weight) {
         y = torch::empty({m, n}, torch::kFloat32);
         if (!kernels::onednnBf16MatmulTransposed(xp, w, y.data_ptr<float>(), m, n, k))
             kernels::bf16PackedMatmulTransposed(xp, w, y.data_ptr<float>(), m, n, k);
+    } else if (m >= kPackedRows && bf16Prompts && kernels::bf16DotPrompts()) {
+        // A bf16 model on AVX512-BF16 without AMX: the prompt in bf16 activations (bf16_dot_gemm.h).
+        y = torch::empty({m, n}, torch::kFloat32);
+        kernels::bf16DotMatmulTransposed(xp, w, y.data_ptr<float>(), m, n, k);
     } else if (m >= kPackedRows && kernels::hasAvx2()) {
         y = torch::empty({m, n}, torch::kFloat32);
         kernels::bf16PackedMatmulTransposed(xp, w, y.data_ptr<float>(), m, n, k);
@@ -190,8 +195,8 @@ bool Linear::rowStable(const LoraSet* lora) const {
 
 torch::Tensor Linear::operator()(const torch::Tensor& x, const LoraSet* lora) const {
     if (placement_.onCpuKernels()) {
-        if (!scale_.defined()) return withDelta(ops::linear(x, weight_, bias_), x, lora);
-        auto y = scaled(ops::project(x, weight_));
+        if (!scale_.defined()) return withDelta(ops::linear(x, weight_, bias_, placement_.bf16Prompts), x, lora);
+        auto y = scaled(ops::project(x, weight_, placement_.bf16Prompts));
         return withDelta(bias_.defined() ? y + bias_.to(torch::kFloat32) : y, x, lora);
     }
     auto y = scaled(ops::libtorchProject(x, weight_));

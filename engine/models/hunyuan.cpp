@@ -36,37 +36,39 @@ HunyuanModel::HunyuanModel(const HunyuanConfig& config, const WeightTable& weigh
     // Bound on the CPU as mapped; placed on the device at the end, once every key is checked.
     WeightBinder w(weights);
     embed_ = Embedding(w, "model.embed_tokens.weight", config.vocabSize, h);
+    // A bf16 model (as its config says; unsaid: as its embeddings are stored) may take bf16 prompt products.
+    placement_.bf16Prompts = config.dtype.empty() ? embed_.weight().scalar_type() == torch::kBFloat16 : config.dtype == "bfloat16";
     finalNorm_ = RmsNorm(w, "model.norm.weight", h, eps);
     const bool storesHead = weights.find("lm_head.weight") != weights.end();
     if (config.tieWordEmbeddings == true) {
-        lmHead_ = Linear(embed_.weight(), {}, embed_.scale());
+        lmHead_ = Linear(embed_.weight(), {}, embed_.scale(), placement_);
         w.ignore("lm_head.weight");  // some exports store the tied copy; transformers does not read it
         w.ignore("lm_head.weight_scale");
     } else if (storesHead) {
-        lmHead_ = Linear(w, "lm_head.", config.vocabSize, h, false);
+        lmHead_ = Linear(w, "lm_head.", config.vocabSize, h, false, placement_);
     } else {
         // Untied (or unstated) with no output layer stored: transformers would start from random weights,
         // which is never what the export meant. The embeddings are the output layer the model was made with.
         if (config.tieWordEmbeddings == false)
             log::logger().warn("{}: tie_word_embeddings is false but there is no lm_head.weight; using the embeddings", modelId);
-        lmHead_ = Linear(embed_.weight(), {}, embed_.scale());
+        lmHead_ = Linear(embed_.weight(), {}, embed_.scale(), placement_);
     }
     for (std::int64_t i = 0; i < config.layers; ++i) {
         const std::string p = "model.layers." + std::to_string(i) + ".";
         HunyuanLayer l;
         l.inputNorm = RmsNorm(w, p + "input_layernorm.weight", h, eps);
-        l.q = Linear(w, p + "self_attn.q_proj.", config.heads * hd, h, false);
-        l.k = Linear(w, p + "self_attn.k_proj.", config.kvHeads * hd, h, false);
-        l.v = Linear(w, p + "self_attn.v_proj.", config.kvHeads * hd, h, false);
-        l.o = Linear(w, p + "self_attn.o_proj.", h, config.heads * hd, false);
+        l.q = Linear(w, p + "self_attn.q_proj.", config.heads * hd, h, false, placement_);
+        l.k = Linear(w, p + "self_attn.k_proj.", config.kvHeads * hd, h, false, placement_);
+        l.v = Linear(w, p + "self_attn.v_proj.", config.kvHeads * hd, h, false, placement_);
+        l.o = Linear(w, p + "self_attn.o_proj.", h, config.heads * hd, false, placement_);
         if (config.qkNorm) {
             l.qNorm = RmsNorm(w, p + "self_attn.query_layernorm.weight", hd, eps);
             l.kNorm = RmsNorm(w, p + "self_attn.key_layernorm.weight", hd, eps);
         }
         l.postNorm = RmsNorm(w, p + "post_attention_layernorm.weight", h, eps);
-        l.gate = Linear(w, p + "mlp.gate_proj.", config.intermediate, h, false);
-        l.up = Linear(w, p + "mlp.up_proj.", config.intermediate, h, false);
-        l.down = Linear(w, p + "mlp.down_proj.", h, config.intermediate, false);
+        l.gate = Linear(w, p + "mlp.gate_proj.", config.intermediate, h, false, placement_);
+        l.up = Linear(w, p + "mlp.up_proj.", config.intermediate, h, false, placement_);
+        l.down = Linear(w, p + "mlp.down_proj.", h, config.intermediate, false, placement_);
         layers_.push_back(std::move(l));
     }
     w.finish(modelId);

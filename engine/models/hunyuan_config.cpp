@@ -21,6 +21,8 @@ HunyuanConfig HunyuanConfig::parse(const nlohmann::json& json, const std::string
     c.rmsEps = r.number("rms_norm_eps", 1e-5);
     c.qkNorm = r.boolean("use_qk_norm", true);
     if (json.contains("tie_word_embeddings")) c.tieWordEmbeddings = r.boolean("tie_word_embeddings", false);
+    for (const char* key : {"torch_dtype", "dtype"})
+        if (c.dtype.empty() && json.contains(key) && json[key].is_string()) c.dtype = json[key].get<std::string>();
     if (c.heads <= 0 || c.kvHeads <= 0 || c.heads % c.kvHeads != 0) r.unsupported("num_key_value_heads", "must divide num_attention_heads");
     if (c.headDim <= 2 || c.headDim % 2 != 0) r.unsupported("head_dim", "must be an even number above 2");
     if (r.text("hidden_act", "silu") != "silu") r.unsupported("hidden_act", "only silu is supported");

@@ -15,6 +15,8 @@ struct HunyuanConfig {
     // tie_word_embeddings as config.json states it; absent (transformers' default is false) the output layer
     // is lm_head.weight when the checkpoint stores one and the embeddings otherwise (HunyuanModel).
     std::optional<bool> tieWordEmbeddings;
+    // torch_dtype (transformers 5: dtype) as config.json states it, empty when absent: what the model computes in.
+    std::string dtype;
 
     static HunyuanConfig parse(const nlohmann::json& json, const std::string& label);
     double ropeBase() const;

@@ -1,12 +1,15 @@
 // HunYuanDenseV1 parity with the golden references: tests/fixtures/hunyuan-tiny-f32 (f32 weights) and
 // hunyuan-tiny (bf16 weights, computed in f32 on the widened weights): full-sequence logits and hidden states
-// within 1e-4, RoPE frequencies, greedy ids exact through the KV cache, the cached step logits, determinism,
+// within 1e-4 (for the bf16 model whose prompts take bf16 activations on an AVX512-BF16 CPU, ctest's
+// tst_hunyuan_bf16_prompts: the fixture's bf16 tolerance), RoPE frequencies, greedy ids through the KV cache, the
+// cached step logits, determinism,
 // prompts fed in pieces, named errors for broken checkpoints, and the libtorch-ops path a CUDA device runs
 // (exercised on the CPU) with the device choice.
 #include "decode/batch_search.h"
 #include "decode/batched_steps.h"
 #include "decode/causal_session.h"
 #include "io/tensor_view.h"
+#include "kernels/bf16_dot_gemm.h"
 #include "models/hunyuan.h"
 #include "runtime/device.h"
 #include "runtime/runnable_model.h"
@@ -51,6 +54,15 @@ float maxDiff(const torch::Tensor& a, const torch::Tensor& b) {
     return (a - b).abs().max().item<float>();
 }
 
+// 1e-4 for a float32 computation. Where this bf16 model's prompts round activations to bf16 (kernels/bf16_dot_gemm.h),
+// expected.json says an engine computing in bf16 is "~5e-2" off, argmax agreeing only where the margin is clear; the
+// bound here is the fixture's own measure of bf16 rounding, what rounding the weights to bf16 moved its logits by
+// (bf16_vs_f32_weights_max_abs_logit_diff, 0.123). Rounding the prompts' activations moved them by 0.06-0.075.
+float tolerance(const Fixture& f) {
+    if (!f.hunyuan().placement().bf16Prompts || !kernels::bf16DotPrompts()) return 1e-4f;
+    return f.json["bf16_vs_f32_weights_max_abs_logit_diff"].get<float>();
+}
+
 }  // namespace
 
 class TestHunyuan : public QObject {
@@ -77,6 +89,7 @@ private Q_SLOTS:
     void missingKeyIsNamed();
     void unsupportedConfigIsNamed();
     void ropeParametersAsTransformers5Saves();
+    void computeDtypeFollowsTheConfig();
     void outputLayerFollowsTieRule_data();
     void outputLayerFollowsTieRule();
     void libtorchOpsPathMatches_data();
@@ -140,7 +153,7 @@ void TestHunyuan::logitsMatch() {
     const auto expected = f.tensor(f.json["cases"][caseIndex]["logits"].get<std::string>());
     QCOMPARE(logits.sizes().vec(), expected.sizes().vec());
     const float diff = maxDiff(logits, expected);
-    QVERIFY2(diff <= 1e-4f, qPrintable(QString("max diff %1").arg(diff)));
+    QVERIFY2(diff <= tolerance(f), qPrintable(QString("max diff %1").arg(diff)));
 }
 
 void TestHunyuan::hiddenStatesMatch_data() {
@@ -156,14 +169,16 @@ void TestHunyuan::hiddenStatesMatch() {
     const auto hidden = f.hunyuan().hiddenStates(ids(f.inputIds(0)));
     const auto expected = f.tensor("case0.hidden_states");
     QCOMPARE(hidden.sizes().vec(), expected.sizes().vec());
-    QVERIFY2(maxDiff(hidden, expected) <= 1e-4f, qPrintable(QString("max diff %1").arg(maxDiff(hidden, expected))));
+    QVERIFY2(maxDiff(hidden, expected) <= tolerance(f), qPrintable(QString("max diff %1").arg(maxDiff(hidden, expected))));
 }
 
 void TestHunyuan::greedyThroughCacheMatches_data() {
     addFixtureRows();
 }
 
-// Prefill, then one token at a time through the KV cache: every argmax exact, every step's logits within 1e-4.
+// Prefill, then one token at a time through the KV cache, fed the reference's greedy ids: every step's logits
+// within the tolerance, and its argmax the reference's wherever the margin is clear (at 1e-4: every step, these
+// fixtures' smallest margin is 4e-3).
 void TestHunyuan::greedyThroughCacheMatches() {
     QFETCH(QString, fixture);
     QFETCH(int, caseIndex);
@@ -175,13 +190,19 @@ void TestHunyuan::greedyThroughCacheMatches() {
     const auto input = f.inputIds(caseIndex);
     auto state = f.model->causal()->start(static_cast<std::int64_t>(input.size() + expectedIds.size()));
     auto logits = f.model->causal()->forward(*state, ids(input));
-    std::vector<TokenId> got;
+    int clearSteps = 0;
     for (std::size_t i = 0; i < expectedIds.size(); ++i) {
-        QVERIFY2(maxDiff(logits, stepLogits[static_cast<std::int64_t>(i)]) <= 1e-4f, qPrintable(QString("step %1").arg(i)));
-        got.push_back(logits.argmax().item<TokenId>());
-        logits = f.model->causal()->forward(*state, ids({got.back()}));
+        const auto expected = stepLogits[static_cast<std::int64_t>(i)];
+        QVERIFY2(maxDiff(logits, expected) <= tolerance(f),
+                 qPrintable(QString("step %1: max diff %2").arg(i).arg(maxDiff(logits, expected))));
+        const auto top2 = std::get<0>(expected.topk(2));
+        if ((top2[0] - top2[1]).item<float>() > 2 * tolerance(f)) {
+            ++clearSteps;
+            QCOMPARE(logits.argmax().item<TokenId>(), expectedIds[i]);
+        }
+        logits = f.model->causal()->forward(*state, ids({expectedIds[i]}));
     }
-    QCOMPARE(nlohmann::json(got).dump(), nlohmann::json(expectedIds).dump());
+    if (tolerance(f) == 1e-4f) QCOMPARE(clearSteps, static_cast<int>(expectedIds.size()));
 }
 
 void TestHunyuan::greedyIsDeterministic() {
@@ -370,7 +391,7 @@ void TestHunyuan::promptInPiecesEqualsWholePrompt() {
     const std::vector<TokenId> a(input.begin(), input.begin() + 17), b(input.begin() + 17, input.end());
     const auto first = f.model->causal()->forward(*pieces, ids(a), true);
     const auto second = f.model->causal()->forward(*pieces, ids(b), true);
-    QVERIFY(maxDiff(torch::cat({first, second}), expected) <= 1e-4f);
+    QVERIFY(maxDiff(torch::cat({first, second}), expected) <= tolerance(f));
     QCOMPARE(pieces->length(), static_cast<std::int64_t>(input.size()));
 }
 
@@ -425,6 +446,25 @@ void TestHunyuan::unsupportedConfigIsNamed() {
     } catch (const Error& e) {
         QVERIFY(QString::fromUtf8(e.what()).contains("num_key_value_heads"));
     }
+}
+
+// A model computes in bf16 (its prompts may take bf16 activations) when its config says so: torch_dtype, or
+// transformers 5's dtype; a config that says nothing goes by the stored embeddings.
+void TestHunyuan::computeDtypeFollowsTheConfig() {
+    QVERIFY(fixtures_.at("hunyuan-tiny").hunyuan().placement().bf16Prompts);
+    QVERIFY(!fixtures_.at("hunyuan-tiny-f32").hunyuan().placement().bf16Prompts);
+    const auto& loaded = fixtures_.at("hunyuan-tiny").model->loaded;
+    auto json = loaded.config;
+    QCOMPARE(HunyuanConfig::parse(json, "config.json").dtype, std::string("bfloat16"));
+    json.erase("torch_dtype");
+    json["dtype"] = "float32";
+    auto config = HunyuanConfig::parse(json, "config.json");
+    QCOMPARE(config.dtype, std::string("float32"));
+    QVERIFY(!HunyuanModel(config, loaded.weights, "said float32").placement().bf16Prompts);
+    json.erase("dtype");
+    config = HunyuanConfig::parse(json, "config.json");
+    QVERIFY(config.dtype.empty());
+    QVERIFY(HunyuanModel(config, loaded.weights, "unsaid, bf16 embeddings").placement().bf16Prompts);
 }
 
 // transformers 5 writes rope_parameters {rope_type, rope_theta, alpha} instead of rope_theta + rope_scaling.

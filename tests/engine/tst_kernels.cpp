@@ -1,13 +1,14 @@
 // The engine's own matrix kernels (engine/kernels) against a float64 reference: every path the dispatch
 // can take (one row, few rows, short and long weight rows, K tails, bf16 and f32 weights, fused GEMVs).
 #include "kernels/bf16.h"
+#include "kernels/bf16_dot_gemm.h"
 #include "kernels/bf16_matmul.h"
 #include "kernels/layer_norm.h"
 #include "kernels/onednn_matmul.h"
 #include "kernels/packed_gemm.h"
 #include "kernels/rms_norm.h"
 #include "kernels/rope.h"
-#include "kernels/simd.h"
+#include "kernels/simd512.h"
 #include "kernels/thread_pool.h"
 #include "kernels/threads.h"
 #include "layers/attention.h"
@@ -39,6 +40,17 @@ torch::Tensor reference(const torch::Tensor& x, const torch::Tensor& w) {
     return torch::matmul(x.to(torch::kFloat64), w.to(torch::kFloat64).t());
 }
 
+// 8-bit weights of `type` ("int8" or "fp8": every code but the two NaNs) and their exact float32 values.
+std::pair<torch::Tensor, torch::Tensor> eightBitWeights(const QString& type, std::int64_t n, std::int64_t k, at::Generator& generator) {
+    if (type == "int8") {
+        auto w = torch::randint(-128, 128, {n, k}, generator, torch::kInt8);
+        return {w, w.to(torch::kFloat32)};
+    }
+    auto w = torch::randint(0, 254, {n, k}, generator, torch::kInt64);
+    w = (w + (w >= 0x7F).to(torch::kInt64)).to(torch::kUInt8);
+    return {w, ops::floatWeight(w)};
+}
+
 // Float32 accumulation over K terms of unit-variance products: the error grows about like sqrt(K).
 double tolerance(std::int64_t k) {
     return 1e-5 * std::sqrt(static_cast<double>(k)) * 8;
@@ -61,6 +73,9 @@ private Q_SLOTS:
     void onednnProductsMatchReference();
     void onednnEightBitProductsMatchReference_data();
     void onednnEightBitProductsMatchReference();
+    void bf16DotProductsMatchReference_data();
+    void bf16DotProductsMatchReference();
+    void bf16DotRowsDoNotDependOnOtherRows();
     void promptKernelIsNamed();
     void projectMatchesReference_data();
     void projectMatchesReference();
@@ -321,15 +336,7 @@ void TestKernels::onednnEightBitProductsMatchReference() {
     QFETCH(int, n);
     QFETCH(int, k);
     auto generator = at::detail::createCPUGenerator(23);
-    torch::Tensor w, exact;
-    if (type == "int8") {
-        w = torch::randint(-128, 128, {n, k}, generator, torch::kInt8);
-        exact = w.to(torch::kFloat32);
-    } else {
-        w = torch::randint(0, 254, {n, k}, generator, torch::kInt64);
-        w = (w + (w >= 0x7F).to(torch::kInt64)).to(torch::kUInt8);  // every code but the two NaNs
-        exact = ops::floatWeight(w);
-    }
+    const auto [w, exact] = eightBitWeights(type, n, k, generator);
     const auto x = torch::randn({m, k}, generator, torch::kFloat32);
     auto y = torch::full({m, n}, std::nanf(""), torch::kFloat32);
     QVERIFY(kernels::onednnEightBitMatmulTransposed(x.data_ptr<float>(), w.data_ptr(),
@@ -340,10 +347,66 @@ void TestKernels::onednnEightBitProductsMatchReference() {
     QVERIFY2(error < allowed, qPrintable(QString("max error %1, allowed %2").arg(error).arg(allowed)));
 }
 
+void TestKernels::bf16DotProductsMatchReference_data() {
+    QTest::addColumn<int>("m");
+    QTest::addColumn<int>("n");
+    QTest::addColumn<int>("k");
+    // M around the 4-row tiles and past one sweep of rows (248 rows of K = 1032), N around the 6-row tiles, K below
+    // one 32-wide step, exactly one, with a tail, and past one 1024-deep pass (accumulators kept between passes).
+    for (int m : {1, 4, 5, 40, 300})
+        for (int n : {1, 6, 7, 130})
+            for (int k : {3, 32, 1032, 2080})
+                QTest::addRow("m%d_n%d_k%d", m, n, k) << m << n << k;
+}
+
+// The AVX512-BF16 prompt kernel: bf16-rounded activations (torch's rounding) times the bf16 weights, to float32
+// accumulation error, every output written.
+void TestKernels::bf16DotProductsMatchReference() {
+    if (!kernels::hasAvx512Bf16()) QSKIP("no AVX512-BF16 on this CPU (or DRAGOMAN_NO_AVX512=1)");
+    QFETCH(int, m);
+    QFETCH(int, n);
+    QFETCH(int, k);
+    const auto w = randomWeights(n, k, 31);
+    const auto x = torch::randn({m, k}, at::detail::createCPUGenerator(29), torch::kFloat32);
+    auto y = torch::full({m, n}, std::nanf(""), torch::kFloat32);
+    kernels::bf16DotMatmulTransposed(x.data_ptr<float>(), reinterpret_cast<const std::uint16_t*>(w.data_ptr<at::BFloat16>()),
+                                     y.data_ptr<float>(), m, n, k);
+    const auto expected = reference(x.to(torch::kBFloat16), w);
+    const double error = (y.to(torch::kFloat64) - expected).abs().max().item<double>();
+    const double allowed = tolerance(k) * w.to(torch::kFloat32).abs().max().item<double>();
+    QVERIFY2(error < allowed, qPrintable(QString("max error %1, allowed %2").arg(error).arg(allowed)));
+    // Against float32 activations the error is bf16's (~2^-9 relative per activation): the test would see a wrong rounding.
+    const double fromFloat32 = (y.to(torch::kFloat64) - reference(x, w)).abs().max().item<double>();
+    if (k >= 32 && m * n >= 40)
+        QVERIFY2(fromFloat32 > allowed, qPrintable(QString("bf16 activations should differ from float32 ones: %1").arg(fromFloat32)));
+}
+
+// A prompt row gets the same numbers whatever the other rows are (alone, in a prompt, at a tile's edge).
+void TestKernels::bf16DotRowsDoNotDependOnOtherRows() {
+    if (!kernels::hasAvx512Bf16()) QSKIP("no AVX512-BF16 on this CPU (or DRAGOMAN_NO_AVX512=1)");
+    const std::int64_t n = 37, k = 2080;
+    const auto w = randomWeights(n, k, 33);
+    const auto x = torch::randn({41, k}, at::detail::createCPUGenerator(35), torch::kFloat32);
+    const auto run = [&](std::int64_t first, std::int64_t m) {
+        auto y = torch::full({m, n}, std::nanf(""), torch::kFloat32);
+        kernels::bf16DotMatmulTransposed(x.data_ptr<float>() + first * k,
+                                         reinterpret_cast<const std::uint16_t*>(w.data_ptr<at::BFloat16>()), y.data_ptr<float>(), m, n, k);
+        return y;
+    };
+    const auto all = run(0, 41);
+    for (std::int64_t r : {0, 3, 4, 39, 40}) {
+        QVERIFY2(torch::equal(run(r, 1)[0], all[r]), qPrintable(QString("row %1 alone").arg(r)));
+        QVERIFY2(torch::equal(run(r, 41 - r)[0], all[r]), qPrintable(QString("row %1 first of %2").arg(r).arg(41 - r)));
+    }
+}
+
 void TestKernels::promptKernelIsNamed() {
     const auto name = kernels::promptKernelName();
     QCOMPARE(name.rfind("onednn", 0) == 0, kernels::onednnBf16Ready());
-    QCOMPARE(name == "avx2 packed", !kernels::onednnBf16Ready() && kernels::hasAvx2());
+    QCOMPARE(name.rfind("avx512-bf16", 0) == 0, kernels::bf16DotPrompts());
+    const bool packed = !kernels::onednnBf16Ready() && !kernels::bf16DotPrompts();
+    QCOMPARE(name == "avx512 packed", packed && kernels::hasAvx512());
+    QCOMPARE(name == "avx2 packed", packed && kernels::hasAvx2() && !kernels::hasAvx512());
 }
 
 void TestKernels::projectMatchesReference_data() {
@@ -365,6 +428,12 @@ void TestKernels::projectMatchesReference() {
     QCOMPARE(got.sizes(), (std::vector<std::int64_t>{m, 1100}));
     const double error = (got.to(torch::kFloat64) - reference(x, w)).abs().max().item<double>();
     QVERIFY2(error < tolerance(k), qPrintable(QString("max error %1").arg(error)));
+    // A bf16 model's prompt rows take the AVX512-BF16 kernel where it is used: bf16 activations (bf16_dot_gemm.h).
+    const auto bf16Model = ops::project(x, w, true);
+    const bool bf16Activations = m >= 32 && kernels::bf16DotPrompts();
+    const double bf16Error =
+        (bf16Model.to(torch::kFloat64) - reference(bf16Activations ? x.to(torch::kBFloat16) : x, w)).abs().max().item<double>();
+    QVERIFY2(bf16Error < tolerance(k), qPrintable(QString("bf16 model: max error %1").arg(bf16Error)));
 }
 
 void TestKernels::widenIsExact() {
