@@ -176,7 +176,10 @@ void packedMatmulTransposed(const float* x, const W* w, float* y, std::int64_t m
     constexpr auto kMr = Blocking::kMr, kNr = Blocking::kNr;
     auto& pool = ThreadPool::shared();
     const auto rowPanels = (m + kMr - 1) / kMr;
-    std::vector<float> packedX(static_cast<std::size_t>(rowPanels * k * kMr));
+    // Kept per thread between calls and never cleared: packActivations writes every element.
+    thread_local std::vector<float> callersPanels;
+    auto& packedX = callersPanels;  // the workers use the caller's (a thread_local name is each thread's own)
+    packedX.resize(static_cast<std::size_t>(rowPanels * k * kMr));
     pool.parallelFor(rowPanels, 1,
                      [&](std::int64_t begin, std::int64_t end) { packActivations<kMr>(x, m, k, begin, end, packedX.data()); });
     // Threads take runs of weight panels (64 columns at a time); each panel is packed once per depth block and used
@@ -194,6 +197,7 @@ void packedMatmulTransposed(const float* x, const W* w, float* y, std::int64_t m
             }
         }
     });
+    if (packedX.capacity() > (std::size_t{64} << 20)) std::vector<float>().swap(packedX);  // a long prompt's panels go
 }
 
 template <typename W>
