@@ -51,7 +51,9 @@ void StepBatcher::leave() {
 
 StepBatcher::Counts StepBatcher::counts() const {
     std::lock_guard lock(mutex_);
-    return counts_;
+    auto counts = counts_;
+    counts.waitingPrompts = static_cast<std::int64_t>(prompts_.size());
+    return counts;
 }
 
 StepBatcher::Clock::time_point StepBatcher::deadline() const {

@@ -71,6 +71,7 @@ public:
         std::int64_t steps = 0, rows = 0, widest = 0;  // batched steps run, rows stepped, most rows in one step
         std::int64_t promptRuns = 0;                   // prompts run (those run together count once)
         double stepSeconds = 0, promptSeconds = 0;     // time on the batcher's thread in each
+        std::int64_t waitingPrompts = 0;               // prompts queued now, not yet taken by the batcher's thread
     };
     Counts counts() const;
 

@@ -14,6 +14,7 @@
 
 #include <torch/torch.h>
 
+#include <atomic>
 #include <cstring>
 #include <fstream>
 #include <latch>
@@ -450,20 +451,24 @@ void TestMarian::waitingPromptsRunTogether() {
     sources[4] = {static_cast<TokenId>(m.vocabSize()) + 5, 2};  // outside the vocabulary
     std::vector<SourcePrompt> prompts(kRequests);
     std::vector<std::string> errors(kRequests);
-    std::latch queued(kRequests + 1);
+    std::atomic<bool> holding = false;
     std::thread busy([&] {
-        // Holds the batcher's thread until every request has queued its prompt (and a little longer).
+        // Holds the batcher's thread until every request has queued its prompt (a slow machine may take long to
+        // start six threads, so it watches the queue rather than a clock).
         batcher.between([&] {
-            queued.arrive_and_wait();
-            std::this_thread::sleep_for(std::chrono::milliseconds(200));
+            holding = true;
+            const auto giveUp = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+            while (batcher.counts().waitingPrompts < kRequests && std::chrono::steady_clock::now() < giveUp)
+                std::this_thread::sleep_for(std::chrono::milliseconds(5));
         });
     });
+    while (!holding)
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));  // the busy prompt runs first
     std::vector<std::thread> requests;
     for (int r = 0; r < kRequests; ++r)
         requests.emplace_back([&, r] {
             c10::InferenceMode guard;
             prompts[r] = {{&sources[r]}, nullptr, {}, {}};
-            queued.count_down();
             try {
                 batcher.together(&prompts[r]);
             } catch (const Error& e) {
