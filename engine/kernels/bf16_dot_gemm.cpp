@@ -25,7 +25,8 @@ constexpr int kTileRows = 4;
 constexpr int kTileCols = 6;
 // Activation rows per sweep over the weights: about 512 KiB of bf16 rows, kept in L2 while the weights stream by.
 constexpr std::int64_t kSweepBytes = std::int64_t{512} << 10;
-constexpr std::int64_t kBlocksPerClaim = 4;  // weight tiles a thread claims at a time
+constexpr std::int64_t kBlocksPerClaim = 4;       // weight tiles a thread claims at a time
+constexpr std::int64_t kStepBlocksPerClaim = 16;  // the same for a decoding step's few rows: fewer, longer streams
 
 std::int64_t paddedDepth(std::int64_t k) {
     return (k + kDepth - 1) / kDepth * kDepth;
@@ -137,13 +138,16 @@ void product(const float* x, const std::uint16_t* w, float* y, std::int64_t m, s
     auto& rows = narrowedRows();
     rows.resize(static_cast<std::size_t>((m + kTileRows - 1) / kTileRows * kTileRows * kp));  // whole tiles
     auto& pool = ThreadPool::shared();
-    pool.parallelFor(m, 8, [&](std::int64_t begin, std::int64_t end) { narrowRows(x, k, kp, rows.data(), begin, end); });
+    if (m <= 8)  // a decoding step's rows: fewer conversions than a hand-off to the pool costs
+        narrowRows(x, k, kp, rows.data(), 0, m);
+    else
+        pool.parallelFor(m, 8, [&](std::int64_t begin, std::int64_t end) { narrowRows(x, k, kp, rows.data(), begin, end); });
 
     const auto sweep = std::max<std::int64_t>(kTileRows, kSweepBytes / (kp * 2) / kTileRows * kTileRows);
     const auto blocks = (n + kTileCols - 1) / kTileCols;
     for (std::int64_t i0 = 0; i0 < m; i0 += sweep) {
         const auto sweepEnd = std::min(m, i0 + sweep);
-        pool.parallelFor(blocks, kBlocksPerClaim, [&](std::int64_t begin, std::int64_t end) {
+        pool.parallelFor(blocks, m <= kTileRows ? kStepBlocksPerClaim : kBlocksPerClaim, [&](std::int64_t begin, std::int64_t end) {
             for (std::int64_t block = begin; block < end; ++block) {
                 const auto j0 = block * kTileCols;
                 const auto cols = std::min<std::int64_t>(kTileCols, n - j0);
@@ -165,8 +169,8 @@ bool hasAvx512Bf16() {
     return yes;
 }
 
-bool bf16DotPrompts() {
-    static const bool yes = hasAvx512Bf16() && environmentOverrides().bf16Prompts && !onednnBf16Ready();
+bool bf16DotProducts() {
+    static const bool yes = hasAvx512Bf16() && environmentOverrides().bf16Activations && !onednnBf16Ready();
     return yes;
 }
 

@@ -1,17 +1,20 @@
 #pragma once
-// y = x W^T for a prompt on CPUs with AVX512-BF16 dot products (vdpbf16ps) and no AMX, the CPU class where
-// llama.cpp's bf16 prompts ran 3x faster than the engine's float32 kernel (AMD Zen 4/5).
+// y = x W^T on CPUs with AVX512-BF16 dot products (vdpbf16ps) and no AMX, the CPU class where llama.cpp's bf16
+// prompts ran 3x faster than the engine's float32 kernel and its decoding read bf16 weights faster (AMD Zen 4/5).
 //
-// Semantics: a bf16 model's (its config.json's torch_dtype; Placement::bf16Prompts). Each activation row is
+// Semantics: a bf16 model's (its config.json's torch_dtype; Placement::bf16Activations). Each activation row is
 // rounded once to bfloat16 (nearest even), as the model runs in bf16 under transformers and llama.cpp; the bf16
-// weights are read in place, and every product and sum is float32. The residual stream, norms, attention and
-// decoding steps stay float32, so the result is closer to float32 than transformers' bf16 run. Float32 activations
-// would need three bf16 terms each (onednn_matmul.h), three times the arithmetic: slower than float32 FMAs on
-// these CPUs. Float32 models, and 8-bit weights (exact to their dequantized float32 twins), never come here;
-// DRAGOMAN_BF16_PROMPTS=0 keeps bf16 models' prompts float32 too.
+// weights are read in place, and every product and sum is float32. The residual stream, norms and attention stay
+// float32, so the result is closer to float32 than transformers' bf16 run. Float32 activations would need three bf16
+// terms each (onednn_matmul.h), three times the arithmetic: slower than float32 FMAs on these CPUs. Prompts and
+// decoding steps both come here: one vdpbf16ps takes 32 weights as loaded, where widening them to float32 cost
+// three instructions per 16, and a decoding step read the weights at 0.7 of the memory bandwidth instead of 0.95.
+// Float32 models, and 8-bit weights (exact to their dequantized float32 twins), never come here;
+// DRAGOMAN_BF16_ACTIVATIONS=0 keeps bf16 models float32 too.
 //
 // Each output is one dot product over K in a fixed order (sixteen float32 lanes, pairs of K per lane, then sum16),
-// whatever M, N or the split over threads: a row's numbers do not depend on the other rows of the prompt.
+// whatever M, N or the split over threads: a row's numbers do not depend on the other rows of the prompt, and a
+// sequence decoded alone gets the numbers it gets in a batched step.
 
 #include <cstdint>
 
@@ -20,9 +23,9 @@ namespace dragoman::kernels {
 // AVX512-BF16 (with F, BW and VL) reported by the CPU, and not turned off by DRAGOMAN_NO_AVX512.
 bool hasAvx512Bf16();
 
-// True when bf16 models' prompts take this kernel: hasAvx512Bf16(), oneDNN's AMX path is not in use
-// (onednn_matmul.h, float32 activations) and DRAGOMAN_BF16_PROMPTS is not 0.
-bool bf16DotPrompts();
+// True when bf16 models' products take this kernel: hasAvx512Bf16(), oneDNN's AMX path is not in use
+// (onednn_matmul.h, float32 activations) and DRAGOMAN_BF16_ACTIVATIONS is not 0.
+bool bf16DotProducts();
 
 // y [M, N] = bf16(x) [M, K] times W [N, K]^T for bf16 W as mapped.
 void bf16DotMatmulTransposed(const float* x, const std::uint16_t* w, float* y, std::int64_t m, std::int64_t n, std::int64_t k);

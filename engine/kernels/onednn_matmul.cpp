@@ -326,10 +326,10 @@ const Readiness& readiness() {
     static const Readiness state = [] {
         Readiness s;
         // Where oneDNN's path stays off, bf16_dot_gemm.h takes prompts on CPUs with AVX512-BF16.
-        s.name = hasAvx512Bf16() && environmentOverrides().bf16Prompts ? "avx512-bf16 dot tiles (bf16 activations)"
-                 : hasAvx512()                                         ? "avx512 packed"
-                 : hasAvx2()                                           ? "avx2 packed"
-                                                                       : "openblas widened blocks";
+        s.name = hasAvx512Bf16() && environmentOverrides().bf16Activations ? "avx512-bf16 dot tiles (bf16 activations)"
+                 : hasAvx512()                                             ? "avx512 packed"
+                 : hasAvx2()                                               ? "avx2 packed"
+                                                                           : "openblas widened blocks";
         // A libtorch that bundles its own oneDNN (pytorch.org builds) may bind these calls to another version
         // than the headers this file was built with: then the path stays off.
         const auto* version = dnnl_version();

@@ -70,9 +70,9 @@ bool rowStableAtAnyCount(const torch::Tensor& weight) {
     return kernels::hasAvx2() && weight.scalar_type() == torch::kFloat32 && weight.is_contiguous();
 }
 
-torch::Tensor linear(const torch::Tensor& x, const torch::Tensor& weight, const torch::Tensor& bias, bool bf16Prompts) {
+torch::Tensor linear(const torch::Tensor& x, const torch::Tensor& weight, const torch::Tensor& bias, bool bf16Activations) {
     if (weight.scalar_type() != torch::kFloat32) {
-        auto y = project(x, weight, bf16Prompts);
+        auto y = project(x, weight, bf16Activations);
         return bias.defined() ? y + bias.to(torch::kFloat32) : y;
     }
     const bool tracked = torch::GradMode::is_enabled() && (weight.requires_grad() || x.requires_grad());
@@ -85,7 +85,7 @@ torch::Tensor linear(const torch::Tensor& x, const torch::Tensor& weight, const 
     return torch::nn::functional::linear(x, weight, bias);
 }
 
-torch::Tensor project(const torch::Tensor& x, const torch::Tensor& weight, bool bf16Prompts) {
+torch::Tensor project(const torch::Tensor& x, const torch::Tensor& weight, bool bf16Activations) {
     const auto type = weight.scalar_type();
     if (type == torch::kFloat32) return ops::linear(x, weight);
     const bool ours = type == torch::kBFloat16 || type == torch::kInt8 || type == torch::kUInt8;
@@ -128,8 +128,9 @@ torch::Tensor project(const torch::Tensor& x, const torch::Tensor& weight, bool 
         y = torch::empty({m, n}, torch::kFloat32);
         if (!kernels::onednnBf16MatmulTransposed(xp, w, y.data_ptr<float>(), m, n, k))
             kernels::bf16PackedMatmulTransposed(xp, w, y.data_ptr<float>(), m, n, k);
-    } else if (m >= kPackedRows && bf16Prompts && kernels::bf16DotPrompts()) {
-        // A bf16 model on AVX512-BF16 without AMX: the prompt in bf16 activations (bf16_dot_gemm.h).
+    } else if (bf16Activations && kernels::bf16DotProducts()) {
+        // A bf16 model on AVX512-BF16 without AMX: bf16 activations at every row count (bf16_dot_gemm.h), so a
+        // decoding step reads the weights with one instruction per 32 instead of widening each.
         y = torch::empty({m, n}, torch::kFloat32);
         kernels::bf16DotMatmulTransposed(xp, w, y.data_ptr<float>(), m, n, k);
     } else if (m >= kPackedRows && kernels::hasAvx2()) {
@@ -195,8 +196,8 @@ bool Linear::rowStable(const LoraSet* lora) const {
 
 torch::Tensor Linear::operator()(const torch::Tensor& x, const LoraSet* lora) const {
     if (placement_.onCpuKernels()) {
-        if (!scale_.defined()) return withDelta(ops::linear(x, weight_, bias_, placement_.bf16Prompts), x, lora);
-        auto y = scaled(ops::project(x, weight_, placement_.bf16Prompts));
+        if (!scale_.defined()) return withDelta(ops::linear(x, weight_, bias_, placement_.bf16Activations), x, lora);
+        auto y = scaled(ops::project(x, weight_, placement_.bf16Activations));
         return withDelta(bias_.defined() ? y + bias_.to(torch::kFloat32) : y, x, lora);
     }
     auto y = scaled(ops::libtorchProject(x, weight_));
@@ -227,7 +228,8 @@ std::vector<torch::Tensor> Linear::many(const torch::Tensor& x, const std::vecto
         const auto& w = l->weight_;
         const auto type = w.scalar_type();
         const bool eightBit = (type == torch::kInt8 || type == torch::kUInt8) && l->scale_.defined();
-        fused = fused && l->placement_.onCpuKernels() && !l->bias_.defined() && (type == torch::kBFloat16 || eightBit) &&
+        const bool bf16Dot = type == torch::kBFloat16 && l->placement_.bf16Activations && kernels::bf16DotProducts();
+        fused = fused && !bf16Dot && l->placement_.onCpuKernels() && !l->bias_.defined() && (type == torch::kBFloat16 || eightBit) &&
                 (eightBit || !l->scale_.defined()) && w.is_contiguous() && w.size(1) == k;
     }
     std::vector<torch::Tensor> out;

@@ -74,9 +74,9 @@ namespace ops {
 
 // x W^T for float32 x [..., in] and W as mapped, on the CPU kernels: float32 through linear(), bfloat16
 // through kernels that widen the weights on the fly, so bf16 checkpoints are never converted.
-// With `bf16Prompts` (a bf16 model, Placement) a prompt's rows may take the AVX512-BF16 kernel, which rounds them
-// to bf16 (kernels/bf16_dot_gemm.h).
-torch::Tensor project(const torch::Tensor& x, const torch::Tensor& weight, bool bf16Prompts = false);
+// With `bf16Activations` (a bf16 model, Placement) the rows may take the AVX512-BF16 kernel, which rounds them to
+// bf16 (kernels/bf16_dot_gemm.h): prompts and decoding steps alike.
+torch::Tensor project(const torch::Tensor& x, const torch::Tensor& weight, bool bf16Activations = false);
 
 // Up to this many rows (a decoding step, a few beams, a batch of sequences) a float32 product runs on the
 // engine's own kernel: it streams W once at memory speed for all rows, where libtorch sent one row to a GEMM
@@ -91,7 +91,7 @@ bool rowStableAtAnyCount(const torch::Tensor& weight);
 // y = x W^T + b on the CPU kernels. Weights other than float32 go through project(); the bias is widened
 // (a few hundred values). Float32 goes through smallRowsLinear() (any number of rows on AVX2 CPUs, a few
 // elsewhere) unless autograd must see the product (tools/train builds on these layers); the rest through libtorch.
-torch::Tensor linear(const torch::Tensor& x, const torch::Tensor& weight, const torch::Tensor& bias = {}, bool bf16Prompts = false);
+torch::Tensor linear(const torch::Tensor& x, const torch::Tensor& weight, const torch::Tensor& bias = {}, bool bf16Activations = false);
 
 // x W^T with libtorch's own float32 matmul, bf16 weights widened for the call (a temporary; device memory
 // keeps them bf16). Float32 keeps the reference's 1e-4 parity: bf16 products measured up to 8e-2 off.

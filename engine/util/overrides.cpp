@@ -26,7 +26,7 @@ const EnvironmentOverrides& environmentOverrides() {
         o.device = text("DRAGOMAN_DEVICE");
         o.onednn = text("DRAGOMAN_ONEDNN");
         o.noAvx512 = text("DRAGOMAN_NO_AVX512") == "1";
-        o.bf16Prompts = text("DRAGOMAN_BF16_PROMPTS") != "0";
+        o.bf16Activations = text("DRAGOMAN_BF16_ACTIVATIONS") != "0";
         o.logLevel = text("DRAGOMAN_LOG");
         o.sentencepieceShim = text("DRAGOMAN_SPM_SHIM");
         o.bundledModels = text("DRAGOMAN_BUNDLED_MODELS");

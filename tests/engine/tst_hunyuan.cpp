@@ -1,7 +1,7 @@
 // HunYuanDenseV1 parity with the golden references: tests/fixtures/hunyuan-tiny-f32 (f32 weights) and
 // hunyuan-tiny (bf16 weights, computed in f32 on the widened weights): full-sequence logits and hidden states
 // within 1e-4 (for the bf16 model whose prompts take bf16 activations on an AVX512-BF16 CPU, ctest's
-// tst_hunyuan_bf16_prompts: the fixture's bf16 tolerance), RoPE frequencies, greedy ids through the KV cache, the
+// tst_hunyuan_bf16_activations: the fixture's bf16 tolerance), RoPE frequencies, greedy ids through the KV cache, the
 // cached step logits, determinism,
 // prompts fed in pieces, named errors for broken checkpoints, and the libtorch-ops path a CUDA device runs
 // (exercised on the CPU) with the device choice.
@@ -59,7 +59,7 @@ float maxDiff(const torch::Tensor& a, const torch::Tensor& b) {
 // bound here is the fixture's own measure of bf16 rounding, what rounding the weights to bf16 moved its logits by
 // (bf16_vs_f32_weights_max_abs_logit_diff, 0.123). Rounding the prompts' activations moved them by 0.06-0.075.
 float tolerance(const Fixture& f) {
-    if (!f.hunyuan().placement().bf16Prompts || !kernels::bf16DotPrompts()) return 1e-4f;
+    if (!f.hunyuan().placement().bf16Activations || !kernels::bf16DotProducts()) return 1e-4f;
     return f.json["bf16_vs_f32_weights_max_abs_logit_diff"].get<float>();
 }
 
@@ -451,8 +451,8 @@ void TestHunyuan::unsupportedConfigIsNamed() {
 // A model computes in bf16 (its prompts may take bf16 activations) when its config says so: torch_dtype, or
 // transformers 5's dtype; a config that says nothing goes by the stored embeddings.
 void TestHunyuan::computeDtypeFollowsTheConfig() {
-    QVERIFY(fixtures_.at("hunyuan-tiny").hunyuan().placement().bf16Prompts);
-    QVERIFY(!fixtures_.at("hunyuan-tiny-f32").hunyuan().placement().bf16Prompts);
+    QVERIFY(fixtures_.at("hunyuan-tiny").hunyuan().placement().bf16Activations);
+    QVERIFY(!fixtures_.at("hunyuan-tiny-f32").hunyuan().placement().bf16Activations);
     const auto& loaded = fixtures_.at("hunyuan-tiny").model->loaded;
     auto json = loaded.config;
     QCOMPARE(HunyuanConfig::parse(json, "config.json").dtype, std::string("bfloat16"));
@@ -460,11 +460,11 @@ void TestHunyuan::computeDtypeFollowsTheConfig() {
     json["dtype"] = "float32";
     auto config = HunyuanConfig::parse(json, "config.json");
     QCOMPARE(config.dtype, std::string("float32"));
-    QVERIFY(!HunyuanModel(config, loaded.weights, "said float32").placement().bf16Prompts);
+    QVERIFY(!HunyuanModel(config, loaded.weights, "said float32").placement().bf16Activations);
     json.erase("dtype");
     config = HunyuanConfig::parse(json, "config.json");
     QVERIFY(config.dtype.empty());
-    QVERIFY(HunyuanModel(config, loaded.weights, "unsaid, bf16 embeddings").placement().bf16Prompts);
+    QVERIFY(HunyuanModel(config, loaded.weights, "unsaid, bf16 embeddings").placement().bf16Activations);
 }
 
 // transformers 5 writes rope_parameters {rope_type, rope_theta, alpha} instead of rope_theta + rope_scaling.

@@ -381,7 +381,8 @@ void TestKernels::bf16DotProductsMatchReference() {
         QVERIFY2(fromFloat32 > allowed, qPrintable(QString("bf16 activations should differ from float32 ones: %1").arg(fromFloat32)));
 }
 
-// A prompt row gets the same numbers whatever the other rows are (alone, in a prompt, at a tile's edge).
+// A row gets the same numbers whatever the other rows are (alone as a decoding step, in a batched step of up to 8
+// rows narrowed on the caller, in a prompt, at a tile's edge).
 void TestKernels::bf16DotRowsDoNotDependOnOtherRows() {
     if (!kernels::hasAvx512Bf16()) QSKIP("no AVX512-BF16 on this CPU (or DRAGOMAN_NO_AVX512=1)");
     const std::int64_t n = 37, k = 2080;
@@ -394,7 +395,7 @@ void TestKernels::bf16DotRowsDoNotDependOnOtherRows() {
         return y;
     };
     const auto all = run(0, 41);
-    for (std::int64_t r : {0, 3, 4, 39, 40}) {
+    for (std::int64_t r : {0, 3, 4, 33, 36, 39, 40}) {
         QVERIFY2(torch::equal(run(r, 1)[0], all[r]), qPrintable(QString("row %1 alone").arg(r)));
         QVERIFY2(torch::equal(run(r, 41 - r)[0], all[r]), qPrintable(QString("row %1 first of %2").arg(r).arg(41 - r)));
     }
@@ -403,8 +404,8 @@ void TestKernels::bf16DotRowsDoNotDependOnOtherRows() {
 void TestKernels::promptKernelIsNamed() {
     const auto name = kernels::promptKernelName();
     QCOMPARE(name.rfind("onednn", 0) == 0, kernels::onednnBf16Ready());
-    QCOMPARE(name.rfind("avx512-bf16", 0) == 0, kernels::bf16DotPrompts());
-    const bool packed = !kernels::onednnBf16Ready() && !kernels::bf16DotPrompts();
+    QCOMPARE(name.rfind("avx512-bf16", 0) == 0, kernels::bf16DotProducts());
+    const bool packed = !kernels::onednnBf16Ready() && !kernels::bf16DotProducts();
     QCOMPARE(name == "avx512 packed", packed && kernels::hasAvx512());
     QCOMPARE(name == "avx2 packed", packed && kernels::hasAvx2() && !kernels::hasAvx512());
 }
@@ -428,9 +429,10 @@ void TestKernels::projectMatchesReference() {
     QCOMPARE(got.sizes(), (std::vector<std::int64_t>{m, 1100}));
     const double error = (got.to(torch::kFloat64) - reference(x, w)).abs().max().item<double>();
     QVERIFY2(error < tolerance(k), qPrintable(QString("max error %1").arg(error)));
-    // A bf16 model's prompt rows take the AVX512-BF16 kernel where it is used: bf16 activations (bf16_dot_gemm.h).
+    // A bf16 model's rows take the AVX512-BF16 kernel where it is used, decoding steps too: bf16 activations
+    // (bf16_dot_gemm.h).
     const auto bf16Model = ops::project(x, w, true);
-    const bool bf16Activations = m >= 32 && kernels::bf16DotPrompts();
+    const bool bf16Activations = kernels::bf16DotProducts();
     const double bf16Error =
         (bf16Model.to(torch::kFloat64) - reference(bf16Activations ? x.to(torch::kBFloat16) : x, w)).abs().max().item<double>();
     QVERIFY2(bf16Error < tolerance(k), qPrintable(QString("bf16 model: max error %1").arg(bf16Error)));
