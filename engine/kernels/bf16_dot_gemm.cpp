@@ -162,6 +162,27 @@ void product(const float* x, const std::uint16_t* w, float* y, std::int64_t m, s
     if (rows.capacity() > (std::size_t{32} << 20)) std::vector<std::uint16_t>().swap(rows);
 }
 
+void many(const float* x, const GemvOutput* outputs, std::size_t count, std::int64_t k) {
+    const auto kp = paddedDepth(k);
+    auto& row = narrowedRows();
+    row.resize(static_cast<std::size_t>(kTileRows * kp));
+    narrowRows(x, k, kp, row.data(), 0, 1);
+    std::vector<std::int64_t> firstBlock(count + 1, 0);  // output i's tiles are [firstBlock[i], firstBlock[i + 1])
+    for (std::size_t i = 0; i < count; ++i)
+        firstBlock[i + 1] = firstBlock[i] + (outputs[i].n + kTileCols - 1) / kTileCols;
+    ThreadPool::shared().parallelFor(firstBlock[count], kStepBlocksPerClaim, [&](std::int64_t begin, std::int64_t end) {
+        std::size_t i = static_cast<std::size_t>(std::upper_bound(firstBlock.begin(), firstBlock.end(), begin) - firstBlock.begin()) - 1;
+        for (std::int64_t block = begin; block < end; ++block) {
+            while (block >= firstBlock[i + 1])
+                ++i;
+            const auto& o = outputs[i];
+            const auto j0 = (block - firstBlock[i]) * kTileCols;
+            const auto cols = std::min<std::int64_t>(kTileCols, o.n - j0);
+            kTiles[0][cols - 1](row.data(), static_cast<const std::uint16_t*>(o.w) + j0 * k, k, o.y + j0, o.n);
+        }
+    });
+}
+
 }  // namespace
 
 bool hasAvx512Bf16() {
@@ -176,6 +197,10 @@ bool bf16DotProducts() {
 
 void bf16DotMatmulTransposed(const float* x, const std::uint16_t* w, float* y, std::int64_t m, std::int64_t n, std::int64_t k) {
     product(x, w, y, m, n, k);
+}
+
+void bf16DotGemvMany(const float* x, const GemvOutput* outputs, std::size_t count, std::int64_t k) {
+    many(x, outputs, count, k);
 }
 
 }  // namespace dragoman::kernels

@@ -16,6 +16,9 @@
 // whatever M, N or the split over threads: a row's numbers do not depend on the other rows of the prompt, and a
 // sequence decoded alone gets the numbers it gets in a batched step.
 
+#include "kernels/bf16_matmul.h"
+
+#include <cstddef>
 #include <cstdint>
 
 namespace dragoman::kernels {
@@ -29,5 +32,10 @@ bool bf16DotProducts();
 
 // y [M, N] = bf16(x) [M, K] times W [N, K]^T for bf16 W as mapped.
 void bf16DotMatmulTransposed(const float* x, const std::uint16_t* w, float* y, std::int64_t m, std::int64_t n, std::int64_t k);
+
+// One activation row against several bf16 matrices sharing K (a decoding step's q/k/v or gate/up projections), in one
+// pass over the thread pool: the row narrowed once, one hand-off, and the small matrices' rows shared out with the
+// large ones'. Each output gets exactly what bf16DotMatmulTransposed gives it. Every output's type is BF16.
+void bf16DotGemvMany(const float* x, const GemvOutput* outputs, std::size_t count, std::int64_t k);
 
 }  // namespace dragoman::kernels

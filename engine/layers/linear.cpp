@@ -224,14 +224,19 @@ torch::Tensor Linear::operator()(const torch::Tensor& x, const std::vector<const
 std::vector<torch::Tensor> Linear::many(const torch::Tensor& x, const std::vector<const Linear*>& layers, const LoraSet* lora) {
     const auto k = x.size(-1);
     bool fused = x.numel() == k && x.scalar_type() == torch::kFloat32;
+    // One kernel family per call: bf16 dot products (bf16 activations) for all, or float32 activations for all.
+    bool dotProducts = true, floatProducts = true;
     for (const auto* l : layers) {
         const auto& w = l->weight_;
         const auto type = w.scalar_type();
         const bool eightBit = (type == torch::kInt8 || type == torch::kUInt8) && l->scale_.defined();
         const bool bf16Dot = type == torch::kBFloat16 && l->placement_.bf16Activations && kernels::bf16DotProducts();
-        fused = fused && !bf16Dot && l->placement_.onCpuKernels() && !l->bias_.defined() && (type == torch::kBFloat16 || eightBit) &&
+        dotProducts = dotProducts && bf16Dot;
+        floatProducts = floatProducts && !bf16Dot;
+        fused = fused && l->placement_.onCpuKernels() && !l->bias_.defined() && (type == torch::kBFloat16 || eightBit) &&
                 (eightBit || !l->scale_.defined()) && w.is_contiguous() && w.size(1) == k;
     }
+    fused = fused && (dotProducts || floatProducts);
     std::vector<torch::Tensor> out;
     if (!fused) {
         for (const auto* l : layers)
@@ -247,7 +252,10 @@ std::vector<torch::Tensor> Linear::many(const torch::Tensor& x, const std::vecto
                                                                        : kernels::WeightType::FP8;
         targets.push_back({l->weight_.data_ptr(), type, out.back().data_ptr<float>(), l->weight_.size(0)});
     }
-    kernels::gemvMany(row.data_ptr<float>(), targets.data(), targets.size(), k);
+    if (dotProducts)
+        kernels::bf16DotGemvMany(row.data_ptr<float>(), targets.data(), targets.size(), k);
+    else
+        kernels::gemvMany(row.data_ptr<float>(), targets.data(), targets.size(), k);
     for (std::size_t i = 0; i < out.size(); ++i)
         out[i] = layers[i]->withDelta(layers[i]->scaled(ops::withRowsOf(x, out[i], layers[i]->weight_.size(0))), x, lora);
     return out;

@@ -76,6 +76,7 @@ private Q_SLOTS:
     void bf16DotProductsMatchReference_data();
     void bf16DotProductsMatchReference();
     void bf16DotRowsDoNotDependOnOtherRows();
+    void bf16DotGemvManyEqualsSeparateProducts();
     void promptKernelIsNamed();
     void projectMatchesReference_data();
     void projectMatchesReference();
@@ -398,6 +399,31 @@ void TestKernels::bf16DotRowsDoNotDependOnOtherRows() {
     for (std::int64_t r : {0, 3, 4, 33, 36, 39, 40}) {
         QVERIFY2(torch::equal(run(r, 1)[0], all[r]), qPrintable(QString("row %1 alone").arg(r)));
         QVERIFY2(torch::equal(run(r, 41 - r)[0], all[r]), qPrintable(QString("row %1 first of %2").arg(r).arg(41 - r)));
+    }
+}
+
+// A decoding step's fused projections on the bf16 dot path (Linear::many): each output exactly what the kernel
+// gives it alone, heights around the 6-row tiles and the claims of 16 tiles, K with a tail.
+void TestKernels::bf16DotGemvManyEqualsSeparateProducts() {
+    if (!kernels::hasAvx512Bf16()) QSKIP("no AVX512-BF16 on this CPU (or DRAGOMAN_NO_AVX512=1)");
+    for (std::int64_t k : {40, 2048}) {
+        const std::vector<std::int64_t> heights{130, 1, 96, 7, 600};
+        const auto x = torch::randn({1, k}, at::detail::createCPUGenerator(41), torch::kFloat32);
+        std::vector<torch::Tensor> weights, outputs;
+        std::vector<kernels::GemvOutput> targets;
+        for (std::size_t i = 0; i < heights.size(); ++i) {
+            weights.push_back(randomWeights(heights[i], k, 50 + i));
+            outputs.push_back(torch::full({heights[i]}, std::nanf(""), torch::kFloat32));
+            targets.push_back({weights.back().data_ptr(), kernels::WeightType::BF16, outputs.back().data_ptr<float>(), heights[i]});
+        }
+        kernels::bf16DotGemvMany(x.data_ptr<float>(), targets.data(), targets.size(), k);
+        for (std::size_t i = 0; i < heights.size(); ++i) {
+            auto alone = torch::full({heights[i]}, std::nanf(""), torch::kFloat32);
+            kernels::bf16DotMatmulTransposed(x.data_ptr<float>(),
+                                             reinterpret_cast<const std::uint16_t*>(weights[i].data_ptr<at::BFloat16>()),
+                                             alone.data_ptr<float>(), 1, heights[i], k);
+            QVERIFY2(torch::equal(outputs[i], alone), qPrintable(QString("k=%1 output %2").arg(k).arg(i)));
+        }
     }
 }
 
