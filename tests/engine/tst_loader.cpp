@@ -57,6 +57,7 @@ private Q_SLOTS:
     void cancelStopsEachPhase();
     void pageInReportsEvery16MiB();
     void coldPageInReadsEveryByte();
+    void warmPageInEndsInHugePages();
     void truncatedWeightsAreRefused();
     void corruptCheckpointIsRefused();
     void memoryGuardRefuses();
@@ -215,6 +216,39 @@ void TestLoader::coldPageInReadsEveryByte() {
           static_cast<unsigned long long>(mapping.size()));
     if (pageInReadsHugeFolios() && huge > 0)  // 0: the filesystem keeps small folios (tmpfs, old kernels)
         QVERIFY2(huge >= mapping.size() / 2, (std::to_string(huge) + " of " + std::to_string(mapping.size())).c_str());
+}
+
+// A file the page cache holds in small folios (written, copied, read by another tool) is read again into 2 MiB
+// folios by the page-in, where the filesystem has them: what a cold load gives, every load gets.
+void TestLoader::warmPageInEndsInHugePages() {
+    SafetensorsWriter writer;
+    writer.add("ramp", DType::F32, {20, 1024, 1024}, [](std::span<std::byte> b, std::uint64_t first) {
+        auto* f = reinterpret_cast<float*>(b.data());
+        for (std::size_t i = 0; i < b.size() / sizeof(float); ++i)
+            f[i] = static_cast<float>((first / sizeof(float) + i) % 999983);
+    });
+    const auto dir = root_ / "warm";
+    fs::create_directories(dir);
+    writer.write(dir / "model.safetensors");
+    std::ofstream(dir / "config.json") << R"({"model_type": "test"})";
+    loadModel(*store_, dir.string());  // first sight: hashed and recorded, the written pages still cached
+    std::uint64_t warmHuge = 0, size = 0;
+    {
+        const auto model = loadModel(*store_, dir.string());
+        const auto expected = torch::arange(20 * 1024 * 1024, torch::kInt64).remainder(999983).to(torch::kFloat32).view({20, 1024, 1024});
+        QVERIFY(torch::equal(model.weights.at("ramp"), expected));
+        const auto& mapping = *model.checkpoint.files().front()->mapping();
+        warmHuge = mapping.hugePageBytes();
+        size = mapping.size();
+    }
+    // What this machine gives a cold load is the bar.
+    if (!pageInReadsHugeFolios() || !evictFromPageCache(dir / "model.safetensors")) QSKIP("no 2 MiB folios for mapped files here");
+    const auto cold = loadModel(*store_, dir.string());
+    const auto coldHuge = cold.checkpoint.files().front()->mapping()->hugePageBytes();
+    qInfo("warm: %llu, cold: %llu of %llu bytes in 2 MiB pages", static_cast<unsigned long long>(warmHuge),
+          static_cast<unsigned long long>(coldHuge), static_cast<unsigned long long>(size));
+    if (coldHuge < size / 2) QSKIP("this filesystem keeps small folios");
+    QVERIFY2(warmHuge >= size / 2, (std::to_string(warmHuge) + " of " + std::to_string(size)).c_str());
 }
 
 void TestLoader::truncatedWeightsAreRefused() {
