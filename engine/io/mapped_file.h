@@ -23,8 +23,8 @@ public:
     std::uint64_t size() const noexcept { return size_; }
 
     // Bytes of the mapping the kernel maps with 2 MiB page-table entries (FilePmdMapped in
-    // /proc/self/smaps), 0 where that is not known. Reads the process's whole smaps (milliseconds):
-    // for benchmarks and diagnostics, not for the load path.
+    // /proc/self/smaps), 0 where that is not known. Reads the process's whole smaps (milliseconds): for
+    // benchmarks and diagnostics, and once per large file in the page-in (page_in.cpp).
     std::uint64_t hugePageBytes() const;
 
 private:

@@ -41,9 +41,19 @@ void populate(const std::byte* base, std::uint64_t length) {
         sink = sink + static_cast<std::uint8_t>(base[offset]);
 }
 
+// Drops [offset, offset + length) of the file's clean cached pages (length 0: to the end); false if not possible.
+bool dropFromPageCache(const std::filesystem::path& path, std::uint64_t offset, std::uint64_t length) {
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return false;
+    ::fdatasync(fd);
+    const bool ok = ::posix_fadvise(fd, static_cast<off_t>(offset), static_cast<off_t>(length), POSIX_FADV_DONTNEED) == 0;
+    ::close(fd);
+    return ok;
+}
+
 // Whether the file's cached pages should be read again so that they come in 2 MiB folios: its first chunk, just
-// populated, is mapped mostly with 4 KiB entries. That happens when something read the file with read() (an import's
-// hash, a copy, another tool), which caches it in small folios; mappings of them cannot use 2 MiB entries. Then every
+// populated, is mapped mostly with 4 KiB entries. That happens when the file was written here (a download, a copy,
+// `quantize`): written pages stay cached in small folios, and mappings of them cannot use 2 MiB entries. Then every
 // new process pays a page-table entry per 4 KiB on first touch (0.5 s for the 3.6 GB HY-MT 1.8B on a 2-core VM,
 // against 0.02 s for 2 MiB entries), and decoding pays TLB misses for as long as the file stays cached.
 bool cachedInSmallFolios(const MappedFile& file, std::uint64_t probed) {
@@ -57,10 +67,7 @@ bool cachedInSmallFolios(const MappedFile& file, std::uint64_t probed) {
 // only; pages another process maps stay.
 void dropCachedPages(const MappedFile& file, std::uint64_t offset, std::uint64_t length) {
     ::madvise(const_cast<std::byte*>(file.data() + offset), length, MADV_DONTNEED);
-    const int fd = ::open(file.path().c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return;
-    ::posix_fadvise(fd, static_cast<off_t>(offset), static_cast<off_t>(length), POSIX_FADV_DONTNEED);
-    ::close(fd);
+    dropFromPageCache(file.path(), offset, length);
 }
 
 // The first chunk again from the disk: if it now comes in 2 MiB folios, the rest of the file is dropped too and
@@ -146,12 +153,7 @@ bool pageInReadsHugeFolios() {
 }
 
 bool evictFromPageCache(const std::filesystem::path& path) {
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return false;
-    ::fdatasync(fd);
-    const bool ok = ::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED) == 0;
-    ::close(fd);
-    return ok;
+    return dropFromPageCache(path, 0, 0);
 }
 
 }  // namespace dragoman

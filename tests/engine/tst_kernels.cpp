@@ -56,6 +56,21 @@ double tolerance(std::int64_t k) {
     return 1e-5 * std::sqrt(static_cast<double>(k)) * 8;
 }
 
+// bf16 matrices of the given heights sharing K, their outputs filled with NaN (each must be written), and the
+// gemvMany targets that name them. Matrix i's weights come from seed + i.
+struct GemvCase {
+    std::vector<torch::Tensor> weights, outputs;
+    std::vector<kernels::GemvOutput> targets;
+};
+GemvCase gemvCase(const std::vector<std::int64_t>& heights, std::int64_t k, std::uint64_t seed) {
+    GemvCase c;
+    for (std::size_t i = 0; i < heights.size(); ++i) {
+        c.weights.push_back(randomWeights(heights[i], k, seed + i));
+        c.outputs.push_back(torch::full({heights[i]}, std::nanf(""), torch::kFloat32));
+        c.targets.push_back({c.weights.back().data_ptr(), kernels::WeightType::BF16, c.outputs.back().data_ptr<float>(), heights[i]});
+    }
+    return c;
+}
 }  // namespace
 
 class TestKernels : public QObject {
@@ -140,16 +155,10 @@ void TestKernels::gemvManyMatchesSeparateProducts() {
     for (std::int64_t k : {64, 2048}) {
         const std::vector<std::int64_t> heights{130, 16, 3};
         const auto x = torch::randn({1, k}, at::detail::createCPUGenerator(3), torch::kFloat32);
-        std::vector<torch::Tensor> weights, outputs;
-        std::vector<kernels::GemvOutput> targets;
+        const auto c = gemvCase(heights, k, 20);
+        kernels::gemvMany(x.data_ptr<float>(), c.targets.data(), c.targets.size(), k);
         for (std::size_t i = 0; i < heights.size(); ++i) {
-            weights.push_back(randomWeights(heights[i], k, 20 + i));
-            outputs.push_back(torch::full({heights[i]}, std::nanf(""), torch::kFloat32));
-            targets.push_back({weights.back().data_ptr(), kernels::WeightType::BF16, outputs.back().data_ptr<float>(), heights[i]});
-        }
-        kernels::gemvMany(x.data_ptr<float>(), targets.data(), targets.size(), k);
-        for (std::size_t i = 0; i < heights.size(); ++i) {
-            const double error = (outputs[i].to(torch::kFloat64) - reference(x, weights[i]).squeeze(0)).abs().max().item<double>();
+            const double error = (c.outputs[i].to(torch::kFloat64) - reference(x, c.weights[i]).squeeze(0)).abs().max().item<double>();
             QVERIFY2(error < tolerance(k), qPrintable(QString("k=%1 output %2: max error %3").arg(k).arg(i).arg(error)));
         }
     }
@@ -409,20 +418,14 @@ void TestKernels::bf16DotGemvManyEqualsSeparateProducts() {
     for (std::int64_t k : {40, 2048}) {
         const std::vector<std::int64_t> heights{130, 1, 96, 7, 600};
         const auto x = torch::randn({1, k}, at::detail::createCPUGenerator(41), torch::kFloat32);
-        std::vector<torch::Tensor> weights, outputs;
-        std::vector<kernels::GemvOutput> targets;
-        for (std::size_t i = 0; i < heights.size(); ++i) {
-            weights.push_back(randomWeights(heights[i], k, 50 + i));
-            outputs.push_back(torch::full({heights[i]}, std::nanf(""), torch::kFloat32));
-            targets.push_back({weights.back().data_ptr(), kernels::WeightType::BF16, outputs.back().data_ptr<float>(), heights[i]});
-        }
-        kernels::bf16DotGemvMany(x.data_ptr<float>(), targets.data(), targets.size(), k);
+        const auto c = gemvCase(heights, k, 50);
+        kernels::bf16DotGemvMany(x.data_ptr<float>(), c.targets.data(), c.targets.size(), k);
         for (std::size_t i = 0; i < heights.size(); ++i) {
             auto alone = torch::full({heights[i]}, std::nanf(""), torch::kFloat32);
             kernels::bf16DotMatmulTransposed(x.data_ptr<float>(),
-                                             reinterpret_cast<const std::uint16_t*>(weights[i].data_ptr<at::BFloat16>()),
+                                             reinterpret_cast<const std::uint16_t*>(c.weights[i].data_ptr<at::BFloat16>()),
                                              alone.data_ptr<float>(), 1, heights[i], k);
-            QVERIFY2(torch::equal(outputs[i], alone), qPrintable(QString("k=%1 output %2").arg(k).arg(i)));
+            QVERIFY2(torch::equal(c.outputs[i], alone), qPrintable(QString("k=%1 output %2").arg(k).arg(i)));
         }
     }
 }

@@ -42,6 +42,23 @@ void shard(const fs::path& dir) {
     fs::remove(dir / "model.safetensors");
 }
 
+// A checkpoint of one float32 tensor "ramp" [layers, 1024, 1024] whose element i is i % modulus, in `dir`.
+void writeRampCheckpoint(const fs::path& dir, std::int64_t layers, std::int64_t modulus) {
+    SafetensorsWriter writer;
+    writer.add("ramp", DType::F32, {layers, 1024, 1024}, [modulus](std::span<std::byte> b, std::uint64_t first) {
+        auto* f = reinterpret_cast<float*>(b.data());
+        for (std::size_t i = 0; i < b.size() / sizeof(float); ++i)
+            f[i] = static_cast<float>((first / sizeof(float) + i) % static_cast<std::uint64_t>(modulus));
+    });
+    fs::create_directories(dir);
+    writer.write(dir / "model.safetensors");
+    std::ofstream(dir / "config.json") << R"({"model_type": "test"})";
+}
+
+torch::Tensor rampValues(std::int64_t layers, std::int64_t modulus) {
+    return torch::arange(layers * 1024 * 1024, torch::kInt64).remainder(modulus).to(torch::kFloat32).view({layers, 1024, 1024});
+}
+
 }  // namespace
 
 class TestLoader : public QObject {
@@ -194,22 +211,13 @@ void TestLoader::pageInReportsEvery16MiB() {
 void TestLoader::coldPageInReadsEveryByte() {
     // A file evicted from the page cache is read back whole by the page-in, in 2 MiB folios where the kernel
     // offers them (what decoding needs to stream at full speed), and the tensors see the file's bytes.
-    SafetensorsWriter writer;
-    writer.add("ramp", DType::F32, {12, 1024, 1024}, [](std::span<std::byte> b, std::uint64_t first) {
-        auto* f = reinterpret_cast<float*>(b.data());
-        for (std::size_t i = 0; i < b.size() / sizeof(float); ++i)
-            f[i] = static_cast<float>((first / sizeof(float) + i) % 1000003);
-    });
     const auto dir = root_ / "cold";
-    fs::create_directories(dir);
-    writer.write(dir / "model.safetensors");
-    std::ofstream(dir / "config.json") << R"({"model_type": "test"})";
+    writeRampCheckpoint(dir, 12, 1000003);
     loadModel(*store_, dir.string());  // first sight: hashed and recorded
     if (!evictFromPageCache(dir / "model.safetensors")) QSKIP("the page cache cannot be dropped here");
     const auto model = loadModel(*store_, dir.string());
     const auto& ramp = model.weights.at("ramp");
-    const auto expected = torch::arange(12 * 1024 * 1024, torch::kInt64).remainder(1000003).to(torch::kFloat32).view({12, 1024, 1024});
-    QVERIFY(torch::equal(ramp, expected));
+    QVERIFY(torch::equal(ramp, rampValues(12, 1000003)));
     const auto& mapping = *model.checkpoint.files().front()->mapping();
     const auto huge = mapping.hugePageBytes();
     qInfo("%llu of %llu bytes mapped in 2 MiB pages", static_cast<unsigned long long>(huge),
@@ -218,25 +226,16 @@ void TestLoader::coldPageInReadsEveryByte() {
         QVERIFY2(huge >= mapping.size() / 2, (std::to_string(huge) + " of " + std::to_string(mapping.size())).c_str());
 }
 
-// A file the page cache holds in small folios (written, copied, read by another tool) is read again into 2 MiB
+// A file the page cache holds in small folios (written or copied here) is read again into 2 MiB
 // folios by the page-in, where the filesystem has them: what a cold load gives, every load gets.
 void TestLoader::warmPageInEndsInHugePages() {
-    SafetensorsWriter writer;
-    writer.add("ramp", DType::F32, {20, 1024, 1024}, [](std::span<std::byte> b, std::uint64_t first) {
-        auto* f = reinterpret_cast<float*>(b.data());
-        for (std::size_t i = 0; i < b.size() / sizeof(float); ++i)
-            f[i] = static_cast<float>((first / sizeof(float) + i) % 999983);
-    });
     const auto dir = root_ / "warm";
-    fs::create_directories(dir);
-    writer.write(dir / "model.safetensors");
-    std::ofstream(dir / "config.json") << R"({"model_type": "test"})";
+    writeRampCheckpoint(dir, 20, 999983);
     loadModel(*store_, dir.string());  // first sight: hashed and recorded, the written pages still cached
     std::uint64_t warmHuge = 0, size = 0;
     {
         const auto model = loadModel(*store_, dir.string());
-        const auto expected = torch::arange(20 * 1024 * 1024, torch::kInt64).remainder(999983).to(torch::kFloat32).view({20, 1024, 1024});
-        QVERIFY(torch::equal(model.weights.at("ramp"), expected));
+        QVERIFY(torch::equal(model.weights.at("ramp"), rampValues(20, 999983)));
         const auto& mapping = *model.checkpoint.files().front()->mapping();
         warmHuge = mapping.hugePageBytes();
         size = mapping.size();
