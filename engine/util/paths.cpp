@@ -42,10 +42,17 @@ std::filesystem::path huggingFaceHubDir() {
 namespace dragoman::paths {
 
 std::filesystem::path installedDataDir() {
+    // The programs live in <prefix>/lib/dragoman or <prefix>/lib/<triplet>/dragoman (bin/ holds their launchers),
+    // so the prefix is the nearest folder above the program with share/dragoman in it.
     std::error_code ec;
     const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
     if (ec) return "/usr/share/dragoman";
-    return exe.parent_path().parent_path() / "share" / "dragoman";
+    const auto fallback = exe.parent_path().parent_path() / "share" / "dragoman";
+    auto dir = exe.parent_path();
+    for (int up = 0; up < 4 && dir.has_relative_path(); ++up, dir = dir.parent_path()) {
+        if (std::filesystem::is_directory(dir / "share" / "dragoman", ec)) return dir / "share" / "dragoman";
+    }
+    return fallback;
 }
 
 }  // namespace dragoman::paths

@@ -16,6 +16,7 @@ std::filesystem::path huggingFaceHubDir();
 }  // namespace dragoman::paths
 
 namespace dragoman::paths {
-// The read-only data folder of an installed Dragoman (<prefix>/share/dragoman), found next to the executable.
+// The read-only data folder of an installed Dragoman (<prefix>/share/dragoman), found in the nearest folder above
+// the program that has one.
 std::filesystem::path installedDataDir();
 }  // namespace dragoman::paths

@@ -32,12 +32,19 @@ trap 'rm -rf "$work"' EXIT
 (cd "$build_dir" && cpack -G DEB -B "$work" >"$work/cpack.log" 2>&1) || { cat "$work/cpack.log"; exit 1; }
 deb="$(ls "$work"/*.deb)"
 contents="$(dpkg-deb --contents "$deb")"
-for path in usr/bin/dragoman usr/bin/dragoman-cli usr/share/applications/dragoman.desktop \
+for path in usr/bin/dragoman usr/bin/dragoman-cli usr/lib/dragoman/dragoman usr/lib/dragoman/dragoman-cli \
+    usr/lib/dragoman/libdragoman_spm.so usr/share/applications/dragoman.desktop \
     usr/share/metainfo/io.github.dragoman.Dragoman.metainfo.xml usr/share/icons/hicolor/48x48/apps/dragoman.png \
     usr/share/icons/hicolor/scalable/apps/dragoman.svg usr/share/man/man1/dragoman-cli.1.gz usr/share/man/man1/dragoman.1.gz usr/share/doc/dragoman/copyright \
     usr/share/doc/dragoman/changelog.gz usr/share/dragoman/models/dragoman-en-de-zh/model.safetensors; do
     grep -q " \./$path\$" <<<"$contents" || { echo "the package lacks /$path"; exit 1; }
 done
+# The installed command runs from the package's own tree: the launcher in usr/bin starts its program in
+# usr/lib/dragoman, which finds the bundled model in usr/share/dragoman.
+dpkg-deb -x "$deb" "$work/root"
+listing="$(DRAGOMAN_MODELS="$work/models" XDG_DATA_HOME="$work/data" "$work/root/usr/bin/dragoman-cli" models list 2>&1)"
+[[ "$listing" == *"$work/root/usr/share/dragoman/models/dragoman-en-de-zh"* ]] ||
+    { echo "the installed dragoman-cli does not list its bundled model: $listing"; exit 1; }
 # Errors fail; warnings are printed for the record.
 lintian --fail-on error --tag-display-limit 0 "$deb"
 echo "ok: $(basename "$deb")"
