@@ -15,7 +15,9 @@
 
 #include <algorithm>
 #include <fstream>
+#include <functional>
 #include <iterator>
+#include <optional>
 
 namespace dragoman {
 namespace {
@@ -164,6 +166,60 @@ void writeCompiled(const BpeModel& model, const std::filesystem::path& file, con
     }
 }
 
+// tokenizer.json without model.vocab and model.merges, every other field as written: what load() still reads when
+// the compiled cache holds the vocabulary and merges. On-demand parsing skips the two without building them.
+// nullopt where the file is not the plain object this expects (the full parse then reports what is wrong).
+std::optional<std::string> withoutVocabulary(const simdjson::padded_string& json) {
+    namespace ondemand = simdjson::ondemand;
+    ondemand::parser parser;
+    ondemand::document doc;
+    ondemand::object root;
+    if (parser.iterate(json).get(doc) || doc.get_object().get(root)) return std::nullopt;
+    const auto plainKey = [](std::string_view key) {
+        return std::all_of(key.begin(), key.end(), [](char c) { return c != '"' && c != '\\' && static_cast<unsigned char>(c) >= 0x20; });
+    };
+    // Writes `object` as {"key":value,...}, the model object without its vocabulary and merges; false on an error.
+    std::function<bool(ondemand::object&, std::string&, bool)> copy = [&](ondemand::object& object, std::string& out, bool isModel) {
+        out += '{';
+        bool first = true;
+        for (auto result : object) {
+            ondemand::field field;
+            std::string_view key;
+            if (std::move(result).get(field) || field.unescaped_key().get(key) || !plainKey(key)) return false;
+            if (isModel && (key == "vocab" || key == "merges")) continue;  // skipped unread
+            if (!first) out += ',';
+            first = false;
+            out += '"';
+            out += key;
+            out += "\":";
+            if (!isModel && key == "model") {
+                ondemand::object model;
+                if (field.value().get_object().get(model) || !copy(model, out, true)) return false;
+            } else {
+                // simdjson 3.0 has raw_json() on objects and arrays; a scalar is its one token.
+                ondemand::json_type type;
+                std::string_view raw;
+                if (field.value().type().get(type)) return false;
+                if (type == ondemand::json_type::object) {
+                    ondemand::object value;
+                    if (field.value().get_object().get(value) || value.raw_json().get(raw)) return false;
+                } else if (type == ondemand::json_type::array) {
+                    ondemand::array value;
+                    if (field.value().get_array().get(value) || value.raw_json().get(raw)) return false;
+                } else {
+                    raw = field.value().raw_json_token();
+                }
+                out += raw;
+            }
+        }
+        out += '}';
+        return true;
+    };
+    std::string out;
+    if (!copy(root, out, false)) return std::nullopt;
+    return out;
+}
+
 }  // namespace
 
 BpeTokenizer::BpeTokenizer(const std::filesystem::path& tokenizerJson) {
@@ -178,18 +234,24 @@ BpeTokenizer::BpeTokenizer(const std::filesystem::path& tokenizerJson) {
 
 void BpeTokenizer::load(const std::filesystem::path& tokenizerJson) {
     const Reader r(tokenizerJson.string());
+    simdjson::padded_string json;
+    if (auto error = simdjson::padded_string::load(tokenizerJson.string()).get(json))
+        r.fail(std::string("not readable: ") + simdjson::error_message(error));
+    // The vocabulary and merges come from the compiled cache when it matches this file, and then only the rest of
+    // the JSON is parsed (a 120k-token file is 7 MB, nearly all of it vocabulary and merges: its whole parse took
+    // 30-60 ms of a model's start). Else from the JSON, and the cache is written for next time.
+    const auto cacheFile = compiledCachePath(tokenizerJson);
+    const bool compiled = readCompiled(model_, cacheFile, tokenizerJson);
+    const auto settings = compiled ? withoutVocabulary(json) : std::nullopt;
     dom::parser parser;
     dom::element root;
-    if (auto error = parser.load(tokenizerJson.string()).get(root))
+    if (auto error = (settings ? parser.parse(*settings) : parser.parse(json)).get(root))
         r.fail(std::string("not readable JSON: ") + simdjson::error_message(error));
 
     dom::element model;
     if (root["model"].get(model)) r.fail("no 'model'");
     if (r.text(model, "type") != "BPE") r.fail("model type '" + std::string(r.text(model, "type")) + "' is not supported (BPE only)");
-    // The vocabulary and merges come from the compiled cache when it matches this file, else from the JSON
-    // (and the cache is written for next time).
-    const auto cacheFile = compiledCachePath(tokenizerJson);
-    if (!readCompiled(model_, cacheFile, tokenizerJson)) {
+    if (!compiled) {
         fillModel(model_, model, r);
         writeCompiled(model_, cacheFile, tokenizerJson);
     }

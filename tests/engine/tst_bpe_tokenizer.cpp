@@ -47,6 +47,7 @@ private Q_SLOTS:
     void streamsCjkAndEmojiWithoutBrokenCharacters();
     void specialTokensAreKnown();
     void invalidUtf8IsAnInputError();
+    void compiledCacheGivesTheSameTokenizer_data();
     void compiledCacheGivesTheSameTokenizer();
     void addedTokenOptions_data();
     void addedTokenOptions();
@@ -164,19 +165,55 @@ void TestBpeTokenizer::invalidUtf8IsAnInputError() {
 
 // The second load of a tokenizer.json comes from its compiled form; it must encode exactly like the first,
 // and a damaged compiled file is ignored rather than trusted.
+void TestBpeTokenizer::compiledCacheGivesTheSameTokenizer_data() {
+    QTest::addColumn<bool>("rewritten");
+    QTest::newRow("fixture") << false;
+    // The same tokenizer with an NFKC normalizer and a template that puts the begin-of-sentence token first, written
+    // with its fields in another order ("model" between others, not last).
+    QTest::newRow("normalizer and template") << true;
+}
+
 void TestBpeTokenizer::compiledCacheGivesTheSameTokenizer() {
+    QFETCH(bool, rewritten);
     QTemporaryDir dir;
     qputenv("DRAGOMAN_MODELS", QFile::encodeName(dir.path()));
     const auto json = std::filesystem::path(dir.path().toStdString()) / "tokenizer.json";
-    std::filesystem::copy_file(kDir / "tokenizer.json", json);
+    if (rewritten) {
+        std::ifstream in(kDir / "tokenizer.json");
+        auto doc = nlohmann::json::parse(in);  // written back with its keys sorted
+        doc["normalizer"] = {{"type", "NFKC"}};
+        const std::string bos = doc["added_tokens"][0]["content"];
+        const int bosId = doc["added_tokens"][0]["id"];
+        doc["post_processor"] = {
+            {"type", "TemplateProcessing"},
+            {"single", {{{"SpecialToken", {{"id", bos}, {"type_id", 0}}}}, {{"Sequence", {{"id", "A"}, {"type_id", 0}}}}}},
+            {"pair", nlohmann::json::array()},
+            {"special_tokens", {{bos, {{"id", bos}, {"ids", {bosId}}, {"tokens", {bos}}}}}}};
+        std::ofstream(json) << doc.dump(1);
+    } else {
+        std::filesystem::copy_file(kDir / "tokenizer.json", json);
+    }
     const BpeTokenizer fromJson(json);
     const auto compiledDir = std::filesystem::path(dir.path().toStdString()) / ".compiled";
     QVERIFY(std::filesystem::exists(compiledDir) && !std::filesystem::is_empty(compiledDir));
+    // From the cache only the rest of the JSON is parsed (added tokens, normalizer, pre-tokenizers, post-processor):
+    // all of it must come through as the full parse reads it.
     const BpeTokenizer fromCache(json);
+    QCOMPARE(fromCache.vocabSize(), fromJson.vocabSize());
     const auto all = cases();  // alive for the loop: a member of a temporary is not
     for (const auto& c : all["cases"]) {
         const auto text = c["text"].get<std::string>();
-        QCOMPARE(nlohmann::json(fromCache.encode(text)).dump(), nlohmann::json(fromJson.encode(text)).dump());
+        const auto ids = fromJson.encode(text);
+        QCOMPARE(nlohmann::json(fromCache.encode(text)).dump(), nlohmann::json(ids).dump());
+        QCOMPARE(nlohmann::json(fromCache.encodePlain(text)).dump(), nlohmann::json(fromJson.encodePlain(text)).dump());
+        QCOMPARE(fromCache.decode(ids, false), fromJson.decode(ids, false));
+        QCOMPARE(fromCache.decode(ids, true), fromJson.decode(ids, true));
+        for (const auto id : ids)
+            QCOMPARE(fromCache.isSpecial(id), fromJson.isSpecial(id));
+    }
+    if (rewritten) {  // the rewritten fields are in force from the cache too
+        QCOMPARE(fromCache.encode("a")[0], fromCache.encodePlain("<｜hy_begin▁of▁sentence｜>")[0]);
+        QCOMPARE(nlohmann::json(fromCache.encodePlain("\uFB01x")).dump(), nlohmann::json(fromCache.encodePlain("fix")).dump());
     }
     for (const auto& entry : std::filesystem::directory_iterator(compiledDir)) {
         std::ofstream damage(entry.path(), std::ios::binary | std::ios::in | std::ios::out);
