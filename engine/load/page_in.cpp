@@ -19,6 +19,8 @@ namespace {
 // Chunks small enough that a cold disk finishes one in well under 100 ms (cancel latency), big enough
 // that the syscalls cost nothing.
 constexpr std::uint64_t kChunk = 16ull << 20;
+// Smaller files are a few thousand page-table entries: nothing to gain from reading them again in 2 MiB folios.
+constexpr std::uint64_t kWorthRecaching = 64ull << 20;
 
 std::uint64_t pageSize() {
     return static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
@@ -57,8 +59,7 @@ bool dropFromPageCache(const std::filesystem::path& path, std::uint64_t offset, 
 // new process pays a page-table entry per 4 KiB on first touch (0.5 s for the 3.6 GB HY-MT 1.8B on a 2-core VM,
 // against 0.02 s for 2 MiB entries), and decoding pays TLB misses for as long as the file stays cached.
 bool cachedInSmallFolios(const MappedFile& file, std::uint64_t probed) {
-    constexpr std::uint64_t kWorthIt = 64ull << 20;  // smaller files: a few thousand entries, nothing to gain
-    if (file.size() < kWorthIt) return false;
+    if (file.size() < kWorthRecaching) return false;
     return file.hugePageBytes() < probed / 2;
 }
 
@@ -79,6 +80,21 @@ void recacheInHugeFolios(const MappedFile& file, std::uint64_t firstChunk) {
     if (file.hugePageBytes() < firstChunk / 2) return;
     log::logger().info("{} was cached in 4 KiB pages; reading it again into 2 MiB pages", file.path().string());
     dropCachedPages(file, firstChunk, file.size() - firstChunk);
+}
+
+// After the whole file is populated with its first chunk in 2 MiB folios (so the filesystem has them), the rest
+// should be too; where under 90 % is, parts of it were cached by read() (a hash, a copy, another program's
+// conversion: readahead makes folios of its window's size, too small for 2 MiB entries) and are read again the same
+// way as recacheInHugeFolios, once per page-cache lifetime. Pages another process maps stay where they are: a file
+// that another running process keeps mapped in small folios costs a second populate here, not a read.
+void recacheRestInHugeFolios(const MappedFile& file, std::uint64_t firstChunk) {
+    constexpr std::uint64_t kHuge = 2ull << 20;
+    const std::uint64_t mappable = file.size() / kHuge * kHuge;
+    if (file.size() < kWorthRecaching || file.hugePageBytes() >= mappable / 10 * 9) return;
+    log::logger().info("{} was partly cached in small pages; reading that part again into 2 MiB pages", file.path().string());
+    dropCachedPages(file, firstChunk, file.size() - firstChunk);
+    for (std::uint64_t offset = firstChunk; offset < file.size(); offset += kChunk)
+        populate(file.data() + offset, std::min(kChunk, file.size() - offset));
 }
 
 // Reads [offset, offset + length) with plain sequential read(), exactly as `cat` does: on a cold disk this
@@ -126,13 +142,18 @@ bool pageIn(const std::vector<std::shared_ptr<const MappedFile>>& files, Progres
             }
             if (fd >= 0) ::close(fd);
         }
+        bool firstChunkHuge = false;
         for (std::uint64_t offset = 0; offset < file.size(); offset += kChunk) {
             const std::uint64_t length = std::min(kChunk, file.size() - offset);
             populate(file.data() + offset, length);
-            if (offset == 0 && populateOnly && cachedInSmallFolios(file, length)) recacheInHugeFolios(file, length);
+            if (offset == 0 && populateOnly) {
+                firstChunkHuge = !cachedInSmallFolios(file, length);
+                if (!firstChunkHuge) recacheInHugeFolios(file, length);
+            }
             done += length;
             if (!meter.keepGoing(phase, done, total)) return false;
         }
+        if (firstChunkHuge) recacheRestInHugeFolios(file, std::min(kChunk, file.size()));
     }
     return true;
 }
