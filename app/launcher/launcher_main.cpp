@@ -35,8 +35,7 @@ void addAllocatorTunables() {
 
 }  // namespace
 
-int main(int argc, char** argv) {
-    (void)argc;
+int main(int, char** argv) {
     std::error_code ec;
     const auto here = std::filesystem::read_symlink("/proc/self/exe", ec).parent_path();
     if (ec) {

@@ -24,7 +24,7 @@ public:
 
     // Bytes of the mapping the kernel maps with 2 MiB page-table entries (FilePmdMapped in
     // /proc/self/smaps), 0 where that is not known. Reads the process's whole smaps (milliseconds): for
-    // benchmarks and diagnostics, and once per large file in the page-in (page_in.cpp).
+    // benchmarks and diagnostics, and once or twice per large file in the page-in (page_in.cpp).
     std::uint64_t hugePageBytes() const;
 
 private:

@@ -83,18 +83,13 @@ void recacheInHugeFolios(const MappedFile& file, std::uint64_t firstChunk) {
 }
 
 // After the whole file is populated with its first chunk in 2 MiB folios (so the filesystem has them), the rest
-// should be too; where under 90 % is, parts of it were cached by read() (a hash, a copy, another program's
-// conversion: readahead makes folios of its window's size, too small for 2 MiB entries) and are read again the same
-// way as recacheInHugeFolios, once per page-cache lifetime. Pages another process maps stay where they are: a file
-// that another running process keeps mapped in small folios costs a second populate here, not a read.
-void recacheRestInHugeFolios(const MappedFile& file, std::uint64_t firstChunk) {
+// should be too. Where under 90 % is, parts of it were cached by read() (a hash, a copy, another program's
+// conversion: readahead makes folios of its window's size, too small for 2 MiB entries): the caller drops the rest
+// and populates it again, once per page-cache lifetime. Pages another process maps stay where they are: a file that
+// another running process keeps mapped in small folios costs a second populate, not a read.
+bool restCachedInSmallFolios(const MappedFile& file) {
     constexpr std::uint64_t kHuge = 2ull << 20;
-    const std::uint64_t mappable = file.size() / kHuge * kHuge;
-    if (file.size() < kWorthRecaching || file.hugePageBytes() >= mappable / 10 * 9) return;
-    log::logger().info("{} was partly cached in small pages; reading that part again into 2 MiB pages", file.path().string());
-    dropCachedPages(file, firstChunk, file.size() - firstChunk);
-    for (std::uint64_t offset = firstChunk; offset < file.size(); offset += kChunk)
-        populate(file.data() + offset, std::min(kChunk, file.size() - offset));
+    return file.size() >= kWorthRecaching && file.hugePageBytes() < file.size() / kHuge * kHuge / 10 * 9;
 }
 
 // Reads [offset, offset + length) with plain sequential read(), exactly as `cat` does: on a cold disk this
@@ -153,7 +148,14 @@ bool pageIn(const std::vector<std::shared_ptr<const MappedFile>>& files, Progres
             done += length;
             if (!meter.keepGoing(phase, done, total)) return false;
         }
-        if (firstChunkHuge) recacheRestInHugeFolios(file, std::min(kChunk, file.size()));
+        if (firstChunkHuge && restCachedInSmallFolios(file)) {
+            log::logger().info("{} was partly cached in small pages; reading that part again into 2 MiB pages", file.path().string());
+            dropCachedPages(file, kChunk, file.size() - kChunk);
+            for (std::uint64_t offset = kChunk; offset < file.size(); offset += kChunk) {
+                populate(file.data() + offset, std::min(kChunk, file.size() - offset));
+                if (!meter.keepGoing(phase, done, total)) return false;  // the bar stays full; a cancel still stops it
+            }
+        }
     }
     return true;
 }

@@ -15,7 +15,6 @@
 
 #include <algorithm>
 #include <fstream>
-#include <functional>
 #include <iterator>
 #include <optional>
 
@@ -166,57 +165,61 @@ void writeCompiled(const BpeModel& model, const std::filesystem::path& file, con
     }
 }
 
+namespace ondemand = simdjson::ondemand;
+
+// A value's JSON text as written (simdjson 3.0 has raw_json() on objects and arrays; a scalar is its one token).
+bool rawJson(ondemand::value& value, std::string_view& raw) {
+    ondemand::json_type type;
+    if (value.type().get(type)) return false;
+    if (type == ondemand::json_type::object) {
+        ondemand::object object;
+        return !value.get_object().get(object) && !object.raw_json().get(raw);
+    }
+    if (type == ondemand::json_type::array) {
+        ondemand::array array;
+        return !value.get_array().get(array) && !array.raw_json().get(raw);
+    }
+    raw = value.raw_json_token();
+    return true;
+}
+
+// Writes `object` as {"key":value,...}, where the model object (inModel) leaves out its vocabulary and merges, unread;
+// false on an error or a key that would need escaping.
+bool copyFields(ondemand::object& object, std::string& out, bool inModel) {
+    out += '{';
+    bool first = true;
+    for (auto result : object) {
+        ondemand::field field;
+        std::string_view key, raw;
+        if (std::move(result).get(field) || field.unescaped_key().get(key)) return false;
+        if (std::any_of(key.begin(), key.end(), [](char c) { return c == '"' || c == '\\' || static_cast<unsigned char>(c) < 0x20; }))
+            return false;
+        if (inModel && (key == "vocab" || key == "merges")) continue;
+        out += first ? "\"" : ",\"";
+        first = false;
+        out += key;
+        out += "\":";
+        if (!inModel && key == "model") {
+            ondemand::object model;
+            if (field.value().get_object().get(model) || !copyFields(model, out, true)) return false;
+        } else {
+            if (!rawJson(field.value(), raw)) return false;
+            out += raw;
+        }
+    }
+    out += '}';
+    return true;
+}
+
 // tokenizer.json without model.vocab and model.merges, every other field as written: what load() still reads when
 // the compiled cache holds the vocabulary and merges. On-demand parsing skips the two without building them.
 // nullopt where the file is not the plain object this expects (the full parse then reports what is wrong).
 std::optional<std::string> withoutVocabulary(const simdjson::padded_string& json) {
-    namespace ondemand = simdjson::ondemand;
     ondemand::parser parser;
     ondemand::document doc;
     ondemand::object root;
-    if (parser.iterate(json).get(doc) || doc.get_object().get(root)) return std::nullopt;
-    const auto plainKey = [](std::string_view key) {
-        return std::all_of(key.begin(), key.end(), [](char c) { return c != '"' && c != '\\' && static_cast<unsigned char>(c) >= 0x20; });
-    };
-    // Writes `object` as {"key":value,...}, the model object without its vocabulary and merges; false on an error.
-    std::function<bool(ondemand::object&, std::string&, bool)> copy = [&](ondemand::object& object, std::string& out, bool isModel) {
-        out += '{';
-        bool first = true;
-        for (auto result : object) {
-            ondemand::field field;
-            std::string_view key;
-            if (std::move(result).get(field) || field.unescaped_key().get(key) || !plainKey(key)) return false;
-            if (isModel && (key == "vocab" || key == "merges")) continue;  // skipped unread
-            if (!first) out += ',';
-            first = false;
-            out += '"';
-            out += key;
-            out += "\":";
-            if (!isModel && key == "model") {
-                ondemand::object model;
-                if (field.value().get_object().get(model) || !copy(model, out, true)) return false;
-            } else {
-                // simdjson 3.0 has raw_json() on objects and arrays; a scalar is its one token.
-                ondemand::json_type type;
-                std::string_view raw;
-                if (field.value().type().get(type)) return false;
-                if (type == ondemand::json_type::object) {
-                    ondemand::object value;
-                    if (field.value().get_object().get(value) || value.raw_json().get(raw)) return false;
-                } else if (type == ondemand::json_type::array) {
-                    ondemand::array value;
-                    if (field.value().get_array().get(value) || value.raw_json().get(raw)) return false;
-                } else {
-                    raw = field.value().raw_json_token();
-                }
-                out += raw;
-            }
-        }
-        out += '}';
-        return true;
-    };
     std::string out;
-    if (!copy(root, out, false)) return std::nullopt;
+    if (parser.iterate(json).get(doc) || doc.get_object().get(root) || !copyFields(root, out, false)) return std::nullopt;
     return out;
 }
 
