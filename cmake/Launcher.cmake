@@ -4,6 +4,7 @@
 function(dragoman_launcher name program)
     set_target_properties(${program} PROPERTIES OUTPUT_NAME ${name}
                           RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/lib/dragoman)
+    dragoman_use_standins(${program} PROGRAM)
     add_executable(${name} ${PROJECT_SOURCE_DIR}/app/launcher/launcher_main.cpp)
     set_target_properties(${name} PROPERTIES AUTOMOC OFF)
     target_compile_definitions(${name} PRIVATE
