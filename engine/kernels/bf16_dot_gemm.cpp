@@ -9,6 +9,8 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -133,7 +135,31 @@ std::vector<std::uint16_t>& narrowedRows() {
     return rows;
 }
 
-void product(const float* x, const std::uint16_t* w, float* y, std::int64_t m, std::int64_t n, std::int64_t k) {
+// 8-bit weights (int8 or float8 E4M3 codes, weight-only quantized) for the tiles: a block's rows widened to bf16,
+// which is exact for both (an E4M3 value comes 2^8 too small, as load16() gives it; kSumScale restores it per
+// output), into per-thread scratch, once per sweep, then read by every row tile of the sweep.
+template <typename W>
+DRAGOMAN_AVX512BF16 void widenBlock(const W* w, std::int64_t rows, std::int64_t k, std::uint16_t* out) {
+    for (std::int64_t r = 0; r < rows; ++r) {
+        const W* from = w + r * k;
+        std::uint16_t* to = out + r * k;
+        std::int64_t d = 0;
+        for (; d + kDepth <= k; d += kDepth)
+            _mm512_storeu_si512(to + d, reinterpret_cast<__m512i>(_mm512_cvtne2ps_pbh(load16(from + d + 16), load16(from + d))));
+        for (; d < k; ++d)  // exact values: the top half of the float32 is the bf16
+            to[d] = static_cast<std::uint16_t>(std::bit_cast<std::uint32_t>(widen(from[d]) / kSumScale<W>) >> 16);
+    }
+}
+
+std::vector<std::uint16_t>& widenedBlock() {
+    thread_local std::vector<std::uint16_t> block;
+    return block;
+}
+
+// W is std::uint16_t for bf16 weights (read in place) or an 8-bit code type (widenBlock per block).
+template <typename W>
+void product(const float* x, const W* w, float* y, std::int64_t m, std::int64_t n, std::int64_t k) {
+    constexpr bool kInPlace = std::is_same_v<W, std::uint16_t>;
     const auto kp = paddedDepth(k);
     auto& rows = narrowedRows();
     rows.resize(static_cast<std::size_t>((m + kTileRows - 1) / kTileRows * kTileRows * kp));  // whole tiles
@@ -151,9 +177,23 @@ void product(const float* x, const std::uint16_t* w, float* y, std::int64_t m, s
             for (std::int64_t block = begin; block < end; ++block) {
                 const auto j0 = block * kTileCols;
                 const auto cols = std::min<std::int64_t>(kTileCols, n - j0);
+                const std::uint16_t* weights = nullptr;
+                if constexpr (kInPlace) {
+                    weights = w + j0 * k;
+                } else {
+                    auto& widened = widenedBlock();
+                    widened.resize(static_cast<std::size_t>(kTileCols * k));
+                    widenBlock(w + j0 * k, cols, k, widened.data());
+                    weights = widened.data();
+                }
                 for (std::int64_t i = i0; i < sweepEnd; i += kTileRows) {
                     const auto r = std::min<std::int64_t>(kTileRows, m - i);
-                    kTiles[r - 1][cols - 1](rows.data() + i * kp, w + j0 * k, k, y + i * n + j0, n);
+                    kTiles[r - 1][cols - 1](rows.data() + i * kp, weights, k, y + i * n + j0, n);
+                }
+                if constexpr (kSumScale<W> != 1.0f) {
+                    for (std::int64_t i = i0; i < sweepEnd; ++i)
+                        for (std::int64_t c = 0; c < cols; ++c)
+                            y[i * n + j0 + c] *= kSumScale<W>;
                 }
             }
         });
@@ -197,6 +237,14 @@ bool bf16DotProducts() {
 
 void bf16DotMatmulTransposed(const float* x, const std::uint16_t* w, float* y, std::int64_t m, std::int64_t n, std::int64_t k) {
     product(x, w, y, m, n, k);
+}
+
+void bf16DotEightBitMatmulTransposed(const float* x, const void* w, WeightType type, float* y, std::int64_t m, std::int64_t n,
+                                     std::int64_t k) {
+    if (type == WeightType::I8)
+        product(x, static_cast<const std::int8_t*>(w), y, m, n, k);
+    else
+        product(x, static_cast<const Fp8E4M3*>(w), y, m, n, k);
 }
 
 void bf16DotGemvMany(const float* x, const GemvOutput* outputs, std::size_t count, std::int64_t k) {

@@ -9,7 +9,7 @@
 // terms each (onednn_matmul.h), three times the arithmetic: slower than float32 FMAs on these CPUs. Prompts and
 // decoding steps both come here: one vdpbf16ps takes 32 weights as loaded, where widening them to float32 cost
 // three instructions per 16, and a decoding step read the weights at 0.7 of the memory bandwidth instead of 0.95.
-// Float32 models, and 8-bit weights (exact to their dequantized float32 twins), never come here;
+// Float32 models, and 8-bit weights made from them (exact to their dequantized float32 twins), never come here;
 // DRAGOMAN_BF16_ACTIVATIONS=0 keeps bf16 models float32 too.
 //
 // Each output is one dot product over K in a fixed order (sixteen float32 lanes, pairs of K per lane, then sum16),
@@ -32,6 +32,14 @@ bool bf16DotProducts();
 
 // y [M, N] = bf16(x) [M, K] times W [N, K]^T for bf16 W as mapped.
 void bf16DotMatmulTransposed(const float* x, const std::uint16_t* w, float* y, std::int64_t m, std::int64_t n, std::int64_t k);
+
+// The same for 8-bit weights W [N, K] as mapped (WeightType::I8 or FP8 codes, weight-only quantized): the raw products
+// (the caller applies the scales) of bf16(x) and the codes' values, which bf16 holds exactly. For the prompts of an
+// 8-bit model made from a bf16 one: the semantics of that model run in bf16, at the bf16 kernel's speed (each block
+// of weight rows is widened once per sweep and shared by all its row tiles), where float32 activations ran on the
+// float32 FMA kernel at a third of it. Decoding steps keep their float32-activation kernels (bf16_matmul.h).
+void bf16DotEightBitMatmulTransposed(const float* x, const void* w, WeightType type, float* y, std::int64_t m, std::int64_t n,
+                                     std::int64_t k);
 
 // One activation row against several bf16 matrices sharing K (a decoding step's q/k/v or gate/up projections), in one
 // pass over the thread pool: the row narrowed once, one hand-off, and the small matrices' rows shared out with the

@@ -110,6 +110,12 @@ torch::Tensor project(const torch::Tensor& x, const torch::Tensor& weight, bool 
         if (packed && kernels::onednnBf16Ready() &&
             kernels::onednnEightBitMatmulTransposed(xp, weight.data_ptr(), eightBit, y.data_ptr<float>(), m, n, k))
             return withRowsOf(x, y, n);
+        // Prompts of a model quantized from a bf16 one on AVX512-BF16 without AMX: its bf16 semantics, as its bf16
+        // original's prompts (bf16_dot_gemm.h). Decoding steps (fewer rows) stay on the float32-activation kernels.
+        if (packed && bf16Activations && kernels::bf16DotProducts()) {
+            kernels::bf16DotEightBitMatmulTransposed(xp, weight.data_ptr(), eightBit, y.data_ptr<float>(), m, n, k);
+            return withRowsOf(x, y, n);
+        }
         if (type == torch::kInt8) {
             const auto* w = weight.data_ptr<std::int8_t>();
             packed ? kernels::i8PackedMatmulTransposed(xp, w, y.data_ptr<float>(), m, n, k)

@@ -92,6 +92,9 @@ private Q_SLOTS:
     void bf16DotProductsMatchReference();
     void bf16DotRowsDoNotDependOnOtherRows();
     void bf16DotGemvManyEqualsSeparateProducts();
+    void bf16DotEightBitEqualsWidenedWeights_data();
+    void bf16DotEightBitEqualsWidenedWeights();
+    void eightBitPromptsOfBf16ModelsTakeTheDotTiles();
     void promptKernelIsNamed();
     void projectMatchesReference_data();
     void projectMatchesReference();
@@ -427,6 +430,60 @@ void TestKernels::bf16DotGemvManyEqualsSeparateProducts() {
                                              alone.data_ptr<float>(), 1, heights[i], k);
             QVERIFY2(torch::equal(c.outputs[i], alone), qPrintable(QString("k=%1 output %2").arg(k).arg(i)));
         }
+    }
+}
+
+void TestKernels::bf16DotEightBitEqualsWidenedWeights_data() {
+    QTest::addColumn<QString>("type");
+    QTest::addColumn<int>("m");
+    QTest::addColumn<int>("n");
+    QTest::addColumn<int>("k");
+    // A prompt's rows (32 and up) around the 4-row tiles and past one sweep (248 rows of K = 1032), N around the
+    // 6-row blocks, K below one 32-wide step, with a tail, and long.
+    for (const char* type : {"int8", "fp8"})
+        for (int m : {32, 45, 300})
+            for (auto [n, k] : {std::pair{7, 20}, std::pair{130, 1032}, std::pair{13, 2080}})
+                QTest::addRow("%s_m%d_n%d_k%d", type, m, n, k) << QString(type) << m << n << k;
+}
+
+// 8-bit weights on the AVX512-BF16 tiles: bit for bit what the bf16 kernel gives for the codes' exact values as
+// bf16 weights (int8 and E4M3 values are bf16 values; FP8's 2^8 comes back exactly), every output written.
+void TestKernels::bf16DotEightBitEqualsWidenedWeights() {
+    if (!kernels::hasAvx512Bf16()) QSKIP("no AVX512-BF16 on this CPU (or DRAGOMAN_NO_AVX512=1)");
+    QFETCH(QString, type);
+    QFETCH(int, m);
+    QFETCH(int, n);
+    QFETCH(int, k);
+    auto generator = at::detail::createCPUGenerator(43);
+    const auto [w, exact] = eightBitWeights(type, n, k, generator);
+    const auto widened = exact.to(torch::kBFloat16);
+    QVERIFY(torch::equal(widened.to(torch::kFloat32), exact));
+    const auto x = torch::randn({m, k}, generator, torch::kFloat32);
+    auto y = torch::full({m, n}, std::nanf(""), torch::kFloat32);
+    kernels::bf16DotEightBitMatmulTransposed(x.data_ptr<float>(), w.data_ptr(),
+                                             type == "int8" ? kernels::WeightType::I8 : kernels::WeightType::FP8, y.data_ptr<float>(), m, n,
+                                             k);
+    auto expected = torch::full({m, n}, std::nanf(""), torch::kFloat32);
+    kernels::bf16DotMatmulTransposed(x.data_ptr<float>(), reinterpret_cast<const std::uint16_t*>(widened.data_ptr<at::BFloat16>()),
+                                     expected.data_ptr<float>(), m, n, k);
+    QVERIFY(torch::equal(y, expected));
+}
+
+// ops::project for 8-bit weights of a bf16 model (Linear's bf16Activations): a prompt's rows take the tiles above
+// where bf16 models' products do, decoding steps' few rows keep the float32-activation kernel.
+void TestKernels::eightBitPromptsOfBf16ModelsTakeTheDotTiles() {
+    auto generator = at::detail::createCPUGenerator(47);
+    const std::int64_t n = 130, k = 1032;
+    const auto w = eightBitWeights("int8", n, k, generator).first;
+    for (std::int64_t m : {8, 40}) {
+        const auto x = torch::randn({m, k}, generator, torch::kFloat32);
+        const auto bf16Model = ops::project(x, w, true);
+        auto expected = ops::project(x, w, false);
+        if (m >= 32 && kernels::bf16DotProducts()) {
+            kernels::bf16DotEightBitMatmulTransposed(x.data_ptr<float>(), w.data_ptr(), kernels::WeightType::I8, expected.data_ptr<float>(),
+                                                     m, n, k);
+        }
+        QVERIFY2(torch::equal(bf16Model, expected), qPrintable(QString("m=%1").arg(m)));
     }
 }
 
