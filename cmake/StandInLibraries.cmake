@@ -1,7 +1,7 @@
 # Empty stand-ins for the libraries libtorch is linked against but never calls (tools/unused_libraries.py finds
 # them and says why it is safe). Debian's libtorch_cpu names OpenCV, FFmpeg, ZeroMQ, LMDB and LevelDB, whose trees
-# make a program linked to libtorch load ~290 objects and run their constructors at every start; with the
-# stand-ins it loads ~60. A program finds them through its DT_RPATH (not DT_RUNPATH, which would not apply to
+# make a program linked to libtorch load ~300 objects and run their constructors at every start; with the
+# stand-ins dragoman-cli loads ~115. A program finds them through its DT_RPATH (not DT_RUNPATH, which would not apply to
 # libtorch's own dependencies): lib/dragoman/standins beside the program, in the build tree and installed.
 option(DRAGOMAN_STANDIN_LIBRARIES "Load empty stand-ins for the libraries libtorch names but never uses" ON)
 set(DRAGOMAN_STANDIN_DIR ${CMAKE_BINARY_DIR}/lib/dragoman/standins)
