@@ -135,19 +135,27 @@ std::vector<std::uint16_t>& narrowedRows() {
     return rows;
 }
 
-// 8-bit weights (int8 or float8 E4M3 codes, weight-only quantized) for the tiles: a block's rows widened to bf16,
-// which is exact for both (an E4M3 value comes 2^8 too small, as load16() gives it; kSumScale restores it per
-// output), into per-thread scratch, once per sweep, then read by every row tile of the sweep.
+// 8-bit weights (int8 or float8 E4M3 codes, weight-only quantized) for the tiles: a block's rows widened to their
+// exact values in bf16 (int8 and E4M3 values are bf16 values), into per-thread scratch, once per sweep, then read by
+// every row tile of the sweep. E4M3's 2^8 (load16() gives its values that much too small) is put back before the
+// narrowing, which is exact, so the tiles' sums need no scaling afterwards (a strided pass over the outputs).
 template <typename W>
 DRAGOMAN_AVX512BF16 void widenBlock(const W* w, std::int64_t rows, std::int64_t k, std::uint16_t* out) {
+    const __m512 scale = _mm512_set1_ps(kSumScale<W>);
     for (std::int64_t r = 0; r < rows; ++r) {
         const W* from = w + r * k;
         std::uint16_t* to = out + r * k;
         std::int64_t d = 0;
-        for (; d + kDepth <= k; d += kDepth)
-            _mm512_storeu_si512(to + d, reinterpret_cast<__m512i>(_mm512_cvtne2ps_pbh(load16(from + d + 16), load16(from + d))));
+        for (; d + kDepth <= k; d += kDepth) {
+            __m512 high = load16(from + d + 16), low = load16(from + d);
+            if constexpr (kSumScale<W> != 1.0f) {
+                high = _mm512_mul_ps(high, scale);
+                low = _mm512_mul_ps(low, scale);
+            }
+            _mm512_storeu_si512(to + d, reinterpret_cast<__m512i>(_mm512_cvtne2ps_pbh(high, low)));
+        }
         for (; d < k; ++d)  // exact values: the top half of the float32 is the bf16
-            to[d] = static_cast<std::uint16_t>(std::bit_cast<std::uint32_t>(widen(from[d]) / kSumScale<W>) >> 16);
+            to[d] = static_cast<std::uint16_t>(std::bit_cast<std::uint32_t>(widen(from[d])) >> 16);
     }
 }
 
@@ -189,11 +197,6 @@ void product(const float* x, const W* w, float* y, std::int64_t m, std::int64_t 
                 for (std::int64_t i = i0; i < sweepEnd; i += kTileRows) {
                     const auto r = std::min<std::int64_t>(kTileRows, m - i);
                     kTiles[r - 1][cols - 1](rows.data() + i * kp, weights, k, y + i * n + j0, n);
-                }
-                if constexpr (kSumScale<W> != 1.0f) {
-                    for (std::int64_t i = i0; i < sweepEnd; ++i)
-                        for (std::int64_t c = 0; c < cols; ++c)
-                            y[i * n + j0 + c] *= kSumScale<W>;
                 }
             }
         });

@@ -439,10 +439,11 @@ void TestKernels::bf16DotEightBitEqualsWidenedWeights_data() {
     QTest::addColumn<int>("n");
     QTest::addColumn<int>("k");
     // A prompt's rows (32 and up) around the 4-row tiles and past one sweep (248 rows of K = 1032), N around the
-    // 6-row blocks, K below one 32-wide step, with a tail, and long.
+    // 6-row blocks; K below one 32-wide step, two steps exactly (64), three and a part (120), with a tail (1032),
+    // and long (2080).
     for (const char* type : {"int8", "fp8"})
         for (int m : {32, 45, 300})
-            for (auto [n, k] : {std::pair{7, 20}, std::pair{130, 1032}, std::pair{13, 2080}})
+            for (auto [n, k] : {std::pair{7, 20}, std::pair{5, 64}, std::pair{6, 120}, std::pair{130, 1032}, std::pair{13, 2080}})
                 QTest::addRow("%s_m%d_n%d_k%d", type, m, n, k) << QString(type) << m << n << k;
 }
 
