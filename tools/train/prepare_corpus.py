@@ -10,7 +10,9 @@ The en-zh file is sorted by length (Tatoeba order), so everything is shuffled wi
 
 --extra DIR (repeatable) adds DIR/en-de.train.tsv and DIR/en-zh.train.tsv (e.g. the Debian corpus that
 tools/train/prepare_debian_corpus.sh writes) to the training pairs only: the validation slice still comes from
---corpora alone, so validation losses stay comparable with runs without extra data.
+--corpora alone, so validation losses stay comparable with runs without extra data. --base-repeat N lists the
+--corpora pairs N times in the training file, so that the extra data (mostly software text) does not drown the
+everyday sentences of Tatoeba and the news-like ones of TICO-19.
 """
 import argparse
 import random
@@ -44,6 +46,7 @@ def main():
     ap.add_argument("--out", required=True, type=Path)
     ap.add_argument("--valid-per-pair", type=int, default=300)
     ap.add_argument("--seed", type=int, default=13)
+    ap.add_argument("--base-repeat", type=int, default=1, help="list the --corpora training pairs N times")
     ap.add_argument("--extra", type=Path, action="append", default=[], help="more NAME.train.tsv files (training only)")
     args = ap.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
@@ -54,6 +57,7 @@ def main():
         pairs = sorted(set(read_pairs(args.corpora / f"{name}.train.tsv")))
         rng.shuffle(pairs)
         valid, train = pairs[: args.valid_per_pair], pairs[args.valid_per_pair:]
+        train = train * args.base_repeat
         if args.extra:
             known = set(pairs)
             extra = [p for d in args.extra if (d / f"{name}.train.tsv").exists()

@@ -20,11 +20,11 @@ if [ ! -f "$work/data/train.tsv" ]; then
     extra=()
     IFS=: read -ra extra_dirs <<< "${DRAGOMAN_EXTRA_CORPORA:-}"
     for d in "${extra_dirs[@]}"; do if [ -n "$d" ]; then extra+=(--extra "$d"); fi; done
-    "$python" "$here/prepare_corpus.py" --corpora "$corpora" --out "$work/data" "${extra[@]}"
+    "$python" "$here/prepare_corpus.py" --corpora "$corpora" --out "$work/data" --base-repeat "${BASE_REPEAT:-1}" "${extra[@]}"
 fi
 if [ ! -f "$work/data/spm.model" ]; then
     # identity normalization keeps full-width Chinese punctuation; byte fallback means no <unk> for rare characters.
-    spm_train --input="$work/data/spm_input.txt" --model_prefix="$work/data/spm" --vocab_size=8000 --model_type=unigram \
+    spm_train --input="$work/data/spm_input.txt" --model_prefix="$work/data/spm" --vocab_size="${VOCAB_SIZE:-8000}" --model_type=unigram \
         --character_coverage=0.9995 --byte_fallback=true --normalization_rule_name=identity \
         --unk_id=1 --eos_id=0 --bos_id=-1 --pad_id=-1 --input_sentence_size=0 --shuffle_input_sentence=false \
         --num_threads=2 --minloglevel=2

@@ -47,6 +47,8 @@ SOURCES = [
     # Five campaigns' story dialogue: the most ordinary language of all these sources.
     _gettext("wesnoth-campaigns", ["wesnoth-1.16-httt", "wesnoth-1.16-tsg", "wesnoth-1.16-sof", "wesnoth-1.16-trow",
                                    "wesnoth-1.16-l"], "GPL-2+", "GNU General Public License", general=True),
+    # Scenario stories and the tribes' encyclopedia: narrative prose like Wesnoth's campaigns.
+    _gettext("widelands", ["widelands-data"], "GPL-2+", "GPL-2+", general=True),
     # Country, language, currency and script names: single words are the point here. Not the subdivisions
     # (iso_3166-2, thousands of transliterated place names) nor the 7,000 languages of ISO 639-3.
     dict(_gettext("iso-codes", ["iso-codes"], "LGPL-2.1+", "LGPL-2.1+", min_words=1),
