@@ -9,6 +9,7 @@ gives the share of degenerate outputs (looping repetitions, defined in degenerat
 
     tools/train/evaluate.py --model DIR [--cli build/app/dragoman-cli] [--corpora ../shared/corpora] [--limit N]
                             [--sets dev|all|tatoeba,tico19,libreoffice-help,gettext,general] [--debian WORKDIR/corpus]
+                            [--json | --markdown]
 By default it scores the whole dev sets of ../shared/corpora ('dev'); eval_sets.py describes the other sets.
 """
 import argparse
@@ -123,6 +124,7 @@ def main():
     ap.add_argument("--sets", default="dev", help="comma-separated set names or 'all' (see eval_sets.py); default: dev")
     ap.add_argument("--limit", type=int, default=0, help="score only the first N lines of each dev set")
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--markdown", action="store_true", help="a Markdown table (for the READMEs)")
     args = ap.parse_args()
     results = []
     # A fresh model store per run: a checkpoint re-exported by training must not trip the integrity check that
@@ -147,6 +149,12 @@ def main():
                             "degenerate": round(degenerate_rate(hyps), 1), "example": hyps[0] if hyps else ""})
     if args.json:
         print(json.dumps(results, ensure_ascii=False))
+        return
+    if args.markdown:
+        print("| set | direction | lines | chrF2 | BLEU | degenerate % |\n| --- | --- | --- | --- | --- | --- |")
+        for r in results:
+            print(f"| {r['set']} | {r['direction'].replace('->', '→')} | {r['lines']} | {r['chrF2']:.1f} | "
+                  f"{r['BLEU']:.1f} | {r['degenerate']:.1f} |")
         return
     print(f"{'set':16s} {'direction':10s} {'lines':>6s} {'chrF2':>6s} {'BLEU':>6s} {'degen%':>6s}  first output")
     for r in results:

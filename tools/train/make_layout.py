@@ -29,6 +29,8 @@ def main():
     ap.add_argument("--encoder-layers", type=int, default=4)
     ap.add_argument("--decoder-layers", type=int, default=2)
     ap.add_argument("--max-positions", type=int, default=512)
+    # Chosen on the dev sets (README "The default model"): without it 0.8% of outputs looped, 8% of TICO-19 en->zh.
+    ap.add_argument("--no-repeat-ngram-size", type=int, default=3)
     args = ap.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
 
@@ -59,6 +61,8 @@ def main():
     }
     generation = {"bad_words_ids": [[pad]], "bos_token_id": 0, "decoder_start_token_id": pad, "eos_token_id": 0,
                   "forced_eos_token_id": 0, "max_length": 256, "num_beams": 1, "pad_token_id": pad}
+    if args.no_repeat_ngram_size:
+        generation["no_repeat_ngram_size"] = args.no_repeat_ngram_size
     tokenizer_config = {"tokenizer_class": "MarianTokenizer", "source_lang": "mul", "target_lang": "mul",
                         "eos_token": "</s>", "unk_token": "<unk>", "pad_token": "<pad>", "model_max_length": 512,
                         "separate_vocabs": False}

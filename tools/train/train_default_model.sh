@@ -2,7 +2,9 @@
 # Trains Dragoman's bundled default model (en<->de, en<->zh, one Marian model) from ../shared/corpora, end to end:
 #   corpus preparation -> sentencepiece (spm_train) -> Hugging Face Marian layout -> dragoman-train -> evaluation.
 # Usage: tools/train/train_default_model.sh [WORKDIR] [EPOCHS]     (PREPARE_ONLY=1: stop before training)
-# DRAGOMAN_EXTRA_CORPORA=DIR[:DIR...] adds more training pairs (tools/train/prepare_debian_corpus.sh writes one).
+# DRAGOMAN_EXTRA_CORPORA=DIR[:DIR...] adds more training pairs (tools/train/prepare_debian_corpus.sh writes one);
+# BASE_REPEAT=N lists ../shared/corpora's pairs N times, VOCAB_SIZE sets the sentencepiece vocabulary (8000),
+# SHAPE the model's shape (see below).
 # Resumable: rerunning with the same WORKDIR continues from the last checkpoint. When it finishes,
 # WORKDIR/layout is a complete model folder; tools/train/install_default_model.sh copies it into resources/.
 set -euo pipefail
@@ -30,7 +32,10 @@ if [ ! -f "$work/data/spm.model" ]; then
         --num_threads=2 --minloglevel=2
 fi
 if [ ! -f "$work/layout/config.json" ]; then
-    "$python" "$here/make_layout.py" --spm-prefix "$work/data/spm" --out "$work/layout"
+    # SHAPE: make_layout.py's options; version 2 ships "--d-model 384 --heads 6 --ffn 1536 --encoder-layers 6
+    # --decoder-layers 3" (chosen against 512/8/2048/6/2 by their dev-set scores, README "The default model").
+    # shellcheck disable=SC2086
+    "$python" "$here/make_layout.py" --spm-prefix "$work/data/spm" --out "$work/layout" ${SHAPE:-}
 fi
 
 [[ "${PREPARE_ONLY:-0}" == 1 ]] && { echo "prepared $work/data and $work/layout"; exit 0; }

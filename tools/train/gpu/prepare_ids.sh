@@ -5,7 +5,7 @@
 # Usage: tools/train/gpu/prepare_ids.sh WORKDIR OUT
 #   WORKDIR: a tools/train/train_default_model.sh work folder (its data/ and layout/; no training needed:
 #            `PREPARE_ONLY=1 tools/train/train_default_model.sh WORKDIR` makes them). OUT gets {train,valid}.{src,tgt}.ids
-#            and layout/ (config, tokenizer files) to carry to the GPU machine.
+#            (the training ones xz-compressed) and layout/ (config, tokenizer files) to carry to the GPU machine.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)"
 cli="${DRAGOMAN_CLI:-$root/build/app/dragoman-cli}"
@@ -20,3 +20,5 @@ for split in train valid; do
     [[ $(wc -l < "$out/$split.src.ids") == $(wc -l < "$tsv") ]] || { echo "tokenizing $tsv lost lines" >&2; exit 1; }
 done
 wc -l "$out"/*.ids
+# Compressed, the training ids fit a lease's 64 MiB working tree (train_transformers.py reads .ids.xz).
+xz -f -T0 "$out"/train.src.ids "$out"/train.tgt.ids
