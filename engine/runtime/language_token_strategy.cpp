@@ -110,7 +110,15 @@ std::vector<std::string> LanguageTokenStrategy::prompts(const std::string& parag
 
 std::vector<std::vector<TokenId>> LanguageTokenStrategy::sourcePieces(const std::string& sentence, const std::string& languageToken) const {
     const auto& m = network_;
-    auto ids = model_.requireTokenizer().encode(languageToken.empty() ? sentence : languageToken + " " + sentence);
+    // The language token goes in by id: spelled into the text, a sentence holding ">> ... <<" ("click >> or <<")
+    // would be read as one long unknown language code, as transformers reads it, and lose its words.
+    const auto& tokenizer = model_.requireTokenizer();
+    auto ids = tokenizer.encodeText(sentence);
+    if (!languageToken.empty()) {
+        const auto id = tokenizer.idOf(languageToken);
+        if (!id) throw Error("tokenizer", model_.id() + " has no token " + languageToken + " in its vocabulary");
+        ids.insert(ids.begin(), *id);
+    }
     // A sentence longer than the model's positions is translated in consecutive pieces.
     const auto limit = m.maxPositions() - (languageToken.empty() ? 1 : 2);
     std::vector<std::vector<TokenId>> pieces;

@@ -54,7 +54,14 @@ std::vector<TokenId> MarianTokenizer::encode(std::string_view text) const {
             rest = rest.substr(close + 2);
         }
     }
-    for (const auto& piece : source_.encodePieces(rest))
+    const auto body = encodeText(rest);
+    ids.insert(ids.end(), body.begin(), body.end());
+    return ids;
+}
+
+std::vector<TokenId> MarianTokenizer::encodeText(std::string_view text) const {
+    std::vector<TokenId> ids;
+    for (const auto& piece : source_.encodePieces(text))
         ids.push_back(idOf(piece).value_or(unk_));
     ids.push_back(eos_);
     return ids;

@@ -15,6 +15,7 @@ public:
     explicit MarianTokenizer(const std::filesystem::path& dir);
 
     std::vector<TokenId> encode(std::string_view text) const override;
+    std::vector<TokenId> encodeText(std::string_view text) const override;
     std::string decode(const std::vector<TokenId>& ids, bool skipSpecial = true) const override;
     bool isSpecial(TokenId id) const override { return id == eos_ || id == unk_ || id == pad_; }
     std::size_t vocabSize() const override { return pieces_.size(); }

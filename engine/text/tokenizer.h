@@ -23,6 +23,9 @@ public:
     virtual std::size_t vocabSize() const = 0;
     // The id of a token spelled exactly so (a special or added token, a vocabulary entry), if any.
     virtual std::optional<TokenId> idOf(std::string_view token) const = 0;
+    // encode(text) of text as the user wrote it: no markup in it is taken for a special token (a Marian source
+    // holding ">>" and "<<" is not a language code). The caller adds any language token by id.
+    virtual std::vector<TokenId> encodeText(std::string_view text) const { return encode(text); }
     // Ids of text that spells out its own special tokens (a rendered chat template): no post-processor tokens.
     virtual std::vector<TokenId> encodePlain(std::string_view text) const { return encode(text); }
     // Target-language tokens a multilingual model expects in front of the source (">>fra<<", ...); empty if none.

@@ -30,6 +30,8 @@ const QList<Case>& cases() {
         {"en", "de", "I have two brothers.", {"Brüder"}},
         {"en", "de", "Good morning.", {"Morgen"}},
         {"en", "de", "The museum is closed on Mondays.", {"Museum"}},
+        // ">>" and "<<" in a sentence are text, not a language code that swallows the words between them.
+        {"en", "de", "Click the >> or the << button.", {"Schaltfläche"}},
         {"de", "en", "Ich liebe dich.", {"love"}},
         {"de", "en", "Wo ist der Bahnhof?", {"station"}},
         {"de", "en", "Das Wetter ist heute schön.", {"weather"}},

@@ -34,6 +34,7 @@ private Q_SLOTS:
     void decodeMatchesReference_data();
     void decodeMatchesReference();
     void keepSpecialShowsTokens();
+    void encodeTextTakesNoLanguageCode();
     void outOfVocabularyIdIsAnError();
     void missingFilesAreReported();
 
@@ -95,6 +96,19 @@ void TestMarianTokenizer::decodeMatchesReference() {
 void TestMarianTokenizer::keepSpecialShowsTokens() {
     const auto ids = tokenizer_->encode("Hi");
     QCOMPARE(QString::fromStdString(tokenizer_->decode(ids, false)), QStringLiteral("Hi</s>"));
+}
+
+void TestMarianTokenizer::encodeTextTakesNoLanguageCode() {
+    // encode() reads ">>" ... "<<" at the start as one language code, greedily, as transformers does; text a user
+    // wrote ("click >> or <<") must keep every word: encodeText() takes none of it for a code.
+    const std::string text = ">> quoted << words";
+    const auto coded = tokenizer_->encode(text);
+    const auto plain = tokenizer_->encodeText(text);
+    QCOMPARE(coded.front(), *tokenizer_->idOf("<unk>"));  // ">> quoted <<" as one unknown code
+    QVERIFY2(plain.size() > coded.size(), "encodeText lost words");
+    QCOMPARE(plain.back(), tokenizer_->eosId());
+    for (const char* ordinary : {"Hi there", "a << b", "x >> y"})  // no leading ">>": the two agree
+        QCOMPARE(tokenizer_->encodeText(ordinary), tokenizer_->encode(ordinary));
 }
 
 void TestMarianTokenizer::outOfVocabularyIdIsAnError() {
