@@ -12,10 +12,17 @@ cli="${DRAGOMAN_CLI:-$root/build/app/dragoman-cli}"
 work="$1" out="$2"
 mkdir -p "$out/layout"
 cp "$work"/layout/{config.json,generation_config.json,source.spm,target.spm,vocab.json,special_tokens_map.json,tokenizer_config.json} "$out/layout/"
+# The target-language token goes in by id, as the engine's translations put it: spelled in front of the text,
+# a source holding ">>" and "<<" would be read as one long language code (transformers' rule for tokenize).
+declare -A tag
+for lang in de:deu en:eng zh:zho; do
+    tag[${lang%%:*}]=$(echo ">>${lang##*:}<<" | "$cli" tokenize --model "$out/layout" 2>/dev/null | cut -d, -f1)
+done
 for split in train valid; do
     tsv="$work/data/$split.tsv"
-    awk -F'\t' 'BEGIN { t["de"] = ">>deu<<"; t["en"] = ">>eng<<"; t["zh"] = ">>zho<<" } { print t[$1] " " $2 }' "$tsv" |
-        "$cli" tokenize --model "$out/layout" 2>/dev/null > "$out/$split.src.ids"
+    cut -f2 "$tsv" | "$cli" tokenize --model "$out/layout" 2>/dev/null |
+        paste -d, <(cut -f1 "$tsv" | awk -v de="${tag[de]}" -v en="${tag[en]}" -v zh="${tag[zh]}" \
+            '{ print ($1 == "de" ? de : $1 == "en" ? en : zh) }') - > "$out/$split.src.ids"
     cut -f3 "$tsv" | "$cli" tokenize --model "$out/layout" 2>/dev/null > "$out/$split.tgt.ids"
     [[ $(wc -l < "$out/$split.src.ids") == $(wc -l < "$tsv") ]] || { echo "tokenizing $tsv lost lines" >&2; exit 1; }
 done
