@@ -12,12 +12,17 @@ DIR holds {train,valid}.{src,tgt}.ids (comma-separated ids per line; .ids.xz is 
 epochs is planned from the first epoch's duration so that the learning rate reaches its floor when the time is
 up (a GPU lease is short and fixed); inv-sqrt is the C++ trainer's schedule. Exports the better (by validation
 loss) of the best epoch and the average of the last --average epochs as OUT/model.safetensors (the keys the
-engine reads; --export-dtype bfloat16 halves the file), with OUT/log.json."""
+engine reads; --export-dtype bfloat16 halves the file), with OUT/log.json.
+
+Resumable: after every epoch the whole state (weights, optimizer, schedule, random generators, the epochs kept
+for averaging, the time spent) goes to OUT/checkpoint.pt, written atomically; run the same command again after an
+interruption and it continues from the last finished epoch."""
 import argparse
 import collections
 import json
 import lzma
 import math
+import os
 import random
 import time
 from pathlib import Path
@@ -142,6 +147,13 @@ class Schedule:
         return a.lr * (a.min_lr_ratio + (1 - a.min_lr_ratio) * 0.5 * (1 + math.cos(math.pi * progress)))
 
 
+def save_checkpoint(path, state):
+    # Atomic: an interruption while writing leaves the previous checkpoint whole.
+    tmp = path.with_suffix(".tmp")
+    torch.save(state, tmp)
+    os.replace(tmp, path)
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--data", type=Path, required=True)
@@ -197,6 +209,22 @@ def main():
     best = (math.inf, None, 0)
     step, planned = 0, a.epochs
     epoch = 0
+    checkpoint = a.out / "checkpoint.pt"
+    if checkpoint.exists():
+        saved = torch.load(checkpoint, map_location=device, weights_only=False)
+        model.load_state_dict(saved["model"])
+        optimizer.load_state_dict(saved["optimizer"])
+        epoch, step, schedule.total = saved["epoch"], saved["step"], saved["schedule_total"]
+        # A cosine run keeps the plan it was on; otherwise --epochs of this command says how far to go.
+        planned = saved["planned"] if a.schedule == "cosine" else a.epochs
+        recent.extend(saved["recent"])
+        best, log = saved["best"], saved["log"]
+        rng.setstate(saved["rng"])
+        torch.set_rng_state(saved["torch_rng"].cpu())
+        if saved.get("cuda_rng") is not None and device.startswith("cuda"):
+            torch.cuda.set_rng_state(saved["cuda_rng"].cpu())
+        begin = time.time() - saved["elapsed"]
+        print(f"resumed from {checkpoint} after epoch {epoch} (step {step}, {saved['elapsed']:.0f} s spent)", flush=True)
     while epoch < planned:
         epoch += 1
         epoch_start, total, tokens = time.time(), torch.zeros((), device=device), 0
@@ -234,6 +262,12 @@ def main():
         print(f"epoch {epoch}/{planned} step {step} train {total / tokens:.4f} valid {val:.4f} ({seconds:.1f} s)",
               flush=True)
         (a.out / "log.json").write_text(json.dumps(log, indent=1))
+        save_checkpoint(checkpoint, {
+            "model": model.state_dict(), "optimizer": optimizer.state_dict(), "epoch": epoch, "step": step,
+            "planned": planned, "schedule_total": schedule.total, "recent": list(recent), "best": best, "log": log,
+            "rng": rng.getstate(), "torch_rng": torch.get_rng_state(),
+            "cuda_rng": torch.cuda.get_rng_state() if device.startswith("cuda") else None,
+            "elapsed": time.time() - begin})
         if a.schedule == "inv-sqrt" and time.time() - begin > a.seconds:
             break
     averaged = {k: sum(s[k].float() for s in recent) / len(recent) if recent[0][k].is_floating_point() else recent[-1][k]
