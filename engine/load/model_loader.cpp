@@ -86,6 +86,7 @@ LoadedModel loadModel(const ModelStore& store, const std::string& idOrPath, cons
     LoadedModel model{entry, readJsonObject(entry.dir / "config.json", "config"), {}, {}, {}};
     stats.bytes = entry.weightBytes;
     checkFitsInMemory(entry.id, entry.weightBytes, options.memoryLimitBytes);
+    if (options.onConfig) options.onConfig(model.entry, model.config);
 
     report(LoadPhase::Map, 0, 1);
     phaseStart = Clock::now();

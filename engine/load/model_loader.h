@@ -9,6 +9,7 @@
 #include <torch/types.h>
 #include <nlohmann/json.hpp>
 
+#include <functional>
 #include <map>
 #include <string>
 
@@ -19,6 +20,10 @@ struct LoadOptions {
     CancelToken cancel;                  // stops the load within about 100 ms (Cancelled)
     bool pageIn = true;                  // touch every weight page before returning
     std::uint64_t memoryLimitBytes = 0;  // 0: what /proc/meminfo says is available
+    // Called once the entry is verified and its config.json read, before the weights are mapped and paged in: work
+    // that needs only the folder's small files (openModel's tokenizer) can start beside the page-in. What it throws,
+    // the load throws.
+    std::function<void(const ModelEntry& entry, const nlohmann::json& config)> onConfig;
 };
 
 struct LoadStats {

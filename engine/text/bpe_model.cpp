@@ -9,6 +9,7 @@
 #include <cstring>
 #include <mutex>
 #include <queue>
+#include <type_traits>
 #include <unordered_map>
 
 namespace dragoman {
@@ -41,11 +42,19 @@ void BpeModel::setVocabulary(const std::vector<std::pair<std::string_view, Token
     arena_.reserve(bytes);
     offsets_.assign(1, 0);
     for (auto text : byId) {
-        arena_ += text;
+        arena_.insert(arena_.end(), text.begin(), text.end());
         offsets_.push_back(static_cast<std::uint32_t>(arena_.size()));
     }
+    backing_.reset();
+    viewOwned();
     lookup_ = std::make_unique<Lookup>();
     computeByteIds();
+}
+
+void BpeModel::viewOwned() {
+    arenaView_ = std::string_view(arena_.data(), arena_.size());
+    offsetView_ = offsets_;
+    mergeView_ = merges_;
 }
 
 void BpeModel::computeByteIds() {
@@ -56,9 +65,9 @@ void BpeModel::computeByteIds() {
 
 std::optional<std::string_view> BpeModel::token(TokenId id) const {
     if (id < 0 || static_cast<std::size_t>(id) >= size()) return std::nullopt;
-    const auto begin = offsets_[static_cast<std::size_t>(id)], end = offsets_[static_cast<std::size_t>(id) + 1];
+    const auto begin = offsetView_[static_cast<std::size_t>(id)], end = offsetView_[static_cast<std::size_t>(id) + 1];
     if (begin == end) return std::nullopt;
-    return std::string_view(arena_).substr(begin, end - begin);
+    return arenaView_.substr(begin, end - begin);
 }
 
 std::optional<TokenId> BpeModel::find(std::string_view text) const {
@@ -73,11 +82,11 @@ std::optional<TokenId> BpeModel::find(std::string_view text) const {
 }
 
 const BpeModel::Slot* BpeModel::findMerge(TokenId a, TokenId b) const {
-    if (merges_.empty()) return nullptr;
+    if (mergeView_.empty()) return nullptr;
     const auto key = pairKey(a, b);
-    const auto mask = merges_.size() - 1;
+    const auto mask = mergeView_.size() - 1;
     for (auto i = (key * 0x9E3779B97F4A7C15ull) >> 20 & mask;; i = (i + 1) & mask) {
-        const auto& slot = merges_[i];
+        const auto& slot = mergeView_[i];
         if (slot.key == key) return &slot;
         if (slot.key == kEmpty) return nullptr;
     }
@@ -115,6 +124,7 @@ void BpeModel::addMerge(std::string_view left, std::string_view right) {
     if (!a || !b || !merged)
         throw Error("tokenizer", "merge '" + std::string(left) + " " + std::string(right) + "' uses a token missing from the vocabulary");
     putMerge(*a, *b, nextRank_++, *merged);
+    mergeView_ = merges_;
 }
 
 void BpeModel::encodeBytes(std::string_view raw, std::vector<TokenId>& out) const {
@@ -193,55 +203,100 @@ bool take(std::string_view& in, T& value) {
 
 }  // namespace
 
-void BpeModel::serialize(std::string& out) const {
-    put<std::uint64_t>(out, offsets_.size());
-    out.append(reinterpret_cast<const char*>(offsets_.data()), offsets_.size() * sizeof(std::uint32_t));
-    put<std::uint64_t>(out, arena_.size());
-    out += arena_;
-    // Each pair with its own rank: a pair tokenizer.json repeats keeps only its last rank, so ranks have gaps.
-    put<std::uint64_t>(out, mergeCount_);
-    for (const auto& slot : merges_) {
-        if (slot.key == kEmpty) continue;
-        put<std::uint64_t>(out, slot.key);
-        put<std::int32_t>(out, slot.rank);
-        put<std::int32_t>(out, slot.merged);
+namespace {
+
+// Zero bytes up to the next multiple of 16 of out's length, preceded by their count.
+void padTo16(std::string& out) {
+    const auto pad = static_cast<std::uint8_t>((16 - (out.size() + 1) % 16) % 16);
+    put<std::uint8_t>(out, pad);
+    out.append(pad, '\0');
+}
+
+bool skipPadding(std::string_view& in) {
+    std::uint8_t pad = 0;
+    if (!take(in, pad) || pad > 15 || in.size() < pad) return false;
+    in.remove_prefix(pad);
+    return true;
+}
+
+// `count` elements of T at the front of `in`: in place when `inPlace` and aligned, else copied into `owned`.
+template <typename T>
+bool takeArray(std::string_view& in, std::uint64_t count, bool inPlace, std::vector<T>& owned, std::span<const T>& view) {
+    if (count > in.size() / sizeof(T)) return false;
+    const auto n = static_cast<std::size_t>(count);
+    if (inPlace && reinterpret_cast<std::uintptr_t>(in.data()) % alignof(T) == 0) {
+        owned.clear();
+        view = std::span<const T>(reinterpret_cast<const T*>(in.data()), n);
+    } else {
+        owned.resize(n);
+        std::memcpy(owned.data(), in.data(), n * sizeof(T));
+        view = owned;
     }
+    in.remove_prefix(n * sizeof(T));
+    return true;
+}
+
+}  // namespace
+
+void BpeModel::serialize(std::string& out) const {
+    put<std::uint64_t>(out, offsetView_.size());
+    padTo16(out);
+    out.append(reinterpret_cast<const char*>(offsetView_.data()), offsetView_.size_bytes());
+    put<std::uint64_t>(out, arenaView_.size());
+    out += arenaView_;
+    // The merge table as it lies in memory (each pair with its own rank: a pair tokenizer.json repeats keeps only its
+    // last rank, so ranks have gaps): loading reads it in place, where inserting 120k pairs again took tens of ms.
+    put<std::uint64_t>(out, mergeView_.size());
+    put<std::uint64_t>(out, mergeCount_);
+    padTo16(out);
+    out.append(reinterpret_cast<const char*>(mergeView_.data()), mergeView_.size_bytes());
     put<std::int32_t>(out, nextRank_);
     out.append(reinterpret_cast<const char*>(byteIds_.data()), sizeof byteIds_);
     put<std::uint8_t>(out, ignoreMerges_ ? 1 : 0);
     put<std::int64_t>(out, unknown_.value_or(-1));
 }
 
-bool BpeModel::deserialize(std::string_view in) {
-    std::uint64_t offsetCount = 0, arenaSize = 0, merges = 0;
+bool BpeModel::deserialize(std::string_view in, std::shared_ptr<const void> backing) {
+    static_assert(sizeof(Slot) == 16 && std::is_trivially_copyable_v<Slot>);
+    const bool inPlace = backing != nullptr;
+    std::uint64_t offsetCount = 0, arenaSize = 0, slots = 0, used = 0;
     // Every count and id in the blob is checked against what follows it: a damaged cache file is refused here,
-    // never allowed to size an allocation or to produce an id outside the vocabulary.
-    if (!take(in, offsetCount) || offsetCount == 0 || offsetCount > in.size() / 4) return false;
-    offsets_.resize(offsetCount);
-    std::memcpy(offsets_.data(), in.data(), offsetCount * 4);
-    in.remove_prefix(offsetCount * 4);
+    // never allowed to size an allocation, to produce an id outside the vocabulary or to hide a merge.
+    if (!take(in, offsetCount) || offsetCount == 0 || !skipPadding(in) || !takeArray(in, offsetCount, inPlace, offsets_, offsetView_))
+        return false;
     if (!take(in, arenaSize) || arenaSize > in.size()) return false;
-    arena_.assign(in.substr(0, arenaSize));
-    in.remove_prefix(arenaSize);
-    for (std::size_t i = 0; i + 1 < offsets_.size(); ++i)
-        if (offsets_[i] > offsets_[i + 1] || offsets_[i + 1] > arena_.size()) return false;
-    if (!take(in, merges) || merges > in.size() / 16) return false;
-    merges_.assign(std::max<std::size_t>(1024, std::bit_ceil(static_cast<std::size_t>(merges) * 2 + 1)), Slot{});
-    mergeCount_ = 0;
-    const auto tokens = size();
-    std::int32_t highestRank = -1;
-    for (std::uint64_t i = 0; i < merges; ++i) {
-        std::uint64_t key = 0;
-        std::int32_t rank = -1, merged = -1;
-        take(in, key);
-        take(in, rank);
-        take(in, merged);
-        const auto a = static_cast<TokenId>(key >> 32), b = static_cast<TokenId>(key & 0xFFFFFFFFu);
-        if (rank < 0 || merged < 0 || static_cast<std::size_t>(std::max<TokenId>({a, b, merged})) >= tokens) return false;
-        if (!putMerge(a, b, rank, merged)) return false;  // each pair once
-        highestRank = std::max(highestRank, rank);
+    if (inPlace) {
+        arena_.clear();
+        arenaView_ = in.substr(0, arenaSize);
+    } else {
+        arena_.assign(in.begin(), in.begin() + static_cast<std::ptrdiff_t>(arenaSize));
+        arenaView_ = std::string_view(arena_.data(), arena_.size());
     }
-    if (!take(in, nextRank_) || nextRank_ <= highestRank) return false;
+    in.remove_prefix(arenaSize);
+    for (std::size_t i = 0; i + 1 < offsetView_.size(); ++i)
+        if (offsetView_[i] > offsetView_[i + 1] || offsetView_[i + 1] > arenaView_.size()) return false;
+    if (!take(in, slots) || !take(in, used) || (slots != 0 && (slots < 1024 || !std::has_single_bit(slots))) || used * 2 > slots ||
+        !skipPadding(in) || !takeArray(in, slots, inPlace, merges_, mergeView_))
+        return false;
+    if (!take(in, nextRank_)) return false;
+    // Each pair must be one findMerge() reaches (no empty slot between its home and its place) with ids in the
+    // vocabulary and a rank below the next one.
+    const auto tokens = size();
+    const auto mask = mergeView_.size() - 1;
+    std::size_t count = 0;
+    for (std::size_t i = 0; i < mergeView_.size(); ++i) {
+        const auto& slot = mergeView_[i];
+        if (slot.key == kEmpty) continue;
+        ++count;
+        const auto a = static_cast<std::size_t>(slot.key >> 32), b = static_cast<std::size_t>(slot.key & 0xFFFFFFFFu);
+        if (a >= tokens || b >= tokens || slot.merged < 0 || static_cast<std::size_t>(slot.merged) >= tokens || slot.rank < 0 ||
+            slot.rank >= nextRank_)
+            return false;
+        for (auto j = (slot.key * 0x9E3779B97F4A7C15ull) >> 20 & mask; j != i; j = (j + 1) & mask)
+            if (mergeView_[j].key == kEmpty || mergeView_[j].key == slot.key) return false;
+    }
+    if (count != used) return false;
+    mergeCount_ = count;
     if (in.size() < sizeof byteIds_) return false;
     std::memcpy(byteIds_.data(), in.data(), sizeof byteIds_);
     in.remove_prefix(sizeof byteIds_);
@@ -253,6 +308,7 @@ bool BpeModel::deserialize(std::string_view in) {
     if (unknown < -1 || unknown >= static_cast<std::int64_t>(tokens)) return false;
     ignoreMerges_ = ignore != 0;
     if (unknown >= 0) unknown_ = unknown;
+    backing_ = std::move(backing);
     lookup_ = std::make_unique<Lookup>();
     return true;
 }

@@ -8,6 +8,7 @@
 #include <array>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -34,12 +35,14 @@ public:
 
     std::optional<TokenId> find(std::string_view token) const;
     std::optional<std::string_view> token(TokenId id) const;
-    std::size_t size() const { return offsets_.empty() ? 0 : offsets_.size() - 1; }
+    std::size_t size() const { return offsetView_.empty() ? 0 : offsetView_.size() - 1; }
 
-    // A compact binary form (tokens by id, merges by rank as id triples); deserialize() returns false on a
-    // malformed blob.
+    // A binary form: the token texts and the merge table as they lie in memory, so loading is no work. serialize()
+    // appends it to `out`, aligning its arrays to the start of `out` (the start of a file). deserialize() returns false
+    // on a malformed blob; when `backing` holds `in` (a mapped file) and the arrays are aligned in memory, the model
+    // reads them there and keeps `backing`, else it copies them.
     void serialize(std::string& out) const;
-    bool deserialize(std::string_view in);
+    bool deserialize(std::string_view in, std::shared_ptr<const void> backing = {});
 
 private:
     struct Slot {
@@ -55,9 +58,17 @@ private:
     void growMerges();
     void computeByteIds();
 
-    std::string arena_;                   // every token's text, back to back
+    void viewOwned();
+
+    // Built here (setVocabulary, addMerge) or copied by deserialize(); empty when the views read a mapped file.
+    std::vector<char> arena_;             // every token's text, back to back
     std::vector<std::uint32_t> offsets_;  // token id -> [offsets_[id], offsets_[id + 1]) in arena_
     std::vector<Slot> merges_;            // open addressing, power-of-two size
+    // What encoding reads: the vectors above, or the arrays of a mapped compiled file that backing_ keeps.
+    std::string_view arenaView_;
+    std::span<const std::uint32_t> offsetView_;
+    std::span<const Slot> mergeView_;
+    std::shared_ptr<const void> backing_;
     std::size_t mergeCount_ = 0;
     std::int32_t nextRank_ = 0;
     std::array<TokenId, 256> byteIds_{};  // the token of each single byte (-1: none)

@@ -1,5 +1,6 @@
 #include "text/bpe_tokenizer.h"
 
+#include "io/mapped_file.h"
 #include "text/byte_level.h"
 #include "text/utf8.h"
 #include "util/error.h"
@@ -14,6 +15,7 @@
 #include <unicode/utf8.h>
 
 #include <algorithm>
+#include <cstring>
 #include <fstream>
 #include <iterator>
 #include <optional>
@@ -129,30 +131,61 @@ std::filesystem::path compiledCachePath(const std::filesystem::path& json) {
     return paths::modelCacheDir() / ".compiled" / (fmt::format("{:016x}", std::hash<std::string>{}(key)) + ".bpe");
 }
 
-constexpr std::string_view kCompiledMagic = "DRAGOMAN-BPE-2\n";
+constexpr std::string_view kCompiledMagic = "DRAGOMAN-BPE-3\n";
 
-bool readCompiled(BpeModel& model, const std::filesystem::path& file, const std::filesystem::path& json) {
-    std::ifstream in(file, std::ios::binary);
-    if (!in) return false;
-    in.seekg(0, std::ios::end);
-    std::string blob(static_cast<std::size_t>(std::max<std::streamoff>(0, in.tellg())), '\0');
-    in.seekg(0);
-    in.read(blob.data(), static_cast<std::streamsize>(blob.size()));
-    if (!in) return false;
+// The compiled cache: the header, a checksum of the rest, the tokenizer.json without its vocabulary and merges
+// (withoutVocabulary), then the BpeModel's own form. With it, loading reads neither the JSON's 7 MB nor its vocabulary.
+// The checksum refuses a damaged file wherever the damage is (in the settings it could change what the tokenizer
+// does); the model's own checks stand behind it.
+std::uint64_t checksum(std::string_view bytes) {
+    return std::hash<std::string_view>{}(bytes);
+}
+
+bool readCompiled(BpeModel& model, std::string& settings, const std::filesystem::path& file, const std::filesystem::path& json) {
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(file, ec)) return false;
+    std::shared_ptr<const MappedFile> mapping;
+    try {
+        mapping = MappedFile::open(file);
+    } catch (const Error&) {
+        return false;  // unreadable: compiled again from the JSON
+    }
+    std::string_view blob(reinterpret_cast<const char*>(mapping->data()), static_cast<std::size_t>(mapping->size()));
     const auto header = std::string(kCompiledMagic) + compiledCachePath(json).filename().string() + "\n";
-    if (blob.compare(0, header.size(), header) != 0) return false;
-    BpeModel loaded;
-    if (!loaded.deserialize(std::string_view(blob).substr(header.size()))) {
+    if (!blob.starts_with(header)) return false;
+    std::string_view rest = blob.substr(header.size());
+    std::uint64_t sum = 0, settingsSize = 0;
+    if (rest.size() < sizeof sum + sizeof settingsSize) return false;
+    std::memcpy(&sum, rest.data(), sizeof sum);
+    rest.remove_prefix(sizeof sum);
+    if (checksum(rest) != sum) {
         log::logger().warn("ignoring a damaged compiled tokenizer {}", file.string());
         return false;
     }
+    std::memcpy(&settingsSize, rest.data(), sizeof settingsSize);
+    rest.remove_prefix(sizeof settingsSize);
+    BpeModel loaded;
+    // The token texts and merge table are read where they are mapped (the model keeps the mapping).
+    if (settingsSize > rest.size() || !loaded.deserialize(rest.substr(settingsSize), mapping)) {
+        log::logger().warn("ignoring a damaged compiled tokenizer {}", file.string());
+        return false;
+    }
+    settings.assign(rest.substr(0, settingsSize));
     model = std::move(loaded);
     return true;
 }
 
-void writeCompiled(const BpeModel& model, const std::filesystem::path& file, const std::filesystem::path& json) {
+void writeCompiled(const BpeModel& model, const std::string& settings, const std::filesystem::path& file,
+                   const std::filesystem::path& json) {
     std::string blob = std::string(kCompiledMagic) + compiledCachePath(json).filename().string() + "\n";
+    const auto sumAt = blob.size();
+    blob.append(sizeof(std::uint64_t), '\0');
+    const std::uint64_t settingsSize = settings.size();
+    blob.append(reinterpret_cast<const char*>(&settingsSize), sizeof settingsSize);
+    blob += settings;
     model.serialize(blob);
+    const auto sum = checksum(std::string_view(blob).substr(sumAt + sizeof(std::uint64_t)));
+    std::memcpy(blob.data() + sumAt, &sum, sizeof sum);
     std::error_code ec;
     std::filesystem::create_directories(file.parent_path(), ec);
     const auto temporary = file.string() + ".partial";
@@ -237,18 +270,20 @@ BpeTokenizer::BpeTokenizer(const std::filesystem::path& tokenizerJson) {
 
 void BpeTokenizer::load(const std::filesystem::path& tokenizerJson) {
     const Reader r(tokenizerJson.string());
-    simdjson::padded_string json;
-    if (auto error = simdjson::padded_string::load(tokenizerJson.string()).get(json))
-        r.fail(std::string("not readable: ") + simdjson::error_message(error));
-    // The vocabulary and merges come from the compiled cache when it matches this file, and then only the rest of
-    // the JSON is parsed (a 120k-token file is 7 MB, nearly all of it vocabulary and merges: its whole parse took
-    // 30-60 ms of a model's start). Else from the JSON, and the cache is written for next time.
+    // The compiled cache, when it matches this file (path, size and time), holds the vocabulary and merges and the
+    // rest of the JSON: a 120k-token file is 7 MB, nearly all of it vocabulary and merges, and reading and parsing it
+    // took 30-60 ms of a model's start. Else the JSON is read whole, and the cache written for next time.
     const auto cacheFile = compiledCachePath(tokenizerJson);
-    const bool compiled = readCompiled(model_, cacheFile, tokenizerJson);
-    const auto settings = compiled ? withoutVocabulary(json) : std::nullopt;
+    std::string settings;
+    const bool compiled = readCompiled(model_, settings, cacheFile, tokenizerJson);
+    simdjson::padded_string json;
+    if (!compiled) {
+        if (auto error = simdjson::padded_string::load(tokenizerJson.string()).get(json))
+            r.fail(std::string("not readable: ") + simdjson::error_message(error));
+    }
     dom::parser parser;
     dom::element root;
-    if (auto error = (settings ? parser.parse(*settings) : parser.parse(json)).get(root))
+    if (auto error = (compiled ? parser.parse(settings) : parser.parse(json)).get(root))
         r.fail(std::string("not readable JSON: ") + simdjson::error_message(error));
 
     dom::element model;
@@ -256,7 +291,8 @@ void BpeTokenizer::load(const std::filesystem::path& tokenizerJson) {
     if (r.text(model, "type") != "BPE") r.fail("model type '" + std::string(r.text(model, "type")) + "' is not supported (BPE only)");
     if (!compiled) {
         fillModel(model_, model, r);
-        writeCompiled(model_, cacheFile, tokenizerJson);
+        // A file of a shape withoutVocabulary() does not take is parsed whole every time.
+        if (auto rest = withoutVocabulary(json)) writeCompiled(model_, *rest, cacheFile, tokenizerJson);
     }
 
     vocabSize_ = model_.size();
