@@ -3,6 +3,7 @@
 #include "kernels/bf16.h"
 #include "kernels/bf16_dot_gemm.h"
 #include "kernels/bf16_matmul.h"
+#include "kernels/eight_bit_dot_steps.h"
 #include "kernels/onednn_matmul.h"
 #include "kernels/packed_gemm.h"
 #include "kernels/simd.h"
@@ -114,6 +115,13 @@ torch::Tensor project(const torch::Tensor& x, const torch::Tensor& weight, bool 
         // original's prompts (bf16_dot_gemm.h). Decoding steps (fewer rows) stay on the float32-activation kernels.
         if (packed && bf16Activations && kernels::bf16DotProducts()) {
             kernels::bf16DotEightBitMatmulTransposed(xp, weight.data_ptr(), eightBit, y.data_ptr<float>(), m, n, k);
+            return withRowsOf(x, y, n);
+        }
+        // FP8 decoding steps of a model quantized from a bf16 one on AVX512-VBMI CPUs: its bf16 semantics too, through byte
+        // tables onto the vdpbf16ps tiles (eight_bit_dot_steps.h), where float32 activations fell behind the memory.
+        // int8 stays on the float32 kernel: its widening is cheaper, and the tables measured no faster for it.
+        if (!packed && bf16Activations && type == torch::kUInt8 && kernels::eightBitDotSteps()) {
+            kernels::eightBitDotStepsMatmulTransposed(xp, weight.data_ptr(), eightBit, y.data_ptr<float>(), m, n, k);
             return withRowsOf(x, y, n);
         }
         if (type == torch::kInt8) {
@@ -230,19 +238,22 @@ torch::Tensor Linear::operator()(const torch::Tensor& x, const std::vector<const
 std::vector<torch::Tensor> Linear::many(const torch::Tensor& x, const std::vector<const Linear*>& layers, const LoraSet* lora) {
     const auto k = x.size(-1);
     bool fused = x.numel() == k && x.scalar_type() == torch::kFloat32;
-    // One kernel family per call: bf16 dot products (bf16 activations) for all, or float32 activations for all.
-    bool dotProducts = true, floatProducts = true;
+    // One kernel family per call: bf16 dot products (bf16 activations) for all, FP8 codes on the byte-table kernel
+    // (bf16 activations) for all, or float32 activations for all.
+    bool dotProducts = true, eightBitProducts = true, floatProducts = true;
     for (const auto* l : layers) {
         const auto& w = l->weight_;
         const auto type = w.scalar_type();
         const bool eightBit = (type == torch::kInt8 || type == torch::kUInt8) && l->scale_.defined();
         const bool bf16Dot = type == torch::kBFloat16 && l->placement_.bf16Activations && kernels::bf16DotProducts();
+        const bool eightBitDot = type == torch::kUInt8 && eightBit && l->placement_.bf16Activations && kernels::eightBitDotSteps();
         dotProducts = dotProducts && bf16Dot;
-        floatProducts = floatProducts && !bf16Dot;
+        eightBitProducts = eightBitProducts && eightBitDot;
+        floatProducts = floatProducts && !bf16Dot && !eightBitDot;
         fused = fused && l->placement_.onCpuKernels() && !l->bias_.defined() && (type == torch::kBFloat16 || eightBit) &&
                 (eightBit || !l->scale_.defined()) && w.is_contiguous() && w.size(1) == k;
     }
-    fused = fused && (dotProducts || floatProducts);
+    fused = fused && (dotProducts || eightBitProducts || floatProducts);
     std::vector<torch::Tensor> out;
     if (!fused) {
         for (const auto* l : layers)
@@ -260,6 +271,8 @@ std::vector<torch::Tensor> Linear::many(const torch::Tensor& x, const std::vecto
     }
     if (dotProducts)
         kernels::bf16DotGemvMany(row.data_ptr<float>(), targets.data(), targets.size(), k);
+    else if (eightBitProducts)
+        kernels::eightBitDotStepsGemvMany(row.data_ptr<float>(), targets.data(), targets.size(), k);
     else
         kernels::gemvMany(row.data_ptr<float>(), targets.data(), targets.size(), k);
     for (std::size_t i = 0; i < out.size(); ++i)

@@ -3,6 +3,7 @@
 #include "kernels/bf16.h"
 #include "kernels/bf16_dot_gemm.h"
 #include "kernels/bf16_matmul.h"
+#include "kernels/eight_bit_dot_steps.h"
 #include "kernels/layer_norm.h"
 #include "kernels/onednn_matmul.h"
 #include "kernels/packed_gemm.h"
@@ -95,6 +96,11 @@ private Q_SLOTS:
     void bf16DotEightBitEqualsWidenedWeights_data();
     void bf16DotEightBitEqualsWidenedWeights();
     void eightBitPromptsOfBf16ModelsTakeTheDotTiles();
+    void eightBitDotStepsMatchReference_data();
+    void eightBitDotStepsMatchReference();
+    void eightBitDotStepRowsDoNotDependOnOtherRows();
+    void eightBitDotStepsGemvManyEqualsSeparateProducts();
+    void eightBitStepsOfBf16ModelsTakeTheByteTables();
     void promptKernelIsNamed();
     void projectMatchesReference_data();
     void projectMatchesReference();
@@ -471,7 +477,7 @@ void TestKernels::bf16DotEightBitEqualsWidenedWeights() {
 }
 
 // ops::project for 8-bit weights of a bf16 model (Linear's bf16Activations): a prompt's rows take the tiles above
-// where bf16 models' products do, decoding steps' few rows keep the float32-activation kernel.
+// where bf16 models' products do, decoding steps' few rows keep the float32-activation kernel (FP8's: below).
 void TestKernels::eightBitPromptsOfBf16ModelsTakeTheDotTiles() {
     auto generator = at::detail::createCPUGenerator(47);
     const std::int64_t n = 130, k = 1032;
@@ -485,6 +491,111 @@ void TestKernels::eightBitPromptsOfBf16ModelsTakeTheDotTiles() {
                                                      m, n, k);
         }
         QVERIFY2(torch::equal(bf16Model, expected), qPrintable(QString("m=%1").arg(m)));
+    }
+}
+
+void TestKernels::eightBitDotStepsMatchReference_data() {
+    QTest::addColumn<QString>("type");
+    QTest::addColumn<int>("m");
+    QTest::addColumn<int>("n");
+    QTest::addColumn<int>("k");
+    // M around the 4-row groups (a batched step has up to 16 rows), N around the tiles of 8, 6, 4 and 3 weight rows,
+    // K below one 64-code step, exactly one, with a tail, and long.
+    for (const char* type : {"int8", "fp8"})
+        for (int m : {1, 2, 3, 4, 5, 16})
+            for (int n : {1, 7, 8, 9, 130})
+                for (int k : {20, 64, 100, 2048})
+                    QTest::addRow("%s_m%d_n%d_k%d", type, m, n, k) << QString(type) << m << n << k;
+}
+
+// 8-bit decoding steps of a bf16 model through byte tables (eight_bit_dot_steps.h): bf16-rounded activations times
+// the codes' exact values (every int8 including -128; every E4M3 code but the NaNs, subnormals and both zeros
+// included), to float32 accumulation error, every output written.
+void TestKernels::eightBitDotStepsMatchReference() {
+    if (!kernels::eightBitDotSteps()) QSKIP("no AVX512-BF16 with AVX512-VBMI on this CPU (or turned off)");
+    QFETCH(QString, type);
+    QFETCH(int, m);
+    QFETCH(int, n);
+    QFETCH(int, k);
+    auto generator = at::detail::createCPUGenerator(53);
+    const auto [w, exact] = eightBitWeights(type, n, k, generator);
+    const auto x = torch::randn({m, k}, generator, torch::kFloat32);
+    auto y = torch::full({m, n}, std::nanf(""), torch::kFloat32);
+    kernels::eightBitDotStepsMatmulTransposed(x.data_ptr<float>(), w.data_ptr(),
+                                              type == "int8" ? kernels::WeightType::I8 : kernels::WeightType::FP8, y.data_ptr<float>(), m,
+                                              n, k);
+    const auto expected = reference(x.to(torch::kBFloat16), exact);
+    const double error = (y.to(torch::kFloat64) - expected).abs().max().item<double>();
+    const double allowed = tolerance(k) * exact.abs().max().item<double>();
+    QVERIFY2(error < allowed, qPrintable(QString("max error %1, allowed %2").arg(error).arg(allowed)));
+}
+
+// A row gets the same numbers alone (a decoding step) as in a batched step, wherever it falls in the 4-row groups.
+void TestKernels::eightBitDotStepRowsDoNotDependOnOtherRows() {
+    if (!kernels::eightBitDotSteps()) QSKIP("no AVX512-BF16 with AVX512-VBMI on this CPU (or turned off)");
+    const std::int64_t n = 37, k = 2100;
+    for (const QString type : {"int8", "fp8"}) {
+        auto generator = at::detail::createCPUGenerator(55);
+        const auto w = eightBitWeights(type, n, k, generator).first;
+        const auto x = torch::randn({16, k}, generator, torch::kFloat32);
+        const auto run = [&](std::int64_t first, std::int64_t m) {
+            auto y = torch::full({m, n}, std::nanf(""), torch::kFloat32);
+            kernels::eightBitDotStepsMatmulTransposed(x.data_ptr<float>() + first * k, w.data_ptr(),
+                                                      type == "int8" ? kernels::WeightType::I8 : kernels::WeightType::FP8,
+                                                      y.data_ptr<float>(), m, n, k);
+            return y;
+        };
+        const auto all = run(0, 16);
+        for (std::int64_t r : {0, 3, 4, 5, 14, 15}) {
+            QVERIFY2(torch::equal(run(r, 1)[0], all[r]), qPrintable(QString("%1 row %2 alone").arg(type).arg(r)));
+            QVERIFY2(torch::equal(run(r, 16 - r)[0], all[r]), qPrintable(QString("%1 row %2 first of %3").arg(type).arg(r).arg(16 - r)));
+        }
+    }
+}
+
+// The fused projections of a decoding step (Linear::many): each output exactly what the kernel gives it alone, int8
+// and FP8 matrices in one call.
+void TestKernels::eightBitDotStepsGemvManyEqualsSeparateProducts() {
+    if (!kernels::eightBitDotSteps()) QSKIP("no AVX512-BF16 with AVX512-VBMI on this CPU (or turned off)");
+    auto generator = at::detail::createCPUGenerator(57);
+    for (std::int64_t k : {40, 2048}) {
+        const std::vector<std::int64_t> heights{130, 1, 96, 7, 600};
+        const auto x = torch::randn({1, k}, generator, torch::kFloat32);
+        std::vector<torch::Tensor> weights, outputs;
+        std::vector<kernels::GemvOutput> targets;
+        for (std::size_t i = 0; i < heights.size(); ++i) {
+            const auto type = i % 2 ? kernels::WeightType::I8 : kernels::WeightType::FP8;
+            weights.push_back(eightBitWeights(i % 2 ? "int8" : "fp8", heights[i], k, generator).first);
+            outputs.push_back(torch::full({heights[i]}, std::nanf(""), torch::kFloat32));
+            targets.push_back({weights.back().data_ptr(), type, outputs.back().data_ptr<float>(), heights[i]});
+        }
+        kernels::eightBitDotStepsGemvMany(x.data_ptr<float>(), targets.data(), targets.size(), k);
+        for (std::size_t i = 0; i < heights.size(); ++i) {
+            auto alone = torch::full({heights[i]}, std::nanf(""), torch::kFloat32);
+            kernels::eightBitDotStepsMatmulTransposed(x.data_ptr<float>(), weights[i].data_ptr(), targets[i].type, alone.data_ptr<float>(),
+                                                      1, heights[i], k);
+            QVERIFY2(torch::equal(outputs[i], alone), qPrintable(QString("k=%1 output %2").arg(k).arg(i)));
+        }
+    }
+}
+
+// ops::project for FP8 weights of a bf16 model: a decoding step's rows take the byte-table kernel where it is used;
+// int8 weights, and a float32 model's 8-bit weights, keep the float32-activation kernel (exact to their twins).
+void TestKernels::eightBitStepsOfBf16ModelsTakeTheByteTables() {
+    auto generator = at::detail::createCPUGenerator(59);
+    const std::int64_t n = 130, k = 1032;
+    for (const QString type : {"int8", "fp8"}) {
+        const auto w = eightBitWeights(type, n, k, generator).first;
+        for (std::int64_t m : {1, 8, 16}) {
+            const auto x = torch::randn({m, k}, generator, torch::kFloat32);
+            const auto bf16Model = ops::project(x, w, true);
+            auto expected = ops::project(x, w, false);
+            if (type == "fp8" && kernels::eightBitDotSteps())
+                kernels::eightBitDotStepsMatmulTransposed(x.data_ptr<float>(), w.data_ptr(),
+                                                          type == "int8" ? kernels::WeightType::I8 : kernels::WeightType::FP8,
+                                                          expected.data_ptr<float>(), m, n, k);
+            QVERIFY2(torch::equal(bf16Model, expected), qPrintable(QString("%1 m=%2").arg(type).arg(m)));
+        }
     }
 }
 

@@ -1,0 +1,247 @@
+#include "kernels/eight_bit_dot_steps.h"
+
+#include "kernels/bf16.h"
+#include "kernels/bf16_dot_gemm.h"
+#include "kernels/simd512.h"
+#include "kernels/thread_pool.h"
+
+#include <immintrin.h>
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <type_traits>
+#include <vector>
+
+namespace dragoman::kernels {
+// Named inside the anonymous namespace: a unity build puts this file beside bf16_dot_gemm.cpp, whose helpers share
+// names with these (tile, paddedDepth).
+namespace {
+namespace eightbit {
+
+#define DRAGOMAN_VBMI_BF16 __attribute__((target("avx2,fma,f16c,avx512f,avx512vl,avx512bw,avx512bf16,avx512vbmi")))
+
+constexpr std::int64_t kBlock = 64;     // codes per step: one 64-byte load, two vdpbf16ps per activation row
+constexpr std::int64_t kRowBlock = 64;  // weight rows a thread claims at a time
+
+// The bf16 value of each magnitude (an E4M3 code's low 7 bits; an int8's absolute value, 128 apart) split into its
+// high and low bytes: the tables the byte lookups index. The sign, bit 7 of the code, goes straight to the high byte.
+// Built from widen(), so every code reads as the float32 kernels read it.
+struct Tables {
+    std::array<std::uint8_t, 128> high{}, low{};
+    template <typename W>
+    static Tables of() {
+        Tables t;
+        for (int magnitude = 0; magnitude < 128; ++magnitude) {
+            W code{};
+            if constexpr (std::is_same_v<W, Fp8E4M3>)
+                code = Fp8E4M3{static_cast<std::uint8_t>(magnitude)};
+            else
+                code = static_cast<W>(magnitude);
+            const auto value = widen(code);  // exact (the scalar widen, not load16, which is 2^8 short for E4M3)
+            const auto bits = static_cast<std::uint16_t>(std::bit_cast<std::uint32_t>(value) >> 16);
+            t.high[static_cast<std::size_t>(magnitude)] = static_cast<std::uint8_t>(bits >> 8);
+            t.low[static_cast<std::size_t>(magnitude)] = static_cast<std::uint8_t>(bits & 0xFF);
+        }
+        return t;
+    }
+};
+
+template <typename W>
+const Tables& tables() {
+    static const Tables t = Tables::of<W>();
+    return t;
+}
+
+// 64 codes -> the high and low bytes of their bf16 values, in place. E4M3: a magnitude's bytes from the tables, the
+// sign bit put back. int8: the same for the absolute value (vpabsb: -128 gives 128, whose index 0 reads 0 and whose
+// high byte is set apart), then the sign.
+template <typename W>
+DRAGOMAN_VBMI_BF16 inline void valueBytes(__m512i codes, const __m512i (&table)[4], __m512i sign, __m512i& high, __m512i& low) {
+    if constexpr (std::is_same_v<W, Fp8E4M3>) {
+        high = _mm512_ternarylogic_epi32(_mm512_permutex2var_epi8(table[0], codes, table[1]), codes, sign, 0xF8);
+        low = _mm512_permutex2var_epi8(table[2], codes, table[3]);
+    } else {
+        const __m512i magnitude = _mm512_abs_epi8(codes);
+        const __mmask64 is128 = _mm512_test_epi8_mask(magnitude, sign);
+        high = _mm512_mask_mov_epi8(_mm512_permutex2var_epi8(table[0], magnitude, table[1]), is128, _mm512_set1_epi8(0x43));
+        high = _mm512_ternarylogic_epi32(high, codes, sign, 0xF8);
+        low = _mm512_permutex2var_epi8(table[2], magnitude, table[3]);
+    }
+}
+
+// Activation row block [64] -> the two bf16 vectors the widened codes pair with. The interleaves below put codes
+// {0-7, 16-23, 32-39, 48-55} of a block in the first vector and {8-15, 24-31, 40-47, 56-63} in the second, so the
+// activations are laid out alike, once per call.
+DRAGOMAN_VBMI_BF16 void narrowRow(const float* x, std::int64_t k, std::uint16_t* out) {
+    static constexpr std::array<std::uint16_t, 32> kFirst = [] {
+        std::array<std::uint16_t, 32> idx{};
+        for (int e = 0; e < 32; ++e)
+            idx[static_cast<std::size_t>(e)] = static_cast<std::uint16_t>(16 * (e / 8) + e % 8);
+        return idx;
+    }();
+    static constexpr std::array<std::uint16_t, 32> kSecond = [] {
+        std::array<std::uint16_t, 32> idx{};
+        for (int e = 0; e < 32; ++e)
+            idx[static_cast<std::size_t>(e)] = static_cast<std::uint16_t>(16 * (e / 8) + 8 + e % 8);
+        return idx;
+    }();
+    const __m512i first = _mm512_loadu_si512(kFirst.data()), second = _mm512_loadu_si512(kSecond.data());
+    const auto maskOf = [](std::int64_t c) -> __mmask16 { return c >= 16 ? 0xFFFF : c <= 0 ? 0 : static_cast<__mmask16>((1u << c) - 1); };
+    for (std::int64_t d = 0; d < k; d += kBlock) {
+        const std::int64_t left = k - d;
+        __m512 part[4];
+        for (int q = 0; q < 4; ++q)
+            part[q] = _mm512_maskz_loadu_ps(maskOf(left - 16 * q), x + d + 16 * q);
+        const __m512i a = reinterpret_cast<__m512i>(_mm512_cvtne2ps_pbh(part[1], part[0]));  // values 0-31
+        const __m512i b = reinterpret_cast<__m512i>(_mm512_cvtne2ps_pbh(part[3], part[2]));  // values 32-63
+        _mm512_storeu_si512(out + d, _mm512_permutex2var_epi16(a, first, b));
+        _mm512_storeu_si512(out + d + 32, _mm512_permutex2var_epi16(a, second, b));
+    }
+}
+
+// R activation rows (narrowRow's layout, kp values apart) against C consecutive weight rows from row j: R x C
+// accumulators, each weight row's 64 codes widened once for all R rows. While the tile runs, the next C rows are
+// requested into L2 a line per row and step, as the float32 decoding tiles do.
+template <typename W, int R, int C>
+DRAGOMAN_VBMI_BF16 void tile(const std::uint16_t* x, std::int64_t kp, const std::uint8_t* w, std::int64_t n, std::int64_t k, float* y,
+                             std::int64_t ldy, std::int64_t j) {
+    const Tables& t = tables<W>();
+    const __m512i table[4] = {_mm512_loadu_si512(t.high.data()), _mm512_loadu_si512(t.high.data() + 64), _mm512_loadu_si512(t.low.data()),
+                              _mm512_loadu_si512(t.low.data() + 64)};
+    const __m512i sign = _mm512_set1_epi8(static_cast<char>(0x80));
+    __m512 acc[R][C];
+#pragma GCC unroll 4
+    for (int r = 0; r < R; ++r)
+#pragma GCC unroll 8
+        for (int c = 0; c < C; ++c)
+            acc[r][c] = _mm512_setzero_ps();
+    const std::uint8_t* rows = w + j * k;
+    const bool prefetchNext = j + 2 * C <= n;
+    for (std::int64_t d = 0; d < k; d += kBlock) {
+        const std::int64_t left = k - d;
+        const __mmask64 mask = left >= kBlock ? ~__mmask64{0} : (__mmask64{1} << left) - 1;
+        __m512bh x0[R], x1[R];
+#pragma GCC unroll 4
+        for (int r = 0; r < R; ++r) {
+            x0[r] = reinterpret_cast<__m512bh>(_mm512_loadu_si512(x + r * kp + d));
+            x1[r] = reinterpret_cast<__m512bh>(_mm512_loadu_si512(x + r * kp + d + 32));
+        }
+#pragma GCC unroll 8
+        for (int c = 0; c < C; ++c) {
+            if (prefetchNext) _mm_prefetch(reinterpret_cast<const char*>(rows + (C + c) * k + d), _MM_HINT_T1);
+            // Codes past K are zero, which is +0: with the zero activations past K they add nothing.
+            const __m512i codes = _mm512_maskz_loadu_epi8(mask, rows + c * k + d);
+            __m512i high, low;
+            valueBytes<W>(codes, table, sign, high, low);
+            const auto w0 = reinterpret_cast<__m512bh>(_mm512_unpacklo_epi8(low, high));
+            const auto w1 = reinterpret_cast<__m512bh>(_mm512_unpackhi_epi8(low, high));
+#pragma GCC unroll 4
+            for (int r = 0; r < R; ++r) {
+                acc[r][c] = _mm512_dpbf16_ps(acc[r][c], x0[r], w0);
+                acc[r][c] = _mm512_dpbf16_ps(acc[r][c], x1[r], w1);
+            }
+        }
+    }
+#pragma GCC unroll 4
+    for (int r = 0; r < R; ++r)
+#pragma GCC unroll 8
+        for (int c = 0; c < C; ++c)
+            y[r * ldy + j + c] = sum16(acc[r][c]);
+}
+
+// R rows against weight rows [begin, end) of one matrix: C rows per tile as registers allow, the rest one at a time.
+template <typename W, int R>
+void rowsAgainst(const std::uint16_t* x, std::int64_t kp, const std::uint8_t* w, std::int64_t n, std::int64_t k, float* y, std::int64_t ldy,
+                 std::int64_t begin, std::int64_t end) {
+    constexpr int C = R == 1 ? 8 : R == 2 ? 6 : R == 3 ? 4 : 3;
+    std::int64_t j = begin;
+    for (; j + C <= end; j += C)
+        tile<W, R, C>(x, kp, w, n, k, y, ldy, j);
+    for (; j < end; ++j)
+        tile<W, R, 1>(x, kp, w, n, k, y, ldy, j);
+}
+
+// Every row of x (m rows) against weight rows [begin, end), four activation rows at a time.
+template <typename W>
+void block(const std::uint16_t* x, std::int64_t m, std::int64_t kp, const std::uint8_t* w, std::int64_t n, std::int64_t k, float* y,
+           std::int64_t ldy, std::int64_t begin, std::int64_t end) {
+    for (std::int64_t r = 0; r < m; r += 4) {
+        const auto* xr = x + r * kp;
+        float* yr = y + r * ldy;
+        switch (std::min<std::int64_t>(4, m - r)) {
+            case 4:
+                rowsAgainst<W, 4>(xr, kp, w, n, k, yr, ldy, begin, end);
+                break;
+            case 3:
+                rowsAgainst<W, 3>(xr, kp, w, n, k, yr, ldy, begin, end);
+                break;
+            case 2:
+                rowsAgainst<W, 2>(xr, kp, w, n, k, yr, ldy, begin, end);
+                break;
+            default:
+                rowsAgainst<W, 1>(xr, kp, w, n, k, yr, ldy, begin, end);
+                break;
+        }
+    }
+}
+
+std::int64_t paddedDepth(std::int64_t k) {
+    return (k + kBlock - 1) / kBlock * kBlock;
+}
+
+// The rows narrowed into per-thread scratch (reused between calls: fresh pages are zeroed by the kernel).
+const std::uint16_t* narrowed(const float* x, std::int64_t m, std::int64_t k) {
+    thread_local std::vector<std::uint16_t> rows;
+    const auto kp = paddedDepth(k);
+    rows.resize(static_cast<std::size_t>(m * kp));
+    for (std::int64_t r = 0; r < m; ++r)
+        narrowRow(x + r * k, k, rows.data() + r * kp);
+    return rows.data();
+}
+
+// block<W> for the type's codes.
+void blockOf(WeightType type, const std::uint16_t* x, std::int64_t m, std::int64_t kp, const void* w, std::int64_t n, std::int64_t k,
+             float* y, std::int64_t ldy, std::int64_t begin, std::int64_t end) {
+    const auto* codes = static_cast<const std::uint8_t*>(w);
+    if (type == WeightType::FP8)
+        block<Fp8E4M3>(x, m, kp, codes, n, k, y, ldy, begin, end);
+    else
+        block<std::int8_t>(x, m, kp, codes, n, k, y, ldy, begin, end);
+}
+
+}  // namespace eightbit
+}  // namespace
+
+bool eightBitDotSteps() {
+    static const bool yes = bf16DotProducts() && __builtin_cpu_supports("avx512vbmi");
+    return yes;
+}
+
+void eightBitDotStepsMatmulTransposed(const float* x, const void* w, WeightType type, float* y, std::int64_t m, std::int64_t n,
+                                      std::int64_t k) {
+    const auto* rows = eightbit::narrowed(x, m, k);
+    const auto kp = eightbit::paddedDepth(k);
+    ThreadPool::shared().parallelFor(n, eightbit::kRowBlock, [&](std::int64_t begin, std::int64_t end) {
+        eightbit::blockOf(type, rows, m, kp, w, n, k, y, n, begin, end);
+    });
+}
+
+void eightBitDotStepsGemvMany(const float* x, const GemvOutput* outputs, std::size_t count, std::int64_t k) {
+    const auto* row = eightbit::narrowed(x, 1, k);
+    const auto kp = eightbit::paddedDepth(k);
+    std::int64_t total = 0;
+    for (std::size_t i = 0; i < count; ++i)
+        total += outputs[i].n;
+    ThreadPool::shared().parallelFor(total, eightbit::kRowBlock, [&](std::int64_t begin, std::int64_t end) {
+        std::int64_t offset = 0;
+        for (std::size_t i = 0; i < count; ++i) {
+            const auto& o = outputs[i];
+            const auto from = std::max(begin, offset) - offset, to = std::min(end, offset + o.n) - offset;
+            if (from < to) eightbit::blockOf(o.type, row, 1, kp, o.w, o.n, k, o.y, o.n, from, to);
+            offset += o.n;
+        }
+    });
+}
+
+}  // namespace dragoman::kernels
