@@ -229,7 +229,7 @@ bool takeArray(std::string_view& in, std::uint64_t count, bool inPlace, std::vec
         view = std::span<const T>(reinterpret_cast<const T*>(in.data()), n);
     } else {
         owned.resize(n);
-        std::memcpy(owned.data(), in.data(), n * sizeof(T));
+        if (n > 0) std::memcpy(owned.data(), in.data(), n * sizeof(T));  // an empty vector's data() may be null
         view = owned;
     }
     in.remove_prefix(n * sizeof(T));
