@@ -85,7 +85,7 @@ const BpeModel::Slot* BpeModel::findMerge(TokenId a, TokenId b) const {
     if (mergeView_.empty()) return nullptr;
     const auto key = pairKey(a, b);
     const auto mask = mergeView_.size() - 1;
-    for (auto i = (key * 0x9E3779B97F4A7C15ull) >> 20 & mask;; i = (i + 1) & mask) {
+    for (auto i = home(key, mask);; i = (i + 1) & mask) {
         const auto& slot = mergeView_[i];
         if (slot.key == key) return &slot;
         if (slot.key == kEmpty) return nullptr;
@@ -105,7 +105,7 @@ bool BpeModel::putMerge(TokenId a, TokenId b, std::int32_t rank, TokenId merged)
     if ((mergeCount_ + 1) * 2 > merges_.size()) growMerges();
     const auto key = pairKey(a, b);
     const auto mask = merges_.size() - 1;
-    for (auto i = (key * 0x9E3779B97F4A7C15ull) >> 20 & mask;; i = (i + 1) & mask) {
+    for (auto i = home(key, mask);; i = (i + 1) & mask) {
         auto& slot = merges_[i];
         const bool added = slot.key == kEmpty;
         if (added) ++mergeCount_;
@@ -201,10 +201,6 @@ bool take(std::string_view& in, T& value) {
     return true;
 }
 
-}  // namespace
-
-namespace {
-
 // Zero bytes up to the next multiple of 16 of out's length, preceded by their count.
 void padTo16(std::string& out) {
     const auto pad = static_cast<std::uint8_t>((16 - (out.size() + 1) % 16) % 16);
@@ -292,7 +288,7 @@ bool BpeModel::deserialize(std::string_view in, std::shared_ptr<const void> back
         if (a >= tokens || b >= tokens || slot.merged < 0 || static_cast<std::size_t>(slot.merged) >= tokens || slot.rank < 0 ||
             slot.rank >= nextRank_)
             return false;
-        for (auto j = (slot.key * 0x9E3779B97F4A7C15ull) >> 20 & mask; j != i; j = (j + 1) & mask)
+        for (auto j = home(slot.key, mask); j != i; j = (j + 1) & mask)
             if (mergeView_[j].key == kEmpty || mergeView_[j].key == slot.key) return false;
     }
     if (count != used) return false;

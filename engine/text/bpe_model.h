@@ -52,6 +52,8 @@ private:
     };
     static constexpr std::uint64_t kEmpty = ~0ull;
     static std::uint64_t pairKey(TokenId a, TokenId b) { return (static_cast<std::uint64_t>(a) << 32) | static_cast<std::uint32_t>(b); }
+    // Where a pair's probe starts in a table of mask + 1 slots (findMerge, putMerge and deserialize's check agree).
+    static std::size_t home(std::uint64_t key, std::size_t mask) { return (key * 0x9E3779B97F4A7C15ull) >> 20 & mask; }
     const Slot* findMerge(TokenId a, TokenId b) const;
     // False when the pair was there already (it then takes the new rank).
     bool putMerge(TokenId a, TokenId b, std::int32_t rank, TokenId merged);

@@ -141,7 +141,7 @@ std::uint64_t checksum(std::string_view bytes) {
     return std::hash<std::string_view>{}(bytes);
 }
 
-bool readCompiled(BpeModel& model, std::string& settings, const std::filesystem::path& file, const std::filesystem::path& json) {
+bool readCompiled(BpeModel& model, std::string& settings, const std::filesystem::path& file) {
     std::error_code ec;
     if (!std::filesystem::is_regular_file(file, ec)) return false;
     std::shared_ptr<const MappedFile> mapping;
@@ -151,7 +151,7 @@ bool readCompiled(BpeModel& model, std::string& settings, const std::filesystem:
         return false;  // unreadable: compiled again from the JSON
     }
     std::string_view blob(reinterpret_cast<const char*>(mapping->data()), static_cast<std::size_t>(mapping->size()));
-    const auto header = std::string(kCompiledMagic) + compiledCachePath(json).filename().string() + "\n";
+    const auto header = std::string(kCompiledMagic) + file.filename().string() + "\n";  // file is compiledCachePath(json)
     if (!blob.starts_with(header)) return false;
     std::string_view rest = blob.substr(header.size());
     std::uint64_t sum = 0, settingsSize = 0;
@@ -175,9 +175,8 @@ bool readCompiled(BpeModel& model, std::string& settings, const std::filesystem:
     return true;
 }
 
-void writeCompiled(const BpeModel& model, const std::string& settings, const std::filesystem::path& file,
-                   const std::filesystem::path& json) {
-    std::string blob = std::string(kCompiledMagic) + compiledCachePath(json).filename().string() + "\n";
+void writeCompiled(const BpeModel& model, const std::string& settings, const std::filesystem::path& file) {
+    std::string blob = std::string(kCompiledMagic) + file.filename().string() + "\n";
     const auto sumAt = blob.size();
     blob.append(sizeof(std::uint64_t), '\0');
     const std::uint64_t settingsSize = settings.size();
@@ -275,7 +274,7 @@ void BpeTokenizer::load(const std::filesystem::path& tokenizerJson) {
     // took 30-60 ms of a model's start. Else the JSON is read whole, and the cache written for next time.
     const auto cacheFile = compiledCachePath(tokenizerJson);
     std::string settings;
-    const bool compiled = readCompiled(model_, settings, cacheFile, tokenizerJson);
+    const bool compiled = readCompiled(model_, settings, cacheFile);
     simdjson::padded_string json;
     if (!compiled) {
         if (auto error = simdjson::padded_string::load(tokenizerJson.string()).get(json))
@@ -292,7 +291,7 @@ void BpeTokenizer::load(const std::filesystem::path& tokenizerJson) {
     if (!compiled) {
         fillModel(model_, model, r);
         // A file of a shape withoutVocabulary() does not take is parsed whole every time.
-        if (auto rest = withoutVocabulary(json)) writeCompiled(model_, *rest, cacheFile, tokenizerJson);
+        if (auto rest = withoutVocabulary(json)) writeCompiled(model_, *rest, cacheFile);
     }
 
     vocabSize_ = model_.size();
