@@ -154,7 +154,11 @@ struct ModelDescription {
     bool translates = false;                   // false for a checkpoint without tokenizer files
     bool prompts = false;                      // glossary, context, formatted text and sampling (chat models)
     bool beamSearch = false;
-    bool chat = false;          // answers conversations (TranslationRequest::messages) in its own chat format
+    bool chat = false;  // answers conversations (TranslationRequest::messages) in its own chat format
+    // A translation model (encoder-decoder) decodes up to this many requests together; while that many do, the
+    // sources of further requests in flight are encoded together and those requests take the places that free up,
+    // so a caller with many sources in hand gains by running twice as many. 0: no such gain (chat models).
+    int encodesAhead = 0;
     std::string promptProfile;  // "hy-mt1.5" or "hy-mt2" for prompted models, else empty
     bool instructions = false;  // style, preferences, delimiters and structured data (the hy-mt2 profile)
     // Reads text in any language, whatever its targets (a server whose sources are not known here): `from: auto`

@@ -73,7 +73,12 @@ int runTranslate(const QStringList& args) {
         for (std::string line; std::getline(std::cin, line);)
             print(translateOne(line, ++requestId));
     } else {
-        translateLinesInOrder(std::cin, static_cast<int>(batch), translateOne, [](const std::string& output) { print(output); });
+        // A translation model decoding as many lines as it takes at once encodes the sources of as many more
+        // together meanwhile (StepBatcher): they wait in flight, translated in the same order and to the same text.
+        const int ahead = !remote && model->description().encodesAhead > 0 && beams == 1 && batch >= model->description().encodesAhead
+                              ? model->description().encodesAhead
+                              : 0;
+        translateLinesInOrder(std::cin, static_cast<int>(batch) + ahead, translateOne, [](const std::string& output) { print(output); });
     }
     return kExitOk;
 }

@@ -50,6 +50,7 @@ Model::Model(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {
         description_.prompts = m.strategy->takesPrompts();
         description_.beamSearch = m.strategy->supportsBeamSearch();
         description_.chat = m.strategy->chats();
+        description_.encodesAhead = m.strategy->encodesAhead();
         description_.promptProfile = m.strategy->promptProfile();
         description_.instructions = m.strategy->takesInstructions();
     }

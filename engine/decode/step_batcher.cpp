@@ -38,13 +38,28 @@ void StepBatcher::startThread() {
 }
 
 void StepBatcher::join() {
-    std::lock_guard lock(mutex_);
-    ++members_;
+    std::unique_lock lock(mutex_);
+    if (members_ < maxRows_ && joining_ == 0) {
+        ++members_;
+        counts_.mostMembers = std::max(counts_.mostMembers, members_);
+        return;
+    }
+    ++joining_;
+    place_.wait(lock, [&] { return handedOver_ > 0; });
+    --handedOver_;
 }
 
 void StepBatcher::leave() {
     std::lock_guard lock(mutex_);
-    --members_;
+    if (joining_ > 0) {
+        // The place goes to a waiting request at once (it counts as a member before its thread wakes), so the
+        // prompts held back for it are not let through by a place that only looks free.
+        --joining_;
+        ++handedOver_;
+        place_.notify_one();
+    } else {
+        --members_;
+    }
     // The others may have been waiting for this member alone.
     work_.notify_one();
 }
@@ -66,6 +81,19 @@ bool StepBatcher::ready(Clock::time_point now) const {
     return static_cast<std::int64_t>(waiting_.size()) >= members_ || waitingRows_ >= maxRows_ || now >= deadline();
 }
 
+bool StepBatcher::promptsDue() const {
+    if (prompts_.empty()) return false;
+    if (stopping_ || members_ < maxRows_ || joining_ < 2) return true;
+    // Every place is taken and encoded requests wait for the next ones: together() prompts gather meanwhile
+    // (a between() prompt, a causal model's, never waits).
+    std::size_t together = 0;
+    for (const auto* p : prompts_) {
+        if (p->work) return true;
+        ++together;
+    }
+    return together >= kMostPromptsTogether;
+}
+
 void StepBatcher::serve() {
     // The sessions' caches are inference tensors (their requests run in InferenceMode): only code in the same
     // mode may update them in place.
@@ -74,7 +102,7 @@ void StepBatcher::serve() {
     for (;;) {
         if (ready(Clock::now()))
             runBatch(lock);
-        else if (!prompts_.empty())
+        else if (promptsDue())
             runPrompts(lock);
         else if (stopping_)
             return;
@@ -149,6 +177,7 @@ void StepBatcher::runPrompts(std::unique_lock<std::mutex>& lock) {
     lock.lock();
     counts_.promptSeconds += std::chrono::duration<double>(end - start).count();
     ++counts_.promptRuns;
+    counts_.widestPromptRun = std::max(counts_.widestPromptRun, static_cast<std::int64_t>(batch.size()));
     for (auto* p : batch)
         p->done = true;
     lastEnd_ = end;

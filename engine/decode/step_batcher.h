@@ -15,6 +15,13 @@
 // slow each other); prompts given to together() that wait at the same moment run as one (an encoder pass over
 // several requests' sources). The requests' threads only wait: however many threads a server's pool has, the model's
 // work touches one thread's stack and per-thread buffers, so memory stays what one thread needs.
+//
+// At most `maxRows` requests are members at once (more would never step together anyway); a request whose prompt
+// is done waits for a place. That lets a caller with many sources in hand (`translate --batch`) run more requests
+// than places: while every place is taken and at least two encoded requests wait for one, together() prompts
+// wait too, so the sources of requests that start while the batch decodes go through the encoder as one pass
+// when the waiting requests run low, instead of one or two at a time between steps (an encoder pass over one
+// sentence was as slow per row as a decoding step; over sixteen, ~2x faster per source).
 #include <torch/types.h>
 
 #include <chrono>
@@ -48,6 +55,7 @@ public:
     // Membership of one request, from after its prompt to its end.
     class Member {
     public:
+        // Waits for a place among the members (at most maxRows).
         explicit Member(StepBatcher& batcher) : batcher_(batcher) { batcher_.join(); }
         ~Member() { batcher_.leave(); }
         Member(const Member&) = delete;
@@ -63,13 +71,16 @@ public:
     // throws. Steps that are ready go first, so a queue of prompts does not stall the others.
     void between(const std::function<void()>& work);
     // Runs `prompt` through the PromptRunner between steps, together with every other prompt given to together()
-    // that is waiting at that moment (requests that end at about the same time start together), and rethrows
-    // what it throws for this prompt. A batcher built without a PromptRunner refuses (Error "internal").
+    // that is waiting at that moment (requests that end at about the same time start together; see above for when
+    // they are held back), and rethrows what it throws for this prompt. A batcher built without a PromptRunner
+    // refuses (Error "internal").
     void together(void* prompt);
 
     struct Counts {
         std::int64_t steps = 0, rows = 0, widest = 0;  // batched steps run, rows stepped, most rows in one step
         std::int64_t promptRuns = 0;                   // prompts run (those run together count once)
+        std::int64_t widestPromptRun = 0;              // most prompts run together
+        std::int64_t mostMembers = 0;                  // most requests decoding at once
         double stepSeconds = 0, promptSeconds = 0;     // time on the batcher's thread in each
         std::int64_t waitingPrompts = 0;               // prompts queued now, not yet taken by the batcher's thread
     };
@@ -99,6 +110,8 @@ private:
     void serve();
     // Whether the waiting steps should run now (called with the lock held).
     bool ready(Clock::time_point now) const;
+    // Whether the waiting prompts should run now (called with the lock held).
+    bool promptsDue() const;
     Clock::time_point deadline() const;
     // Takes waiting steps (up to maxRows rows), runs them without the lock, hands out the results.
     void runBatch(std::unique_lock<std::mutex>& lock);
@@ -113,9 +126,12 @@ private:
     std::int64_t maxRows_;
     PromptRunner promptRunner_;
     mutable std::mutex mutex_;
-    std::condition_variable work_;  // the batcher's thread waits on it
-    std::condition_variable done_;  // the requests' threads wait on it
+    std::condition_variable work_;   // the batcher's thread waits on it
+    std::condition_variable done_;   // the requests' threads wait on it
+    std::condition_variable place_;  // requests waiting to become members wait on it
     std::int64_t members_ = 0;
+    std::int64_t joining_ = 0;     // requests waiting for a place
+    std::int64_t handedOver_ = 0;  // places given to waiting requests whose threads have not woken yet
     std::deque<Pending*> waiting_;
     std::deque<Prompt*> prompts_;
     std::int64_t waitingRows_ = 0;

@@ -67,8 +67,14 @@ torch::Tensor smallRowsLinear(const torch::Tensor& x, const torch::Tensor& weigh
     return withRowsOf(x, y, n);
 }
 
-bool rowStableAtAnyCount(const torch::Tensor& weight) {
-    return kernels::hasAvx2() && weight.scalar_type() == torch::kFloat32 && weight.is_contiguous();
+bool rowStableAtAnyCount(const torch::Tensor& weight, bool bf16Activations) {
+    if (!kernels::hasAvx2() || !weight.is_contiguous()) return false;
+    const auto type = weight.scalar_type();
+    if (type == torch::kFloat32) return true;
+    // 8-bit weights whose products keep float32 activations: a float32 model's copy, or a bf16 model's on a CPU
+    // without bf16 dot products (whose prompts would otherwise go to oneDNN or the vdpbf16ps tiles).
+    const bool bf16Products = bf16Activations && (kernels::bf16DotProducts() || kernels::onednnBf16Ready());
+    return (type == torch::kInt8 || type == torch::kUInt8) && !bf16Products;
 }
 
 torch::Tensor linear(const torch::Tensor& x, const torch::Tensor& weight, const torch::Tensor& bias, bool bf16Activations) {
@@ -105,7 +111,10 @@ torch::Tensor project(const torch::Tensor& x, const torch::Tensor& weight, bool 
             return withRowsOf(x, torch::mm(rows, floatWeight(weight).t()), n);
         }
         auto y = torch::empty({m, n}, torch::kFloat32);
-        const bool packed = m >= kPackedRows;
+        // Float32 activations on AVX2 CPUs: the decoding steps' kernel at every row count, as float32 weights go
+        // (rowStableAtAnyCount), so an encoder pass over several sources gives each the numbers it gets alone. The
+        // packed kernel was 10-15 % faster from a few hundred rows on, but its sums depend on the row count.
+        const bool packed = m >= kPackedRows && !rowStableAtAnyCount(weight, bf16Activations);
         // Prompts on AVX512-BF16 / AMX CPUs: oneDNN on panels widened to bf16 (exact), as bf16 weights go.
         const auto eightBit = type == torch::kInt8 ? kernels::WeightType::I8 : kernels::WeightType::FP8;
         if (packed && kernels::onednnBf16Ready() &&
@@ -204,7 +213,7 @@ torch::Tensor Linear::withDelta(torch::Tensor y, const torch::Tensor& x, const L
 
 bool Linear::rowStable(const LoraSet* lora) const {
     const auto* d = lora ? lora->at(slot_) : nullptr;
-    return placement_.onCpuKernels() && ops::rowStableAtAnyCount(weight_) && !scale_.defined() &&
+    return placement_.onCpuKernels() && ops::rowStableAtAnyCount(weight_, placement_.bf16Activations) &&
            (!d || (ops::rowStableAtAnyCount(d->a) && ops::rowStableAtAnyCount(d->b)));
 }
 

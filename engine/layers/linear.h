@@ -34,8 +34,8 @@ public:
     // then each adapter's delta on its rows. Row i equals (*this)(x[i], adapters[i]) exactly.
     torch::Tensor operator()(const torch::Tensor& x, const std::vector<const LoraSet*>& adapters) const;
     // Whether each output row depends on its own input row alone, bit for bit, whatever rows come with it (with
-    // `lora`'s delta, may be null): float32 weights on the CPU kernels of an AVX2 CPU. Rows of several requests
-    // may then share one product.
+    // `lora`'s delta, may be null): float32 weights, or 8-bit ones with float32 activations, on the CPU kernels of
+    // an AVX2 CPU. Rows of several requests may then share one product.
     bool rowStable(const LoraSet* lora = nullptr) const;
     // The same x through several layers sharing `in`: one decoding row by bf16 weights is one kernel pass.
     static std::vector<torch::Tensor> many(const torch::Tensor& x, const std::vector<const Linear*>& layers, const LoraSet* lora = nullptr);
@@ -84,9 +84,10 @@ torch::Tensor project(const torch::Tensor& x, const torch::Tensor& weight, bool 
 // whatever the row count, so a batched step gives each sequence the numbers of its step alone.
 constexpr std::int64_t kSmallRows = 16;
 torch::Tensor smallRowsLinear(const torch::Tensor& x, const torch::Tensor& weight, const torch::Tensor& bias = {});
-// Whether smallRowsLinear() takes `weight` at any row count (float32, contiguous, an AVX2 CPU): each output row then
-// depends on its own input row alone, whatever rows come with it.
-bool rowStableAtAnyCount(const torch::Tensor& weight);
+// Whether products by `weight` take one kernel at any row count on this CPU, so each output row depends on its own
+// input row alone, whatever rows come with it: an AVX2 CPU and a contiguous weight, float32 (smallRowsLinear()) or
+// 8-bit with float32 activations (project()'s decoding-step kernel, scaled per output channel afterwards).
+bool rowStableAtAnyCount(const torch::Tensor& weight, bool bf16Activations = false);
 
 // y = x W^T + b on the CPU kernels. Weights other than float32 go through project(); the bias is widened
 // (a few hundred values). Float32 goes through smallRowsLinear() (any number of rows on AVX2 CPUs, a few

@@ -34,7 +34,7 @@ LanguageTokenStrategy::LanguageTokenStrategy(const RunnableModel& model)
     : model_(model),
       network_(*model.encoderDecoder()),
       modelLanguageTokens_(model.requireTokenizer().languageTokens()),
-      batcher_(encoderDecoderSteps(network_), 16, encoderDecoderPrompts(network_)) {
+      batcher_(encoderDecoderSteps(network_), kDecodedTogether, encoderDecoderPrompts(network_)) {
     targets_ = languagesCovered(modelLanguageTokens_);
     pair_ = readLanguagePair(model.loaded.entry.dir);
 }

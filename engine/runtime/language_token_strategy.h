@@ -16,12 +16,15 @@ public:
     std::vector<std::string> targetLanguages() const override { return targets_; }
     std::pair<std::string, std::string> fixedPair() const override { return pair_; }
     bool supportsBeamSearch() const override { return true; }
+    int encodesAhead() const override { return static_cast<int>(kDecodedTogether); }
     void check(const TranslationRequest& request) const override;
     std::string translateParagraph(const std::string& paragraph, TranslationJob& job) const override;
     // Each sentence, with the target's token in front where the model has them.
     std::vector<std::string> prompts(const std::string& paragraph, const TranslationRequest& request) const override;
 
 private:
+    // Requests whose steps run as one at most (StepBatcher's maxRows); more wait for a place, their sources encoded.
+    static constexpr std::int64_t kDecodedTogether = 16;
     // A sentence's source ids (the language token first where the model has them), in consecutive pieces where it
     // is longer than the model's positions.
     std::vector<std::vector<TokenId>> sourcePieces(const std::string& sentence, const std::string& languageToken) const;

@@ -42,6 +42,9 @@ public:
     virtual std::string translateParagraph(const std::string& paragraph, TranslationJob& job) const = 0;
     // Whether the model has a chat format, so complete() answers conversations (TranslationRequest::messages).
     virtual bool chats() const { return false; }
+    // How many requests decode together when further ones in flight are worth having (ModelDescription::encodesAhead):
+    // the sources of requests waiting for a place in the batch are encoded together meanwhile (StepBatcher). 0: none.
+    virtual int encodesAhead() const { return 0; }
     // The answer to job.request.messages, streamed through job.emit() like a translation.
     virtual std::string complete(TranslationJob&) const { throw Error("unsupported", "this model has no chat format"); }
 };

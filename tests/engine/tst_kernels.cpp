@@ -99,6 +99,7 @@ private Q_SLOTS:
     void eightBitDotStepsMatchReference_data();
     void eightBitDotStepsMatchReference();
     void eightBitDotStepRowsDoNotDependOnOtherRows();
+    void eightBitFloatRowsDoNotDependOnOtherRows();
     void eightBitDotStepsGemvManyEqualsSeparateProducts();
     void eightBitStepsOfBf16ModelsTakeTheByteTables();
     void promptKernelIsNamed();
@@ -550,6 +551,33 @@ void TestKernels::eightBitDotStepRowsDoNotDependOnOtherRows() {
             QVERIFY2(torch::equal(run(r, 1)[0], all[r]), qPrintable(QString("%1 row %2 alone").arg(type).arg(r)));
             QVERIFY2(torch::equal(run(r, 16 - r)[0], all[r]), qPrintable(QString("%1 row %2 first of %3").arg(type).arg(r).arg(16 - r)));
         }
+    }
+}
+
+// 8-bit weights with float32 activations (a float32 model's copy, the bundled model) take one kernel at every row
+// count on AVX2 CPUs, so a prompt of many rows (an encoder pass over several sources) gives each row what it gets
+// alone, past the 32 rows where the packed kernel used to take over; a scaled Linear says it is row-stable.
+void TestKernels::eightBitFloatRowsDoNotDependOnOtherRows() {
+    if (!kernels::hasAvx2()) QSKIP("no AVX2: long prompts of 8-bit weights go to libtorch");
+    const std::int64_t n = 70, k = 392;
+    for (const QString type : {"int8", "fp8"}) {
+        auto generator = at::detail::createCPUGenerator(61);
+        const auto w = eightBitWeights(type, n, k, generator).first;
+        const auto x = torch::randn({100, k}, generator, torch::kFloat32);
+        const auto all = ops::project(x, w);
+        for (std::int64_t r : {0, 31, 32, 57, 99}) {
+            QVERIFY2(torch::equal(ops::project(x.narrow(0, r, 1), w)[0], all[r]), qPrintable(QString("%1 row %2 alone").arg(type).arg(r)));
+            QVERIFY2(torch::equal(ops::project(x.narrow(0, r, 100 - r), w)[0], all[r]),
+                     qPrintable(QString("%1 row %2 first of %3").arg(type).arg(r).arg(100 - r)));
+        }
+        dragoman::WeightTable table{
+            {"proj.weight", w}, {"proj.weight_scale", torch::rand({n, 1}) * 0.01 + 0.001}, {"proj.bias", torch::randn({n})}};
+        dragoman::WeightBinder binder(table);
+        const dragoman::Linear layer(binder, "proj.", n, k, true);
+        binder.finish("scaled");
+        QVERIFY(layer.rowStable());
+        const auto rows = layer(x);
+        QVERIFY(torch::equal(layer(x.narrow(0, 57, 1))[0], rows[57]));
     }
 }
 

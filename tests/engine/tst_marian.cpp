@@ -55,6 +55,7 @@ private Q_SLOTS:
     void sourcesEncodedTogetherEqualAlone_data();
     void sourcesEncodedTogetherEqualAlone();
     void waitingPromptsRunTogether();
+    void requestsBeyondThePlacesWaitEncoded();
     void streamingCallbackCanStop();
     void missingKeyIsNamed();
     void unexpectedKeyIsNamed();
@@ -512,6 +513,47 @@ void TestMarian::waitingPromptsRunTogether() {
     // The busy prompt, then one run for the six (which, refused for one source, ran each alone to find whose it
     // was); a prompt each would be seven runs.
     QVERIFY2(batcher.counts().promptRuns <= 3, qPrintable(QString("%1 prompt runs").arg(batcher.counts().promptRuns)));
+}
+
+// More requests than the batcher has places (maxRows): at most that many decode at once, the others wait with their
+// sources encoded, and the prompts of requests that start meanwhile are held back to go through the encoder as one
+// pass (`translate --batch` runs twice as many lines as places); each request gets what it gets alone.
+void TestMarian::requestsBeyondThePlacesWaitEncoded() {
+    const auto& runnable = modelNamed("bundled");
+    const auto& m = *runnable.encoderDecoder();
+    constexpr int kPlaces = 2, kRequests = 10;
+    const auto sources = sourcesFor(runnable, kRequests);
+    const LogitsProcessors processors(runnable.generation, 41);
+    const SearchOptions options{40, {m.eosId()}, &processors, {}};
+    std::vector<std::vector<TokenId>> expected, got(kRequests);
+    {
+        c10::InferenceMode guard;
+        for (int r = 0; r < kRequests; ++r) {
+            EncoderDecoderSession session(m, m.encode(sources[r]), 1, 41);
+            expected.push_back(greedySearch(session, {m.decoderStartId()}, options));
+        }
+    }
+    StepBatcher batcher(encoderDecoderSteps(m), kPlaces, encoderDecoderPrompts(m));
+    std::latch started(kRequests);
+    std::vector<std::thread> threads;
+    for (int r = 0; r < kRequests; ++r)
+        threads.emplace_back([&, r] {
+            c10::InferenceMode guard;
+            SourcePrompt prompt{{&sources[r]}, nullptr, {}, {}};
+            started.arrive_and_wait();
+            batcher.together(&prompt);
+            EncoderDecoderSession session(m, prompt.memories.front(), 1, 41, nullptr, &batcher);
+            got[r] = greedySearch(session, {m.decoderStartId()}, options);
+        });
+    for (auto& t : threads)
+        t.join();
+    for (int r = 0; r < kRequests; ++r)
+        QCOMPARE(got[r], expected[r]);
+    const auto counts = batcher.counts();
+    QCOMPARE(counts.mostMembers, std::int64_t(kPlaces));
+    QVERIFY(counts.widest <= kPlaces);
+    QVERIFY2(counts.widestPromptRun >= 2 && counts.promptRuns < kRequests,
+             qPrintable(QString("%1 prompt runs, %2 sources at most").arg(counts.promptRuns).arg(counts.widestPromptRun)));
 }
 
 void TestMarian::streamingCallbackCanStop() {
