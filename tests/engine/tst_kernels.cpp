@@ -371,9 +371,10 @@ void TestKernels::bf16DotProductsMatchReference_data() {
     QTest::addColumn<int>("m");
     QTest::addColumn<int>("n");
     QTest::addColumn<int>("k");
-    // M around the 4-row tiles and past one sweep of rows (248 rows of K = 1032), N around the 6-row tiles, K below
-    // one 32-wide step, exactly one, with a tail, and past one 1024-deep pass (accumulators kept between passes).
-    for (int m : {1, 4, 5, 40, 300})
+    // M around the 4-row tiles (a batched step's 8, 13 and 16 rows too) and past one sweep of rows (248 rows of
+    // K = 1032), N around the 6-row tiles, K below one 32-wide step, exactly one, with a tail, and past one 1024-deep
+    // pass (accumulators kept between passes).
+    for (int m : {1, 4, 5, 8, 13, 16, 40, 300})
         for (int n : {1, 6, 7, 130})
             for (int k : {3, 32, 1032, 2080})
                 QTest::addRow("m%d_n%d_k%d", m, n, k) << m << n << k;
@@ -401,8 +402,8 @@ void TestKernels::bf16DotProductsMatchReference() {
         QVERIFY2(fromFloat32 > allowed, qPrintable(QString("bf16 activations should differ from float32 ones: %1").arg(fromFloat32)));
 }
 
-// A row gets the same numbers whatever the other rows are (alone as a decoding step, in a batched step of up to 8
-// rows narrowed on the caller, in a prompt, at a tile's edge).
+// A row gets the same numbers whatever the other rows are (alone as a decoding step, in a batched step of 5-16 rows,
+// in a prompt, at a tile's edge).
 void TestKernels::bf16DotRowsDoNotDependOnOtherRows() {
     if (!kernels::hasAvx512Bf16()) QSKIP("no AVX512-BF16 on this CPU (or DRAGOMAN_NO_AVX512=1)");
     const std::int64_t n = 37, k = 2080;
@@ -419,6 +420,12 @@ void TestKernels::bf16DotRowsDoNotDependOnOtherRows() {
         QVERIFY2(torch::equal(run(r, 1)[0], all[r]), qPrintable(QString("row %1 alone").arg(r)));
         QVERIFY2(torch::equal(run(r, 41 - r)[0], all[r]), qPrintable(QString("row %1 first of %2").arg(r).arg(41 - r)));
     }
+    for (std::int64_t m : {5, 8, 9, 13, 16})
+        for (std::int64_t first : {0, 3, 25}) {
+            const auto step = run(first, m);
+            for (std::int64_t r = 0; r < m; ++r)
+                QVERIFY2(torch::equal(step[r], all[first + r]), qPrintable(QString("row %1 of a step of %2").arg(first + r).arg(m)));
+        }
 }
 
 // A decoding step's fused projections on the bf16 dot path (Linear::many): each output exactly what the kernel
@@ -449,7 +456,7 @@ void TestKernels::bf16DotEightBitEqualsWidenedWeights_data() {
     // 6-row blocks; K below one 32-wide step, two steps exactly (64), three and a part (120), with a tail (1032),
     // and long (2080).
     for (const char* type : {"int8", "fp8"})
-        for (int m : {32, 45, 300})
+        for (int m : {13, 32, 45, 300})
             for (auto [n, k] : {std::pair{7, 20}, std::pair{5, 64}, std::pair{6, 120}, std::pair{130, 1032}, std::pair{13, 2080}})
                 QTest::addRow("%s_m%d_n%d_k%d", type, m, n, k) << QString(type) << m << n << k;
 }
