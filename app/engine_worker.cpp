@@ -160,7 +160,8 @@ void EngineWorker::runDocument(quint64 jobId, const QString& path, const QString
         documents::DocumentRequest request;
         request.input = path;
         request.to = to.toStdString();
-        // A server batches what is in flight; the local engine's segments take their turns.
+        // Segments in flight decode together: a server batches them, and the local engine's batcher shares its steps
+        // (and a translation model's encoder passes) between them.
         request.parallel = backend_->capabilities().concurrency;
         // "auto": each passage as it is written (a quotation in another language included); one the model cannot
         // read goes as the model's source rather than failing the whole document.

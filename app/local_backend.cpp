@@ -26,7 +26,9 @@ std::string LocalBackend::translate(const TranslationRequest& request, Translati
 
 BackendCapabilities LocalBackend::capabilities() const {
     if (!model_) return {};
-    return {model_->description().prompts, model_->description().beamSearch};
+    const auto& d = model_->description();
+    // A document's segments share the model's steps (and a translation model's encoder passes), as on the CLI.
+    return {d.prompts, d.beamSearch, requestsInFlight(d, defaultTogether(d))};
 }
 
 }  // namespace dragoman

@@ -12,7 +12,8 @@ namespace dragoman {
 struct BackendCapabilities {
     bool prompts = false;  // glossary, context, sampling (chat models)
     bool beamSearch = false;
-    // Requests worth having in flight at once (a document's segments): a server batches them.
+    // Requests worth having in flight at once (a document's segments): a server batches them, a local model shares
+    // its decoding steps between them (requestsInFlight()).
     int concurrency = 1;
 };
 

@@ -166,6 +166,19 @@ struct ModelDescription {
     bool anySource = false;
 };
 
+// How many texts of a batch (stdin lines, a document's segments) `model` decodes together by default: 8 for chat
+// models (HY-MT reads gigabytes of weights per step, and sharing the step between 8 gains several times over), 16
+// for translation models (Marian shares its steps and its encoder passes; README: Batched decoding).
+inline int defaultTogether(const ModelDescription& model) {
+    return model.chat ? 8 : 16;
+}
+
+// Requests to keep in flight so that `together` of them decode at once: as many again where `together` fills a
+// translation model's places, whose encoder then takes the waiting requests' sources in one pass (encodesAhead).
+inline int requestsInFlight(const ModelDescription& model, int together) {
+    return model.encodesAhead > 0 && together >= model.encodesAhead ? together + model.encodesAhead : together;
+}
+
 // What `from: auto` (the window's "Detect language", `translate --from auto`, LibreTranslate's `source: auto`)
 // becomes for one text and one model.
 struct SourceGuess {

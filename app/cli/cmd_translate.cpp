@@ -75,10 +75,8 @@ int runTranslate(const QStringList& args) {
     } else {
         // A translation model decoding as many lines as it takes at once encodes the sources of as many more
         // together meanwhile (StepBatcher): they wait in flight, translated in the same order and to the same text.
-        const int ahead = !remote && model->description().encodesAhead > 0 && beams == 1 && batch >= model->description().encodesAhead
-                              ? model->description().encodesAhead
-                              : 0;
-        translateLinesInOrder(std::cin, static_cast<int>(batch) + ahead, translateOne, [](const std::string& output) { print(output); });
+        const int workers = remote || beams > 1 ? static_cast<int>(batch) : requestsInFlight(model->description(), static_cast<int>(batch));
+        translateLinesInOrder(std::cin, workers, translateOne, [](const std::string& output) { print(output); });
     }
     return kExitOk;
 }

@@ -54,8 +54,10 @@ int runTranslateFile(const QStringList& args) {
     request.output = cmd.value("out");
     request.to = cmd.value("to").toStdString();
     request.retranslate = cmd.isSet("retranslate");
-    // Segments decode together (the model shares their steps); model->translate() is safe from several threads.
-    request.parallel = static_cast<int>(cmd.intValue("concurrency", remote ? kRemoteConcurrency : defaultTogether(*model), 1, 64));
+    // Segments decode together (the model shares their steps); model->translate() is safe from several threads. A
+    // translation model gets as many more in flight, their sources encoded together while the others decode.
+    const auto together = static_cast<int>(cmd.intValue("concurrency", remote ? kRemoteConcurrency : defaultTogether(*model), 1, 64));
+    request.parallel = remote || beams > 1 ? together : requestsInFlight(model->description(), together);
     request.translate = [&](const std::string& text) {
         TranslationRequest segment{text, sourceOf(text), request.to, beams, ++requestId, {}};
         prompt.applyTo(segment);

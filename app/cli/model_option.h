@@ -18,12 +18,9 @@ std::string modelArgument(const CommandLine& cmd);
 // Sizes the engine's threads (once) and loads the model --model names, ready to translate.
 std::shared_ptr<const Model> loadModelOption(const CommandLine& cmd);
 
-// How many lines or segments `model` translates together by default (translate --batch, translate-file). A
-// decoder-only model (HY-MT) reads gigabytes of weights per step, and sharing the step between 8 requests gains
-// several times over; a translation model (Marian) shares its steps and its encoder passes between 16, about
-// twice as fast as one at a time for the bundled model in whole processes (README: Batched decoding).
+// How many lines or segments `model` translates together by default (translate --batch, translate-file).
 inline int defaultTogether(const Model& model) {
-    return model.description().chat ? 8 : 16;
+    return defaultTogether(model.description());
 }
 
 // --from and --to, where given, name languages of the table (--from also "auto" where `autoSource`); throws

@@ -40,6 +40,7 @@ private Q_SLOTS:
     void detectsTheSource_data();
     void detectsTheSource();
     void documentProgressAndCancel();
+    void localSegmentsDecodeTogether();
 
 private:
     void loadFixture();
@@ -263,6 +264,20 @@ void TestEngineWorker::documentProgressAndCancel() {
     const auto last = progress.last();
     QCOMPARE(last.at(1).toInt(), last.at(2).toInt());  // done == total at the end
     QVERIFY(last.at(2).toInt() > 0);
+}
+
+// The window's documents on a local translation model keep as many segments in flight as `translate-file`: 16
+// decoding together and 16 more whose sources the encoder takes in one pass; a chat model's are 8.
+void TestEngineWorker::localSegmentsDecodeTogether() {
+    dragoman::LocalBackend backend("cpu");
+    QCOMPARE(backend.capabilities().concurrency, 1);  // nothing loaded
+    const auto model = backend.load(kModel.toStdString(), {}, {});
+    QCOMPARE(model.encodesAhead, 16);
+    QCOMPARE(backend.capabilities().concurrency, 32);
+    dragoman::ModelDescription chat;
+    chat.chat = true;
+    QCOMPARE(dragoman::requestsInFlight(chat, dragoman::defaultTogether(chat)), 8);
+    QCOMPARE(dragoman::requestsInFlight(model, 8), 8);  // fewer than the model's places: none waiting, none ahead
 }
 
 QTEST_GUILESS_MAIN(TestEngineWorker)
