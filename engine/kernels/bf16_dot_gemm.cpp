@@ -36,8 +36,7 @@ std::int64_t paddedDepth(std::int64_t k) {
 
 // `count` float32 values (at most 32) -> 32 bf16, nearest even, zeros past count.
 DRAGOMAN_AVX512BF16 __m512i narrow32(const float* p, std::int64_t count) {
-    const auto maskOf = [](std::int64_t c) -> __mmask16 { return c >= 16 ? 0xFFFF : c <= 0 ? 0 : static_cast<__mmask16>((1u << c) - 1); };
-    const __m512 low = _mm512_maskz_loadu_ps(maskOf(count), p), high = _mm512_maskz_loadu_ps(maskOf(count - 16), p + 16);
+    const __m512 low = _mm512_maskz_loadu_ps(firstLanes16(count), p), high = _mm512_maskz_loadu_ps(firstLanes16(count - 16), p + 16);
     return reinterpret_cast<__m512i>(_mm512_cvtne2ps_pbh(high, low));
 }
 

@@ -296,31 +296,29 @@ void gemvPart(const float* x, const GemvOutput& o, std::int64_t k, bool vector, 
         portableBlock(x, w, o.y, 1, o.n, k, from, to);
 }
 
-void gemvMany(const float* x, const GemvOutput* outputs, std::size_t count, std::int64_t k) {
+std::int64_t rowsOfOutputs(const GemvOutput* outputs, std::size_t count) {
     std::int64_t total = 0;
     for (std::size_t i = 0; i < count; ++i)
         total += outputs[i].n;
+    return total;
+}
+
+void gemvMany(const float* x, const GemvOutput* outputs, std::size_t count, std::int64_t k) {
     const bool vector = hasAvx2() && k % 8 == 0;
-    ThreadPool::shared().parallelFor(total, kRowBlock, [&](std::int64_t begin, std::int64_t end) {
-        std::int64_t offset = 0;
-        for (std::size_t i = 0; i < count; ++i) {
-            const auto& o = outputs[i];
-            const auto from = std::max(begin, offset) - offset, to = std::min(end, offset + o.n) - offset;
-            if (from < to) {
-                switch (o.type) {
-                    case WeightType::BF16:
-                        gemvPart<std::uint16_t>(x, o, k, vector, from, to);
-                        break;
-                    case WeightType::I8:
-                        gemvPart<std::int8_t>(x, o, k, vector, from, to);
-                        break;
-                    case WeightType::FP8:
-                        gemvPart<Fp8E4M3>(x, o, k, vector, from, to);
-                        break;
-                }
+    ThreadPool::shared().parallelFor(rowsOfOutputs(outputs, count), kRowBlock, [&](std::int64_t begin, std::int64_t end) {
+        forRowsOfOutputs(outputs, count, begin, end, [&](const GemvOutput& o, std::int64_t from, std::int64_t to) {
+            switch (o.type) {
+                case WeightType::BF16:
+                    gemvPart<std::uint16_t>(x, o, k, vector, from, to);
+                    break;
+                case WeightType::I8:
+                    gemvPart<std::int8_t>(x, o, k, vector, from, to);
+                    break;
+                case WeightType::FP8:
+                    gemvPart<Fp8E4M3>(x, o, k, vector, from, to);
+                    break;
             }
-            offset += o.n;
-        }
+        });
     });
 }
 

@@ -4,6 +4,7 @@
 // Decoding (M = 1) streams W once at memory speed; prompts (M > 1) reuse each cache-sized block of W for
 // every row. AVX-512 for long weight rows where the CPU has it (avx512_matmul.h), AVX2/FMA otherwise, portable code
 // without either; split over the kernel thread pool.
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 
@@ -30,6 +31,20 @@ struct GemvOutput {
     std::int64_t n;
 };
 void gemvMany(const float* x, const GemvOutput* outputs, std::size_t count, std::int64_t k);
+
+// The outputs' rows laid end to end: how many, and part(output, from, to) for each output's rows that a claim
+// [begin, end) of them covers (the several-matrix kernels share their rows out over the pool this way).
+std::int64_t rowsOfOutputs(const GemvOutput* outputs, std::size_t count);
+template <typename Part>
+void forRowsOfOutputs(const GemvOutput* outputs, std::size_t count, std::int64_t begin, std::int64_t end, Part&& part) {
+    std::int64_t offset = 0;
+    for (std::size_t i = 0; i < count && offset < end; ++i) {
+        const auto& o = outputs[i];
+        const auto from = std::max(begin, offset) - offset, to = std::min(end, offset + o.n) - offset;
+        if (from < to) part(o, from, to);
+        offset += o.n;
+    }
+}
 
 // dst[i] = float(src[i]) for bfloat16 src, on the kernel thread pool.
 void widenBf16(const std::uint16_t* src, float* dst, std::int64_t count);

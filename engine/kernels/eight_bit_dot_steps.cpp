@@ -87,12 +87,11 @@ DRAGOMAN_VBMI_BF16 void narrowRow(const float* x, std::int64_t k, std::uint16_t*
         return idx;
     }();
     const __m512i first = _mm512_loadu_si512(kFirst.data()), second = _mm512_loadu_si512(kSecond.data());
-    const auto maskOf = [](std::int64_t c) -> __mmask16 { return c >= 16 ? 0xFFFF : c <= 0 ? 0 : static_cast<__mmask16>((1u << c) - 1); };
     for (std::int64_t d = 0; d < k; d += kBlock) {
         const std::int64_t left = k - d;
         __m512 part[4];
         for (int q = 0; q < 4; ++q)
-            part[q] = _mm512_maskz_loadu_ps(maskOf(left - 16 * q), x + d + 16 * q);
+            part[q] = _mm512_maskz_loadu_ps(firstLanes16(left - 16 * q), x + d + 16 * q);
         const __m512i a = reinterpret_cast<__m512i>(_mm512_cvtne2ps_pbh(part[1], part[0]));  // values 0-31
         const __m512i b = reinterpret_cast<__m512i>(_mm512_cvtne2ps_pbh(part[3], part[2]));  // values 32-63
         _mm512_storeu_si512(out + d, _mm512_permutex2var_epi16(a, first, b));
@@ -230,17 +229,10 @@ void eightBitDotStepsMatmulTransposed(const float* x, const void* w, WeightType 
 void eightBitDotStepsGemvMany(const float* x, const GemvOutput* outputs, std::size_t count, std::int64_t k) {
     const auto* row = eightbit::narrowed(x, 1, k);
     const auto kp = eightbit::paddedDepth(k);
-    std::int64_t total = 0;
-    for (std::size_t i = 0; i < count; ++i)
-        total += outputs[i].n;
-    ThreadPool::shared().parallelFor(total, eightbit::kRowBlock, [&](std::int64_t begin, std::int64_t end) {
-        std::int64_t offset = 0;
-        for (std::size_t i = 0; i < count; ++i) {
-            const auto& o = outputs[i];
-            const auto from = std::max(begin, offset) - offset, to = std::min(end, offset + o.n) - offset;
-            if (from < to) eightbit::blockOf(o.type, row, 1, kp, o.w, o.n, k, o.y, o.n, from, to);
-            offset += o.n;
-        }
+    ThreadPool::shared().parallelFor(rowsOfOutputs(outputs, count), eightbit::kRowBlock, [&](std::int64_t begin, std::int64_t end) {
+        forRowsOfOutputs(outputs, count, begin, end, [&](const GemvOutput& o, std::int64_t from, std::int64_t to) {
+            eightbit::blockOf(o.type, row, 1, kp, o.w, o.n, k, o.y, o.n, from, to);
+        });
     });
 }
 

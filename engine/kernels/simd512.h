@@ -20,6 +20,11 @@ inline bool hasAvx512() {
 // (GCC bug 105593) wherever they are inlined; the zero-masked forms with every lane selected are the same instruction.
 constexpr __mmask16 kAll16 = 0xFFFF;
 
+// The first `count` of 16 lanes (all from 16 on, none from 0 down): a masked load of a row's last values.
+constexpr __mmask16 firstLanes16(std::int64_t count) {
+    return count >= 16 ? kAll16 : count <= 0 ? 0 : static_cast<__mmask16>((1u << count) - 1);
+}
+
 DRAGOMAN_AVX512 inline __m512 load16(const float* p) {
     return _mm512_loadu_ps(p);
 }
