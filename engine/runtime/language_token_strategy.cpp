@@ -3,6 +3,7 @@
 #include "decode/batched_steps.h"
 #include "decode/search.h"
 #include "runtime/language_tokens.h"
+#include "text/marian_tokenizer.h"
 #include "text/sentence_splitter.h"
 #include "text/streaming_detokenizer.h"
 #include "util/error.h"
@@ -27,7 +28,7 @@ std::pair<std::string, std::string> readLanguagePair(const std::filesystem::path
 
 LanguageOffer languageTokenOffer(const std::filesystem::path& dir) {
     if (!std::filesystem::exists(dir / "source.spm")) return {};
-    return {languagesCovered(loadMarianTokenizer(dir)->languageTokens()), readLanguagePair(dir)};
+    return {languagesCovered(MarianTokenizer::languageTokensIn(dir)), readLanguagePair(dir)};
 }
 
 LanguageTokenStrategy::LanguageTokenStrategy(const RunnableModel& model)

@@ -22,13 +22,11 @@ bool sameBytes(const std::filesystem::path& a, const std::filesystem::path& b) {
     return x && y && std::equal(std::istreambuf_iterator<char>(x), std::istreambuf_iterator<char>(), std::istreambuf_iterator<char>(y));
 }
 
-}  // namespace
-
-MarianTokenizer::MarianTokenizer(const std::filesystem::path& dir)
-    : source_(std::make_shared<const SentencePiece>(dir / "source.spm")),
-      target_(sameBytes(dir / "source.spm", dir / "target.spm") ? source_ : std::make_shared<const SentencePiece>(dir / "target.spm")) {
-    // vocab.json through simdjson: nlohmann took ~20 ms of every start for a 16k-token file.
-    const auto file = (dir / "vocab.json").string();
+// vocab.json's pieces and ids, through simdjson (nlohmann took ~20 ms of every start for a 16k-token file): each
+// checked, then given to `take`.
+template <typename Take>
+void readVocabulary(const std::filesystem::path& path, Take&& take) {
+    const auto file = path.string();
     simdjson::padded_string json;
     simdjson::dom::parser parser;
     simdjson::dom::object vocab;
@@ -36,16 +34,29 @@ MarianTokenizer::MarianTokenizer(const std::filesystem::path& dir)
         throw Error("tokenizer", file + ": not readable: " + simdjson::error_message(error));
     if (auto error = parser.parse(json).get(vocab))
         throw Error("tokenizer", file + ": not a JSON object: " + simdjson::error_message(error));
-    ids_.reserve(vocab.size());
     for (auto [key, id] : vocab) {
-        const std::string piece(key);
         std::int64_t value = -1;
         if (id.get(value) || value < 0 || value > 0x7FFFFFFF)
-            throw Error("tokenizer", file + ": id of '" + piece + "' is not a non-negative integer");
-        ids_[piece] = static_cast<TokenId>(value);
-        if (static_cast<std::size_t>(value) >= pieces_.size()) pieces_.resize(static_cast<std::size_t>(value) + 1);
-        pieces_[static_cast<std::size_t>(value)] = piece;
+            throw Error("tokenizer", file + ": id of '" + std::string(key) + "' is not a non-negative integer");
+        take(key, static_cast<TokenId>(value));
     }
+}
+
+bool isLanguageToken(std::string_view piece) {
+    return piece.size() > 4 && piece.substr(0, 2) == ">>" && piece.substr(piece.size() - 2) == "<<";
+}
+
+}  // namespace
+
+MarianTokenizer::MarianTokenizer(const std::filesystem::path& dir)
+    : source_(std::make_shared<const SentencePiece>(dir / "source.spm")),
+      target_(sameBytes(dir / "source.spm", dir / "target.spm") ? source_ : std::make_shared<const SentencePiece>(dir / "target.spm")) {
+    readVocabulary(dir / "vocab.json", [&](std::string_view key, TokenId id) {
+        const std::string piece(key);
+        ids_[piece] = id;
+        if (static_cast<std::size_t>(id) >= pieces_.size()) pieces_.resize(static_cast<std::size_t>(id) + 1);
+        pieces_[static_cast<std::size_t>(id)] = piece;
+    });
     auto special = [&](const char* piece, bool required) -> TokenId {
         auto it = ids_.find(piece);
         if (it == ids_.end()) {
@@ -117,7 +128,22 @@ std::string MarianTokenizer::decode(const std::vector<TokenId>& ids, bool skipSp
 std::vector<std::string> MarianTokenizer::languageTokens() const {
     std::vector<std::string> codes;
     for (const auto& piece : pieces_)
-        if (piece.size() > 4 && piece.rfind(">>", 0) == 0 && piece.compare(piece.size() - 2, 2, "<<") == 0) codes.push_back(piece);
+        if (isLanguageToken(piece)) codes.push_back(piece);
+    return codes;
+}
+
+std::vector<std::string> MarianTokenizer::languageTokensIn(const std::filesystem::path& dir) {
+    // By id, the last piece of an id winning, as the tokenizer's own table reads the file.
+    std::map<TokenId, std::string> found;
+    readVocabulary(dir / "vocab.json", [&](std::string_view piece, TokenId id) {
+        if (isLanguageToken(piece))
+            found[id] = std::string(piece);
+        else
+            found.erase(id);
+    });
+    std::vector<std::string> codes;
+    for (auto& [id, piece] : found)
+        codes.push_back(std::move(piece));
     return codes;
 }
 

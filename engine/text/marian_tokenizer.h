@@ -25,6 +25,9 @@ public:
     TokenId padId() const { return pad_; }
     // The target-language tokens of a multilingual model (">>fra<<", ...), in vocabulary order.
     std::vector<std::string> languageTokens() const override;
+    // The same for the folder `dir`, from its vocab.json alone (listing a folder's languages loads no sentencepiece
+    // model). Throws Error("tokenizer") for a vocab.json the tokenizer would refuse.
+    static std::vector<std::string> languageTokensIn(const std::filesystem::path& dir);
     std::optional<TokenId> idOf(std::string_view piece) const override;
 
 private:

@@ -3,10 +3,12 @@
 #include "text/marian_tokenizer.h"
 #include "util/error.h"
 
+#include <QTemporaryDir>
 #include <QTest>
 
 #include <nlohmann/json.hpp>
 
+#include <filesystem>
 #include <fstream>
 
 using namespace dragoman;
@@ -37,6 +39,7 @@ private Q_SLOTS:
     void encodeTextTakesNoLanguageCode();
     void outOfVocabularyIdIsAnError();
     void missingFilesAreReported();
+    void languageTokensFromTheVocabularyAlone();
 
 private:
     std::unique_ptr<MarianTokenizer> tokenizer_;
@@ -123,6 +126,30 @@ void TestMarianTokenizer::missingFilesAreReported() {
         QCOMPARE(e.category(), std::string("tokenizer"));
         QVERIFY(e.detail().find("source.spm") != std::string::npos);
     }
+}
+
+// A folder's language tokens as listed without loading its sentencepiece models: those of the loaded tokenizer, in its
+// order, where an id given twice keeps its last piece; a vocabulary the tokenizer refuses is refused alike.
+void TestMarianTokenizer::languageTokensFromTheVocabularyAlone() {
+    QTemporaryDir dir;
+    const std::filesystem::path folder = dir.path().toStdString();
+    for (const char* file : {"source.spm", "target.spm"})
+        std::filesystem::copy_file(std::filesystem::path(kDir) / file, folder / file);
+    auto vocab = nlohmann::json::parse(std::ifstream(kDir + "/vocab.json"));
+    const auto size = static_cast<int>(vocab.size());
+    vocab[">>zho<<"] = size;
+    vocab[">>fra<<"] = size + 2;
+    vocab[">>deu<<"] = size + 1;
+    vocab[">>xx<<"] = 3;  // an id an ordinary piece holds too (whichever comes last in the file wins, as in the table)
+    vocab["<<>>"] = size + 3;
+    std::ofstream(folder / "vocab.json") << vocab.dump();
+    const MarianTokenizer loaded(folder);
+    QCOMPARE(MarianTokenizer::languageTokensIn(folder), loaded.languageTokens());
+    QVERIFY(loaded.languageTokens().size() >= 3);
+    std::ofstream(folder / "vocab.json") << R"({"<unk>": 1, "</s>": 0, ">>deu<<": "two"})";
+    QVERIFY_THROWS_EXCEPTION(Error, MarianTokenizer::languageTokensIn(folder));
+    std::filesystem::remove(folder / "vocab.json");
+    QVERIFY_THROWS_EXCEPTION(Error, MarianTokenizer::languageTokensIn(folder));
 }
 
 QTEST_GUILESS_MAIN(TestMarianTokenizer)
