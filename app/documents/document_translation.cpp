@@ -67,19 +67,23 @@ public:
     void run() {
         const auto total = order_.size();
         std::vector<std::string> translations(total);
-        std::atomic<std::size_t> next = 0, started = 0;
+        std::atomic<std::size_t> next = 0;
+        std::size_t finished = 0;
         std::atomic<bool> failed = false;
-        std::mutex mutex;  // progress calls and the first error
+        std::mutex mutex;  // progress calls, the count of finished segments and the first error
         std::exception_ptr error;
+        // Progress counts finished segments: with 32 in flight, segments started would put a short document at its
+        // end at once.
+        if (request_.progress) request_.progress(0, total);
         // Each worker takes the next segment until none is left or one failed (the others end theirs).
         auto work = [&] {
             for (std::size_t i = next++; i < total && !failed; i = next++) {
-                if (request_.progress) {
-                    std::lock_guard lock(mutex);
-                    request_.progress(started++, total);
-                }
                 try {
                     translations[i] = order_[i].first ? translateTagged(order_[i].second) : request_.translate(order_[i].second);
+                    if (request_.progress) {
+                        std::lock_guard lock(mutex);
+                        request_.progress(++finished, total);
+                    }
                 } catch (...) {
                     std::lock_guard lock(mutex);
                     if (!error) error = std::current_exception();
@@ -100,7 +104,6 @@ public:
         if (error) std::rethrow_exception(error);
         for (std::size_t i = 0; i < total; ++i)
             done_[order_[i]] = order_[i].first ? std::move(translations[i]) : finish(order_[i].second, std::move(translations[i]));
-        if (request_.progress) request_.progress(total, total);
     }
     // A segment's translation as the document gets it.
     std::string finish(const std::string& source, std::string translation) {

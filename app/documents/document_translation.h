@@ -25,7 +25,8 @@ struct DocumentRequest {
     std::string to;  // target language code (HTML's lang attribute, the output name)
     // Translates one segment (a paragraph, a cue, a cell); throws to stop the job (Cancelled for a user's stop).
     std::function<std::string(const std::string& text)> translate;
-    // Called before each distinct segment and once at the end (done == total); never from two threads at once.
+    // Called with 0 first, then as each distinct segment is done (done == total after the last); never from two
+    // threads at once.
     std::function<void(std::size_t done, std::size_t total)> progress;
     // Segments translated at once, on as many threads (their decoding steps are shared by the model): more
     // than 1 only where `translate` may be called from several threads together. The output is the same.

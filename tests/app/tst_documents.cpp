@@ -16,6 +16,9 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <atomic>
+#include <latch>
+
 using namespace dragoman;
 using namespace dragoman::test;
 
@@ -53,6 +56,7 @@ private Q_SLOTS:
     void cancelledJobLeavesNothing_data();
     void cancelledJobLeavesNothing();
     void repeatedTextIsTranslatedOnce();
+    void progressCountsFinishedSegments();
     void modelLineBreaksNeverAddLines();
     void emptyTranslationKeepsTheSource_data();
     void emptyTranslationKeepsTheSource();
@@ -422,6 +426,37 @@ void TestDocuments::repeatedTextIsTranslatedOnce() {
     QCOMPARE(calls_, 5);                        // the paragraph's bold words: three pieces without the formatted prompt
     QCOMPARE(progress.front(), (std::pair<std::size_t, std::size_t>{0, 3}));
     QCOMPARE(progress.back(), (std::pair<std::size_t, std::size_t>{3, 3}));
+}
+
+// Segments in flight together (the window keeps 32): progress says how many are done, never more, from 0 to all.
+void TestDocuments::progressCountsFinishedSegments() {
+    const auto input = work_.filePath("three.txt");
+    {
+        QFile file(input);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write("One.\n\nTwo.\n\nThree.\n");
+    }
+    auto r = request(input, work_.filePath("three.de.txt"));
+    QFile::remove(r.output);
+    r.parallel = 3;
+    std::latch allStarted(3);
+    std::atomic<std::size_t> done = 0;
+    r.translate = [&](const std::string& text) {
+        allStarted.arrive_and_wait();  // all three in flight before any is done
+        ++done;
+        return "«" + text + "»";
+    };
+    std::vector<std::pair<std::size_t, std::size_t>> progress;  // reported, done when reported
+    r.progress = [&](std::size_t reported, std::size_t total) {
+        QCOMPARE(total, std::size_t{3});
+        progress.emplace_back(reported, done.load());
+    };
+    documents::translateDocument(r);
+    QCOMPARE(progress.size(), std::size_t{4});
+    for (std::size_t i = 0; i < progress.size(); ++i) {
+        QCOMPARE(progress[i].first, i);
+        QVERIFY2(progress[i].first <= progress[i].second, qPrintable(QString("%1 reported, %2 done").arg(i).arg(progress[i].second)));
+    }
 }
 
 // Line breaks in a model's output (HY-MT's byte-level BPE can write them) never become lines of the document:
