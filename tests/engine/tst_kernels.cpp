@@ -22,6 +22,8 @@
 #include <dlfcn.h>
 #include <atomic>
 #include <chrono>
+#include <functional>
+#include <initializer_list>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -71,6 +73,32 @@ GemvCase gemvCase(const std::vector<std::int64_t>& heights, std::int64_t k, std:
         c.targets.push_back({c.weights.back().data_ptr(), kernels::WeightType::BF16, c.outputs.back().data_ptr<float>(), heights[i]});
     }
     return c;
+}
+// The rows of a product of `total` rows (`run(first, m)`: rows [first, first + m) of the same activations) that
+// must not depend on the other rows: each listed row computed alone and as the first of the rows after it, and every
+// row of the steps of `steps` rows starting at `firsts`, equal to the same row in the whole product. Returns false
+// (the failure recorded) at the first difference.
+using RowsProduct = std::function<torch::Tensor(std::int64_t first, std::int64_t m)>;
+bool rowsStandAlone(const RowsProduct& run, std::int64_t total, std::initializer_list<std::int64_t> rows, const QString& label,
+                    std::initializer_list<std::int64_t> steps = {}, std::initializer_list<std::int64_t> firsts = {}) {
+    const auto all = run(0, total);
+    for (const auto r : rows) {
+        if (!QTest::qVerify(torch::equal(run(r, 1)[0], all[r]), "alone", qPrintable(QString("%1 row %2 alone").arg(label).arg(r)), __FILE__,
+                            __LINE__))
+            return false;
+        if (!QTest::qVerify(torch::equal(run(r, total - r)[0], all[r]), "first of the rest",
+                            qPrintable(QString("%1 row %2 first of %3").arg(label).arg(r).arg(total - r)), __FILE__, __LINE__))
+            return false;
+    }
+    for (const auto m : steps)
+        for (const auto first : firsts) {
+            const auto step = run(first, m);
+            for (std::int64_t r = 0; r < m; ++r)
+                if (!QTest::qVerify(torch::equal(step[r], all[first + r]), "in a step",
+                                    qPrintable(QString("%1 row %2 of a step of %3").arg(label).arg(first + r).arg(m)), __FILE__, __LINE__))
+                    return false;
+        }
+    return true;
 }
 }  // namespace
 
@@ -415,17 +443,7 @@ void TestKernels::bf16DotRowsDoNotDependOnOtherRows() {
                                          reinterpret_cast<const std::uint16_t*>(w.data_ptr<at::BFloat16>()), y.data_ptr<float>(), m, n, k);
         return y;
     };
-    const auto all = run(0, 41);
-    for (std::int64_t r : {0, 3, 4, 33, 36, 39, 40}) {
-        QVERIFY2(torch::equal(run(r, 1)[0], all[r]), qPrintable(QString("row %1 alone").arg(r)));
-        QVERIFY2(torch::equal(run(r, 41 - r)[0], all[r]), qPrintable(QString("row %1 first of %2").arg(r).arg(41 - r)));
-    }
-    for (std::int64_t m : {5, 8, 9, 13, 16})
-        for (std::int64_t first : {0, 3, 25}) {
-            const auto step = run(first, m);
-            for (std::int64_t r = 0; r < m; ++r)
-                QVERIFY2(torch::equal(step[r], all[first + r]), qPrintable(QString("row %1 of a step of %2").arg(first + r).arg(m)));
-        }
+    rowsStandAlone(run, 41, {0, 3, 4, 33, 36, 39, 40}, "bf16", {5, 8, 9, 13, 16}, {0, 3, 25});
 }
 
 // A decoding step's fused projections on the bf16 dot path (Linear::many): each output exactly what the kernel
@@ -553,11 +571,7 @@ void TestKernels::eightBitDotStepRowsDoNotDependOnOtherRows() {
                                                       y.data_ptr<float>(), m, n, k);
             return y;
         };
-        const auto all = run(0, 16);
-        for (std::int64_t r : {0, 3, 4, 5, 14, 15}) {
-            QVERIFY2(torch::equal(run(r, 1)[0], all[r]), qPrintable(QString("%1 row %2 alone").arg(type).arg(r)));
-            QVERIFY2(torch::equal(run(r, 16 - r)[0], all[r]), qPrintable(QString("%1 row %2 first of %3").arg(type).arg(r).arg(16 - r)));
-        }
+        if (!rowsStandAlone(run, 16, {0, 3, 4, 5, 14, 15}, type)) return;
     }
 }
 
@@ -571,12 +585,8 @@ void TestKernels::eightBitFloatRowsDoNotDependOnOtherRows() {
         auto generator = at::detail::createCPUGenerator(61);
         const auto w = eightBitWeights(type, n, k, generator).first;
         const auto x = torch::randn({100, k}, generator, torch::kFloat32);
-        const auto all = ops::project(x, w);
-        for (std::int64_t r : {0, 31, 32, 57, 99}) {
-            QVERIFY2(torch::equal(ops::project(x.narrow(0, r, 1), w)[0], all[r]), qPrintable(QString("%1 row %2 alone").arg(type).arg(r)));
-            QVERIFY2(torch::equal(ops::project(x.narrow(0, r, 100 - r), w)[0], all[r]),
-                     qPrintable(QString("%1 row %2 first of %3").arg(type).arg(r).arg(100 - r)));
-        }
+        const auto run = [&](std::int64_t first, std::int64_t m) { return ops::project(x.narrow(0, first, m), w); };
+        if (!rowsStandAlone(run, 100, {0, 31, 32, 57, 99}, type)) return;
         dragoman::WeightTable table{
             {"proj.weight", w}, {"proj.weight_scale", torch::rand({n, 1}) * 0.01 + 0.001}, {"proj.bias", torch::randn({n})}};
         dragoman::WeightBinder binder(table);
