@@ -167,10 +167,12 @@ struct ModelDescription {
 };
 
 // How many texts of a batch (stdin lines, a document's segments) `model` decodes together by default: 8 for chat
-// models (HY-MT reads gigabytes of weights per step, and sharing the step between 8 gains several times over), 16
-// for translation models (Marian shares its steps and its encoder passes; README: Batched decoding).
+// models (HY-MT reads gigabytes of weights per step, and sharing the step between 8 gains several times over), as
+// many as a translation model's steps take (encodesAhead: Marian shares its steps and its encoder passes; README:
+// Batched decoding), 16 for a model that does not say (a remote one).
 inline int defaultTogether(const ModelDescription& model) {
-    return model.chat ? 8 : 16;
+    if (model.chat) return 8;
+    return model.encodesAhead > 0 ? model.encodesAhead : 16;
 }
 
 // Requests to keep in flight so that `together` of them decode at once: as many again where `together` fills a
