@@ -44,6 +44,10 @@ int runServe(const QStringList& args) {
     cmd.addOption({QStringLiteral("max-batch"), QStringLiteral("Requests computed at once (default 4)"), QStringLiteral("N")});
     cmd.addOption(
         {QStringLiteral("max-queue"), QStringLiteral("Requests that may wait beyond those (default 4 x max-batch)"), QStringLiteral("N")});
+    cmd.addOption({QStringLiteral("stop-grace"),
+                   QStringLiteral("Seconds requests in flight may go on after SIGTERM or SIGINT before they are cancelled (default 30; "
+                                  "a second signal cancels them at once)"),
+                   QStringLiteral("S")});
     if (!cmd.parse(args)) return kExitOk;
 
     server::ServerConfig config;
@@ -52,6 +56,7 @@ int runServe(const QStringList& args) {
     config.maxRunning = static_cast<int>(cmd.intValue("max-batch", 4, 1, 256));
     config.maxWaiting = static_cast<int>(cmd.intValue("max-queue", 4 * config.maxRunning, 0, 4096));
     if (cmd.isSet("api-key-file")) config.apiKey = readApiKey(cmd.value("api-key-file"));
+    config.stopGraceSeconds = static_cast<double>(cmd.intValue("stop-grace", 30, 0, 86400));
 
     const auto model = loadModelOption(cmd);
     std::map<std::string, std::shared_ptr<const LoraSet>> adapters;
@@ -81,8 +86,15 @@ int runServe(const QStringList& args) {
     std::thread stopper([&] {
         char signal = 0;
         if (::read(stopPipe[0], &signal, 1) != 1 || signal == 0) return;  // 0: run() ended by itself
-        std::fprintf(stderr, "%s: finishing the requests in flight, then stopping\n", signal == SIGTERM ? "SIGTERM" : "SIGINT");
-        server.stop();
+        std::fprintf(stderr, "%s: finishing the requests in flight (for %d s at most), then stopping\n",
+                     signal == SIGTERM ? "SIGTERM" : "SIGINT", static_cast<int>(config.stopGraceSeconds));
+        std::thread graceful([&] { server.stop(); });
+        // A second signal cancels what is still running.
+        if (::read(stopPipe[0], &signal, 1) == 1 && signal != 0) {
+            std::fprintf(stderr, "%s again: cancelling the requests in flight\n", signal == SIGTERM ? "SIGTERM" : "SIGINT");
+            server.stop(true);
+        }
+        graceful.join();
     });
     server.run();
     const char done = 0;

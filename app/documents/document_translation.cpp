@@ -207,6 +207,13 @@ std::optional<std::vector<std::string>> translateWhole(const ReadDocument& docum
 
 }  // namespace
 
+std::vector<std::string> translateSegments(const SegmentedDocument& document, const DocumentRequest& request) {
+    SegmentTranslator translator(request);
+    translator.add(document.segments, document.tagged);
+    translator.run();
+    return translator.of(document.segments, document.tagged);
+}
+
 namespace {
 
 // The structured and formatted prompts carry nothing else: no glossary, context, style, preferences or delimiters.

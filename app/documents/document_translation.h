@@ -4,12 +4,14 @@
 // .txt). The input is never written to, an existing file is never overwritten, and a failed or cancelled job
 // leaves no output behind.
 #include "documents/document_format.h"
+#include "documents/segmented_document.h"
 #include "dragoman.h"
 
 #include <QString>
 
 #include <functional>
 #include <string>
+#include <vector>
 
 namespace dragoman::documents {
 // Documents larger than this are refused before anything is read.
@@ -65,6 +67,12 @@ struct DocumentResult {
     // document's such values were retranslated one at a time.
     std::size_t changedPlaceholders = 0;
 };
+
+// The translations of a document held in memory (the server's LibreTranslate HTML), segment by segment as
+// translateDocument() makes them: each distinct segment once, inline markup kept (translateFormatted, else the text
+// between the tags piece by piece), an empty answer keeping its source. Uses `translate`, `translateFormatted` and
+// `parallel` of the request.
+std::vector<std::string> translateSegments(const SegmentedDocument& document, const DocumentRequest& request);
 
 // Throws Error("input") for an unsupported, unreadable, oversized, non-UTF-8 or malformed document,
 // Error("io") for an output that exists or cannot be written, and whatever `translate` throws.

@@ -30,7 +30,13 @@ public:
         });
     }
 
-    // Blocks until nothing runs or waits (a server stopping lets its requests finish).
+    // Blocks until nothing runs or waits (a server stopping lets its requests finish), or `timeout` has passed:
+    // returns whether it is idle.
+    template <typename Duration>
+    bool waitIdleFor(Duration timeout) {
+        std::unique_lock lock(mutex_);
+        return freed_.wait_for(lock, timeout, [this] { return running_ == 0 && waiting_ == 0; });
+    }
     void waitIdle() {
         std::unique_lock lock(mutex_);
         freed_.wait(lock, [this] { return running_ == 0 && waiting_ == 0; });

@@ -1,5 +1,6 @@
 #include "server/api_server.h"
 
+#include "documents/document_translation.h"
 #include "documents/text_formats.h"
 #include "language_list.h"
 #include "server/admission_gate.h"
@@ -13,10 +14,13 @@
 #include <nlohmann/json.hpp>
 
 #include <atomic>
+#include <charconv>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <mutex>
+
+#include <sys/socket.h>
 
 namespace dragoman::server {
 namespace {
@@ -35,6 +39,43 @@ void answerError(httplib::Response& res, int status, const std::string& code, co
 std::string bearerToken(const httplib::Request& req) {
     const auto header = req.get_header_value("Authorization");
     return header.rfind("Bearer ", 0) == 0 ? header.substr(7) : std::string();
+}
+
+// A request's body, read as it arrives and refused (413) as soon as it passes `limit`: httplib's own limit
+// (set_payload_max_length) is judged from Content-Length alone, and a chunked body, or one without a length, was read
+// whole into memory (gigabytes from one client). A refused body is left unread, so the connection closes after the
+// answer.
+std::string boundedBody(const httplib::Request& req, httplib::Response& res, const httplib::ContentReader& read, std::size_t limit) {
+    const auto tooLarge = [&] {
+        res.set_header("Connection", "close");
+        return ApiError(413, "request_too_large", fmt::format("the body is over the limit of {} bytes", limit));
+    };
+    if (req.is_multipart_form_data()) {
+        res.set_header("Connection", "close");
+        throw ApiError(400, "invalid_request_error", "multipart/form-data bodies are not read: send JSON (or form fields, urlencoded)");
+    }
+    if (req.has_header("Content-Length")) {
+        const auto length = req.get_header_value("Content-Length");
+        std::uint64_t declared = 0;
+        const auto [end, error] = std::from_chars(length.data(), length.data() + length.size(), declared);
+        if (error == std::errc::result_out_of_range || (error == std::errc() && declared > limit)) throw tooLarge();
+    }
+    std::string body;
+    bool over = false;
+    const bool whole = read([&](const char* data, std::size_t length) {
+        if (body.size() + length > limit) {
+            over = true;
+            return false;
+        }
+        body.append(data, length);
+        return true;
+    });
+    if (over) throw tooLarge();
+    if (!whole) {
+        res.set_header("Connection", "close");
+        throw ApiError(400, "invalid_request_error", "the body ended before its end (a broken chunk or a closed connection)");
+    }
+    return body;
 }
 
 // One line per request on stderr and in the log: what a server operator greps for.
@@ -66,11 +107,13 @@ struct ApiServer::Impl {
     httplib::Server http;
     std::atomic<std::uint64_t> requests{0};
     std::atomic<bool> draining{false};  // stopping: new requests are turned away, those in flight finish
+    CancelToken stopping;               // every request's: cancelled when the stop's grace period is over
+    std::once_flag stopped;
 
     void routes();
-    void chat(const httplib::Request& req, httplib::Response& res);
-    void libreTranslate(const httplib::Request& req, httplib::Response& res);
-    void libreDetect(const httplib::Request& req, httplib::Response& res) const;
+    void chat(const httplib::Request& req, const std::string& body, httplib::Response& res);
+    void libreTranslate(const httplib::Request& req, const std::string& body, httplib::Response& res);
+    void libreDetect(const httplib::Request& req, const std::string& body, httplib::Response& res) const;
     void libreLanguages(httplib::Response& res) const;
 
     // The adapter a request's `model` names: null for the base; ApiError(404) for anything else.
@@ -147,18 +190,28 @@ void ApiServer::Impl::routes() {
         res.set_content(modelList(model->description().id, names, model->description().chat, model->description().promptProfile),
                         "application/json");
     });
-    http.Post("/v1/chat/completions", [this](const httplib::Request& req, httplib::Response& res) { chat(req, res); });
-    http.Post("/translate", [this](const httplib::Request& req, httplib::Response& res) { libreTranslate(req, res); });
+    // Bodies through the content reader, whatever their framing (boundedBody).
+    const auto limit = config.maxBodyBytes;
+    http.Post("/v1/chat/completions",
+              [this, limit](const httplib::Request& req, httplib::Response& res, const httplib::ContentReader& read) {
+                  chat(req, boundedBody(req, res, read, limit), res);
+              });
+    http.Post("/translate", [this, limit](const httplib::Request& req, httplib::Response& res, const httplib::ContentReader& read) {
+        libreTranslate(req, boundedBody(req, res, read, limit), res);
+    });
     http.Get("/languages", [this](const httplib::Request&, httplib::Response& res) { libreLanguages(res); });
-    http.Post("/detect", [this](const httplib::Request& req, httplib::Response& res) { libreDetect(req, res); });
+    http.Post("/detect", [this, limit](const httplib::Request& req, httplib::Response& res, const httplib::ContentReader& read) {
+        libreDetect(req, boundedBody(req, res, read, limit), res);
+    });
 }
 
-void ApiServer::Impl::chat(const httplib::Request& req, httplib::Response& res) {
+void ApiServer::Impl::chat(const httplib::Request& req, const std::string& body, httplib::Response& res) {
     const auto start = Clock::now();
-    const auto call = parseChatCall(req.body);
+    const auto call = parseChatCall(body);
     const auto id = ++requests;
     TranslationRequest r;
     r.requestId = id;
+    r.cancel = stopping;
     r.adapter = adapterFor(call.model);
     // A request naming target_lang asks for a translation of its last user message (what Dragoman's remote
     // backend sends, so the answer is the local engine's); a chat model otherwise answers the conversation.
@@ -185,6 +238,7 @@ void ApiServer::Impl::chat(const httplib::Request& req, httplib::Response& res) 
         r.keepDelimiters = call.keepDelimiters;
         r.structuredFormat = call.structuredFormat;
         r.promptProfile = call.promptProfile;
+        r.maxNewTokens = call.maxTokens;  // over the whole translation, all its sentences
         // What the prompt cannot say (an unknown profile, two instructions at once, a model without prompts) is a
         // 400 now, not an error event after a streamed 200.
         if (!r.glossary.empty() || !r.context.empty() || !r.style.empty() || !r.preferences.empty() || r.keepDelimiters ||
@@ -214,6 +268,7 @@ void ApiServer::Impl::chat(const httplib::Request& req, httplib::Response& res) 
         };
         TranslationStats stats;
         model->translate(r, &stats);
+        if (stopping.cancelled()) throw ApiError(503, "shutting_down", "the server stopped before the answer was complete");
         text += stops.finish();
         res.set_content(answer.whole(text, finishReason(stats, stops.stopped()), {stats.sourceTokens, stats.generatedTokens}),
                         "application/json");
@@ -234,6 +289,7 @@ void ApiServer::Impl::chat(const httplib::Request& req, httplib::Response& res) 
             const char* outcome = "ok";
             try {
                 model->translate(r, &stats);
+                if (stopping.cancelled()) throw Error("cancelled", "the server stopped before the answer was complete");
                 if (const auto rest = stops.finish(); !rest.empty()) send(answer.deltaEvent(rest));
                 send(answer.finishEvent(finishReason(stats, stops.stopped())));
                 if (call.includeUsage) send(answer.usageEvent({stats.sourceTokens, stats.generatedTokens}));
@@ -248,14 +304,15 @@ void ApiServer::Impl::chat(const httplib::Request& req, httplib::Response& res) 
         });
 }
 
-void ApiServer::Impl::libreTranslate(const httplib::Request& req, httplib::Response& res) {
+void ApiServer::Impl::libreTranslate(const httplib::Request& req, const std::string& body, httplib::Response& res) {
     const auto start = Clock::now();
-    const auto call = parseLibreCall(req.body, req.get_header_value("Content-Type"));
+    const auto call = parseLibreCall(body, req.get_header_value("Content-Type"));
     if (!config.apiKey.empty() && call.apiKey != config.apiKey && bearerToken(req) != config.apiKey)
         throw ApiError(401, "invalid_api_key", "a valid API key is required ('api_key' or Authorization: Bearer KEY)");
     const auto id = ++requests;
     TranslationRequest r;
     r.requestId = id;
+    r.cancel = stopping;
     r.from = call.source;
     r.to = call.target;
     checkLanguages(r);
@@ -299,21 +356,36 @@ void ApiServer::Impl::libreTranslate(const httplib::Request& req, httplib::Respo
             translations.push_back(translate(text));
             continue;
         }
-        // HTML: the text between tags is translated, the markup kept (as translate-file does).
+        // HTML: the text between tags is translated and the markup kept, inline markup (bold words, links) too, as
+        // translate-file does.
         const auto doc = documents::segmentHtml(text, r.to);
-        std::vector<std::string> parts;
-        for (const auto& segment : doc.segments)
-            parts.push_back(translate(segment));
-        translations.push_back(doc.rebuild(parts));
+        documents::DocumentRequest segments;
+        segments.to = r.to;
+        segments.translate = translate;
+        if (documents::takesFormattedPrompt(model->description().prompts, r))
+            segments.translateFormatted = [&](const std::string& tagged) {
+                auto one = r;
+                one.formatted = true;
+                one.from = sources[current];
+                one.text = tagged;
+                TranslationStats stats;
+                auto out = model->translate(one, &stats);
+                total.sourceTokens += stats.sourceTokens;
+                total.generatedTokens += stats.generatedTokens;
+                if (total.firstTokenSeconds < 0) total.firstTokenSeconds = stats.firstTokenSeconds;
+                return out;
+            };
+        translations.push_back(doc.rebuild(documents::translateSegments(doc, segments)));
     }
+    if (stopping.cancelled()) throw ApiError(503, "shutting_down", "the server stopped before the translation was complete");
     res.set_content(libreAnswer(translations, call.list, detected), "application/json");
     logRequest(fmt::format("request {} translate model={} adapter=- tokens_in={} tokens_out={} ttft_s={:.3f} total_s={:.3f} ok", id,
                            model->description().id, total.sourceTokens, total.generatedTokens, total.firstTokenSeconds,
                            secondsSince(start)));
 }
 
-void ApiServer::Impl::libreDetect(const httplib::Request& req, httplib::Response& res) const {
-    const auto call = parseLibreDetect(req.body, req.get_header_value("Content-Type"));
+void ApiServer::Impl::libreDetect(const httplib::Request& req, const std::string& body, httplib::Response& res) const {
+    const auto call = parseLibreDetect(body, req.get_header_value("Content-Type"));
     if (!config.apiKey.empty() && call.apiKey != config.apiKey && bearerToken(req) != config.apiKey)
         throw ApiError(401, "invalid_api_key", "a valid API key is required ('api_key' or Authorization: Bearer KEY)");
     std::vector<LibreDetection> candidates;
@@ -351,6 +423,12 @@ ApiServer::ApiServer(ServerConfig config, std::shared_ptr<const Model> model,
     // connections queue in the kernel's backlog.
     const auto threads = static_cast<std::size_t>(impl_->config.maxRunning + impl_->config.maxWaiting + 4);
     impl_->http.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
+    // httplib sets SO_REUSEPORT, with which a second server bound a port already listened on and the kernel shared
+    // the connections out between the two; SO_REUSEADDR alone still allows a restart over the last run's TIME_WAIT.
+    impl_->http.set_socket_options([](int socket) {
+        int yes = 1;
+        ::setsockopt(socket, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
+    });
     impl_->routes();
 }
 
@@ -369,11 +447,17 @@ void ApiServer::run() {
     impl_->http.listen_after_bind();
 }
 
-void ApiServer::stop() {
-    // httplib's stop() would cut the streams in flight: first turn new requests away and let those finish.
+void ApiServer::stop(bool now) {
+    // httplib's stop() would cut the streams in flight: first turn new requests away and let those finish, for as
+    // long as the grace period lasts; then they stop at their next decoding step and answer that they did.
     impl_->draining = true;
-    impl_->gate.waitIdle();
-    impl_->http.stop();
+    const auto grace = std::chrono::duration<double>(now ? 0.0 : impl_->config.stopGraceSeconds);
+    if (!impl_->gate.waitIdleFor(grace)) {
+        logRequest("stopping: cancelling the requests still in flight");
+        impl_->stopping.cancel();
+        impl_->gate.waitIdle();
+    }
+    std::call_once(impl_->stopped, [this] { impl_->http.stop(); });  // a second signal's stop(true) comes here too
 }
 
 }  // namespace dragoman::server

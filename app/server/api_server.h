@@ -19,7 +19,10 @@ struct ServerConfig {
     std::string apiKey;  // empty: none asked for
     int maxRunning = 4;
     int maxWaiting = 16;
-    std::size_t maxBodyBytes = 4u << 20;  // judged from Content-Length before the body is read
+    std::size_t maxBodyBytes = 4u << 20;  // judged from Content-Length, and as a body without one arrives
+    // On stop(), how long requests in flight may go on before they are cancelled (answered 503, or a stream ended
+    // with an error event): a translation of a 4 MiB body would otherwise hold a stopping server for an hour.
+    double stopGraceSeconds = 30;
 };
 
 class ApiServer {
@@ -31,8 +34,9 @@ public:
     int bind();
     // Serves until stop(); requests in flight are answered to the end before it returns.
     void run();
-    // From any thread (a signal handler's thread).
-    void stop();
+    // From any thread (a signal handler's thread): new requests are turned away (503), those in flight get
+    // stopGraceSeconds to finish and are cancelled after it (or at once with `now`), then run() returns.
+    void stop(bool now = false);
 
 private:
     struct Impl;

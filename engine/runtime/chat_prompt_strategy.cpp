@@ -152,8 +152,8 @@ std::string ChatPromptStrategy::generate(const std::string& prompt, TranslationJ
     if (room < 1) throw Error("input", "the prompt of " + std::to_string(ids.size()) + " tokens leaves no room to generate");
     // A translation is rarely more than twice as long as its source; the generation config may cap it lower.
     std::int64_t maxNew = std::min({room, generation.maxNewTokens.value_or(2048), 2 * static_cast<std::int64_t>(ids.size()) + 64});
-    if (!r.messages.empty()) maxNew = std::min(room, generation.maxNewTokens.value_or(room));  // an answer may be long
-    if (r.maxNewTokens) maxNew = std::clamp<std::int64_t>(*r.maxNewTokens, 1, room);
+    if (!r.messages.empty()) maxNew = std::min(room, generation.maxNewTokens.value_or(room));   // an answer may be long
+    if (const auto left = job.tokensLeft()) maxNew = std::clamp<std::int64_t>(*left, 1, room);  // the request's cap, over all segments
     SamplingOptions sampling;
     // Settings a request names replace the model's: temperature 0 is greedy, as in OpenAI's API.
     const bool sample = r.temperature ? *r.temperature > 0 : (r.sample || (!r.messages.empty() && generation.doSample));

@@ -74,29 +74,47 @@ std::string LanguageTokenStrategy::translateParagraph(const std::string& paragra
     const auto gap = job.sentenceGap();
     std::string output;
     const auto sentences = splitSentences(paragraph, job.request.from.empty() ? "en" : job.request.from);
-    // The sources of a few sentences at a time go through the encoder in one pass, with whatever other requests
-    // have waiting (StepBatcher::together); then each sentence is decoded.
-    constexpr std::size_t kSentencesEncodedTogether = 16;
-    for (std::size_t first = 0; first < sentences.size() && job.keepGoing(); first += kSentencesEncodedTogether) {
-        const auto end = std::min(sentences.size(), first + kSentencesEncodedTogether);
-        std::vector<std::vector<std::vector<TokenId>>> pieces;
-        for (auto s = first; s < end; ++s)
-            pieces.push_back(sourcePieces(sentences[s], token));
+    // A sentence longer than the model's positions is several pieces (sourcePieces), and the encoder's output for a
+    // piece (its cross-attention keys and values) is megabytes: a pass takes at most 16 pieces, so a text of one
+    // endless sentence is encoded as it is decoded, not all at once (60,000 words held a gigabyte).
+    constexpr std::size_t kPiecesEncodedTogether = 16;
+    struct Part {
+        std::vector<std::vector<TokenId>> pieces;
+        bool continuesSentence = false;  // joined to the part before by a space, not the gap between sentences
+    };
+    std::vector<Part> parts;
+    for (const auto& sentence : sentences) {
+        auto pieces = sourcePieces(sentence, token);
+        for (std::size_t at = 0; at < pieces.size(); at += kPiecesEncodedTogether) {
+            const auto end = std::min(pieces.size(), at + kPiecesEncodedTogether);
+            parts.push_back({{std::make_move_iterator(pieces.begin() + static_cast<std::ptrdiff_t>(at)),
+                              std::make_move_iterator(pieces.begin() + static_cast<std::ptrdiff_t>(end))},
+                             at > 0});
+        }
+    }
+    // The sources of a few parts at a time go through the encoder in one pass, with whatever other requests have
+    // waiting (StepBatcher::together); then each part is decoded.
+    for (std::size_t first = 0; first < parts.size() && job.keepGoing();) {
+        std::size_t end = first, count = 0;
+        while (end < parts.size() && (end == first || count + parts[end].pieces.size() <= kPiecesEncodedTogether))
+            count += parts[end++].pieces.size();
         SourcePrompt prompt{{}, job.request.adapter.get(), {}, {}};
-        for (const auto& sentence : pieces)
-            for (const auto& piece : sentence)
+        for (auto i = first; i < end; ++i)
+            for (const auto& piece : parts[i].pieces)
                 prompt.sources.push_back(&piece);
         if (!prompt.sources.empty()) batcher_.together(&prompt);
         auto memory = prompt.memories.begin();
-        for (auto s = first; s < end && job.keepGoing(); ++s) {
-            if (s > 0) {
-                output += gap;
-                job.emit(gap);
+        for (auto i = first; i < end && job.keepGoing(); ++i) {
+            if (i > 0) {
+                const auto& between = parts[i].continuesSentence ? std::string(" ") : gap;
+                output += between;
+                job.emit(between);
             }
-            const auto& sentence = pieces[s - first];
-            output += decodeSentence(sentence, {memory, memory + static_cast<std::ptrdiff_t>(sentence.size())}, job);
-            memory += static_cast<std::ptrdiff_t>(sentence.size());
+            const auto& part = parts[i].pieces;
+            output += decodeSentence(part, {memory, memory + static_cast<std::ptrdiff_t>(part.size())}, job);
+            memory += static_cast<std::ptrdiff_t>(part.size());
         }
+        first = end;
     }
     return output;
 }
@@ -155,7 +173,9 @@ std::string LanguageTokenStrategy::decodeSentence(const std::vector<std::vector<
         StreamingDetokenizer stream(tokenizer);
         const bool streaming = job.streams() && job.request.beams == 1;
         SearchOptions options;
-        options.maxNewTokens = maxNew;
+        // The request's cap (over all its sentences) cuts the search short; the processors still count to the model's
+        // own maximum, so the tokens are the first ones of the uncapped translation.
+        options.maxNewTokens = std::min(maxNew, job.tokensLeft().value_or(maxNew));
         options.eosIds = generation.eosIds.empty() ? std::vector<TokenId>{m.eosId()} : generation.eosIds;
         options.processors = &processors;
         options.onToken = [&](TokenId id) {

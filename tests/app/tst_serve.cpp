@@ -4,6 +4,7 @@
 // mid-stream, a full queue, and SIGTERM ending the requests in flight before exit 0.
 #include "serve_process.h"
 
+#include <QElapsedTimer>
 #include <QEventLoop>
 #include <QFile>
 #include <QJsonArray>
@@ -13,6 +14,7 @@
 #include <QNetworkReply>
 #include <QProcess>
 #include <QSignalSpy>
+#include <QTcpSocket>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTimer>
@@ -121,6 +123,11 @@ private Q_SLOTS:
     void fullQueueAnswers503();
     void clientLeavingMidStreamDisturbsNothing();
     void sigtermFinishesRequestsInFlight();
+    void sigtermCancelsWhatOutlastsTheGrace();
+    void portInUseIsRefused();
+    void chunkedBodyOverTheLimit();
+    void maxTokensCapsTranslations();
+    void libreHtmlKeepsInlineMarkup();
 
 private:
     std::unique_ptr<Server> marian_, hunyuan_;
@@ -459,6 +466,111 @@ void TestServe::sigtermFinishesRequestsInFlight() {
     QVERIFY(server.process().state() == QProcess::NotRunning || server.process().waitForFinished(30000));
     QCOMPARE(server.process().exitStatus(), QProcess::NormalExit);
     QCOMPARE(server.process().exitCode(), 0);
+}
+
+// A request still running when the grace period after SIGTERM is over is cancelled: answered 503, and the server
+// exits 0 at once instead of translating for minutes.
+void TestServe::sigtermCancelsWhatOutlastsTheGrace() {
+    Server server({"--model", kMarian, "--stop-grace", "1"});
+    QVERIFY(!server.url().isEmpty());
+    QString veryLong;
+    for (int i = 0; i < 40; ++i)
+        veryLong += longText();
+    QNetworkRequest request{QUrl(server.url() + "/translate")};
+    request.setHeader(QNetworkRequest::ContentTypeHeader, "application/json");
+    auto* inFlight = net_.post(request, QJsonDocument(QJsonObject{{"q", veryLong}, {"source", "en"}, {"target", "de"}}).toJson());
+    QTest::qWait(1500);  // it computes (a minute of work)
+    QElapsedTimer timer;
+    timer.start();
+    ::kill(static_cast<pid_t>(server.process().processId()), SIGTERM);
+    QTRY_VERIFY_WITH_TIMEOUT(inFlight->isFinished(), 30000);
+    QCOMPARE(inFlight->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt(), 503);
+    QCOMPARE(QJsonDocument::fromJson(inFlight->readAll()).object()["error"].toObject()["code"].toString(), QStringLiteral("shutting_down"));
+    inFlight->deleteLater();
+    QVERIFY(server.process().state() == QProcess::NotRunning || server.process().waitForFinished(30000));
+    QVERIFY2(timer.elapsed() < 15000, qPrintable(QString::number(timer.elapsed())));
+    QCOMPARE(server.process().exitStatus(), QProcess::NormalExit);
+    QCOMPARE(server.process().exitCode(), 0);
+}
+
+// A second server on a port already listened on fails (httplib's SO_REUSEPORT let both listen and share clients).
+void TestServe::portInUseIsRefused() {
+    const auto port = QUrl(marian_->url()).port();
+    QVERIFY(port > 0);
+    QProcess second;
+    second.start(qEnvironmentVariable("DRAGOMAN_CLI"), {"serve", "--model", kHunyuan, "--port", QString::number(port)});
+    QVERIFY(second.waitForFinished(30000));
+    QCOMPARE(second.exitCode(), 1);
+    QVERIFY(second.readAllStandardError().startsWith("error: "));
+    QCOMPARE(send(net_, "GET", marian_->url() + "/v1/models").json()["data"].toArray().size(), 2);  // the first one's
+}
+
+// A chunked body carries no Content-Length: it is counted as it arrives and refused past the limit (it was read
+// whole into memory), and the server lives on.
+void TestServe::chunkedBodyOverTheLimit() {
+    const QUrl url(marian_->url());
+    QTcpSocket socket;
+    socket.connectToHost(url.host(), static_cast<quint16>(url.port()));
+    QVERIFY(socket.waitForConnected(10000));
+    socket.write("POST /translate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n");
+    const QByteArray chunk(1 << 20, ' ');
+    QByteArray answer;
+    for (int i = 0; i < 6 && socket.state() == QAbstractSocket::ConnectedState && answer.isEmpty(); ++i) {
+        socket.write(QByteArray::number(chunk.size(), 16) + "\r\n" + chunk + "\r\n");
+        socket.waitForBytesWritten(10000);
+        if (socket.waitForReadyRead(200)) answer += socket.readAll();
+    }
+    if (socket.state() == QAbstractSocket::ConnectedState) socket.write("0\r\n\r\n");
+    while (!answer.contains("\r\n\r\n{") && socket.waitForReadyRead(10000))
+        answer += socket.readAll();
+    answer += socket.readAll();
+    QVERIFY2(answer.startsWith("HTTP/1.1 413"), answer.left(200).constData());
+    QVERIFY(answer.contains("request_too_large"));
+    QCOMPARE(send(net_, "GET", marian_->url() + "/v1/models").status, 200);
+}
+
+// max_tokens caps a translation too (all its sentences together): the first tokens of the whole answer, whole or
+// streamed, finish_reason "length".
+void TestServe::maxTokensCapsTranslations() {
+    const QJsonObject extra{{"source_lang", "en"}, {"target_lang", "de"}};
+    const QString text = QStringLiteral("The man sees a small house today. My brother reads a newspaper.");
+    const auto whole = send(net_, "POST", marian_->url() + "/v1/chat/completions", chatBody("tuned", text, false, extra));
+    const auto all = whole.json()["usage"].toObject()["completion_tokens"].toInt();
+    QVERIFY(all > 3);
+    auto capped = extra;
+    capped["max_tokens"] = 3;
+    const auto reply = send(net_, "POST", marian_->url() + "/v1/chat/completions", chatBody("tuned", text, false, capped));
+    QCOMPARE(reply.status, 200);
+    QCOMPARE(reply.json()["usage"].toObject()["completion_tokens"].toInt(), 3);
+    QCOMPARE(reply.json()["choices"].toArray().at(0).toObject()["finish_reason"].toString(), QStringLiteral("length"));
+    const auto start = contentOf(reply);
+    QVERIFY(!start.isEmpty());
+    QVERIFY2(contentOf(whole).startsWith(start.trimmed()), qPrintable(start + " | " + contentOf(whole)));
+    capped["stream_options"] = QJsonObject{{"include_usage", true}};
+    const auto streamed =
+        parseEvents(send(net_, "POST", marian_->url() + "/v1/chat/completions", chatBody("tuned", text, true, capped)).body);
+    QCOMPARE(streamed.text, start);
+    QCOMPARE(streamed.usage["completion_tokens"].toInt(), 3);
+    QCOMPARE(streamed.finishReason, QStringLiteral("length"));
+    // The cap counts tokens across sentences: one past the first sentence's tokens stops in the second.
+    capped.remove("stream_options");
+    capped["max_tokens"] = all - 1;
+    const auto almost = send(net_, "POST", marian_->url() + "/v1/chat/completions", chatBody("tuned", text, false, capped));
+    QCOMPARE(almost.json()["usage"].toObject()["completion_tokens"].toInt(), all - 1);
+}
+
+// LibreTranslate's format "html": inline markup (bold words, a link) comes back as markup around the translated
+// words, as translate-file keeps it, never as escaped placeholders.
+void TestServe::libreHtmlKeepsInlineMarkup() {
+    const QString html = QStringLiteral("<p>The man sees <b>a small house</b> and <a href=\"house.html\">a cat</a> today.</p>");
+    const auto reply = send(net_, "POST", marian_->url() + "/translate",
+                            QJsonDocument(QJsonObject{{"q", html}, {"source", "en"}, {"target", "de"}, {"format", "html"}}).toJson());
+    QCOMPARE(reply.status, 200);
+    const auto out = reply.json()["translatedText"].toString();
+    QVERIFY2(out.startsWith("<p>") && out.endsWith("</p>"), qPrintable(out));
+    QVERIFY2(out.contains("<b>") && out.contains("</b>") && out.contains("<a href=\"house.html\">") && out.contains("</a>"),
+             qPrintable(out));
+    QVERIFY2(!out.contains("&lt;") && !out.contains("<s1>") && !out.contains("s2"), qPrintable(out));
 }
 
 QTEST_MAIN(TestServe)
