@@ -2,10 +2,12 @@
 #include "dragoman.h"
 
 #include <QCoreApplication>
+#include <QStringDecoder>
 
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <string>
 
 namespace dragoman::cli {
 namespace {
@@ -62,6 +64,13 @@ int runCli(int argc, char** argv) {
     QCoreApplication::setApplicationVersion(QStringLiteral(DRAGOMAN_VERSION));
     initLogging();
     try {
+        // Arguments are read as UTF-8: other bytes (a --text in another encoding) would reach the model as U+FFFD,
+        // where the same bytes on stdin are refused.
+        for (int i = 1; i < argc; ++i) {
+            QStringDecoder utf8(QStringConverter::Utf8);
+            [[maybe_unused]] const QString decoded = utf8(QByteArrayView(argv[i]));
+            if (utf8.hasError()) throw Error("input", "argument " + std::to_string(i) + " is not valid UTF-8");
+        }
         return dispatch(QCoreApplication::arguments());
     } catch (const UsageError& e) {
         printError(e.what());

@@ -62,13 +62,15 @@ int runTranslate(const QStringList& args) {
         const auto output = remote ? remote->translate(request) : model->translate(request);
         return stream ? std::string("\n") : output + "\n";
     };
+    // Lines in flight together share the model's decoding steps (engine/decode/step_batcher.h); each keeps its
+    // own state, so a line's output is the same whatever runs beside it. Streamed output goes one line at a time.
+    // (Checked with --text too, where there is one line: a bad value is a usage error either way.)
+    const auto batchAsked = cmd.intValue("batch", remote ? kRemoteConcurrency : defaultTogether(*model), 1, 256);
     if (cmd.isSet("text")) {
         print(translateOne(cmd.value("text").toStdString(), ++requestId));
         return kExitOk;
     }
-    // Lines in flight together share the model's decoding steps (engine/decode/step_batcher.h); each keeps its
-    // own state, so a line's output is the same whatever runs beside it. Streamed output goes one line at a time.
-    const auto batch = stream ? 1 : cmd.intValue("batch", remote ? kRemoteConcurrency : defaultTogether(*model), 1, 256);
+    const auto batch = stream ? 1 : batchAsked;
     if (batch == 1) {
         for (std::string line; std::getline(std::cin, line);)
             print(translateOne(line, ++requestId));

@@ -17,7 +17,7 @@ const std::vector<Command>& commands() {
         {"models", "List, import, verify and forget models (list | import | verify | forget)", runModels},
         {"quantize", "Write a smaller, faster copy of a model with int8 or FP8 weights", runQuantize},
         {"serve", "Serve the model over HTTP (OpenAI and LibreTranslate APIs)", runServe},
-        {"bench", "Benchmarks (load | generate)", runBench},
+        {"bench", "Benchmarks (load | generate | translate | adapters)", runBench},
         {"make-synthetic", "Write a random-weight checkpoint with real shapes", runMakeSynthetic},
     };
     return table;

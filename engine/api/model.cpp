@@ -83,6 +83,11 @@ std::string Model::translate(const TranslationRequest& request, TranslationStats
     const auto& strategy = impl_->model->requireStrategy();  // throws for a model without tokenizer files
     TranslationStats stats;
     if (!simdjson::validate_utf8(request.text.data(), request.text.size())) throw Error("input", "the text is not valid UTF-8");
+    // A model whose strategy has no beam search (HY-MT's prompts: greedy or sampled, as its card recommends) says
+    // so rather than decode greedily under a request for beams.
+    if (request.beams > 1 && !description_.beamSearch)
+        throw Error("unsupported", "beam search is not available for " + description_.id + " (" + description_.architecture +
+                                       " translates greedily, or samples with --sample)");
     const bool chat = !request.messages.empty();
     if (chat) {
         if (!strategy.chats())

@@ -5,7 +5,9 @@
 #include "models/causal_lm.h"
 #include "util/error.h"
 
+#include <memory>
 #include <optional>
+#include <utility>
 #include <vector>
 
 namespace dragoman {
@@ -29,7 +31,9 @@ public:
         if (member_) return member_->step(state_.get(), tokens.reshape({1}));
         return model_.forward(*state_, tokens.reshape({1})).unsqueeze(0);
     }
-    void reorder(const torch::Tensor&) override { throw Error("unsupported", "beam search is not available for decoder-only models"); }
+    void reorder(const torch::Tensor&) override {
+        throw Error("unsupported", "beam search over a decoder-only model takes a CausalBeamSession");
+    }
     const CausalState& state() const { return *state_; }
 
 private:
@@ -37,6 +41,63 @@ private:
     std::unique_ptr<CausalState> state_;
     torch::Tensor pending_;
     std::optional<StepBatcher::Member> member_;  // last: leaves the batch before the state goes
+};
+
+// Beam search over a decoder-only model (generate(num_beams=K)): one cache per hypothesis. The prompt runs once and
+// its cache is copied to every beam; a step feeds all hypotheses together (stepMany: each row what it gets alone);
+// a reorder moves the caches that one beam continues and copies those that several do.
+class CausalBeamSession : public DecodingSession {
+public:
+    CausalBeamSession(const CausalLanguageModel& model, const std::vector<TokenId>& prompt, std::int64_t beams, std::int64_t maxNewTokens,
+                      std::shared_ptr<const LoraSet> adapter = nullptr)
+        : model_(model) {
+        if (prompt.empty()) throw Error("input", "empty prompt");
+        if (beams < 1) throw Error("input", "beam search needs at least one beam");
+        const auto capacity = static_cast<std::int64_t>(prompt.size()) + maxNewTokens;
+        for (std::int64_t b = 0; b < beams; ++b) {
+            states_.push_back(model.start(capacity));
+            states_.back()->adapter = adapter;
+        }
+        pending_ = model.forward(*states_[0], torch::tensor(prompt, torch::kInt64)).unsqueeze(0).expand({beams, -1}).contiguous();
+        for (std::size_t b = 1; b < states_.size(); ++b)
+            model.copyState(*states_[0], *states_[b]);
+    }
+    torch::Tensor next(const torch::Tensor& tokens) override {
+        if (pending_.defined()) return std::exchange(pending_, torch::Tensor());  // every beam's prompt, run once
+        std::vector<CausalState*> states;
+        for (auto& state : states_)
+            states.push_back(state.get());
+        const auto ids = tokens.contiguous();
+        return model_.stepMany(states, std::vector<TokenId>(ids.data_ptr<std::int64_t>(), ids.data_ptr<std::int64_t>() + ids.numel()));
+    }
+    void reorder(const torch::Tensor& beams) override {
+        const auto sources = beams.contiguous();
+        const auto* from = sources.data_ptr<std::int64_t>();
+        const auto count = states_.size();
+        std::vector<std::unique_ptr<CausalState>> next(count);
+        std::vector<std::int64_t> firstTaker(count, -1);
+        for (std::size_t b = 0; b < count; ++b) {  // the first beam to continue a hypothesis takes its cache
+            const auto source = static_cast<std::size_t>(from[b]);
+            if (firstTaker[source] >= 0) continue;
+            firstTaker[source] = static_cast<std::int64_t>(b);
+            next[b] = std::move(states_[source]);
+        }
+        std::vector<std::unique_ptr<CausalState>> spare;  // the caches of hypotheses no beam continues
+        for (auto& state : states_)
+            if (state) spare.push_back(std::move(state));
+        for (std::size_t b = 0; b < count; ++b) {  // the others get a copy
+            if (next[b]) continue;
+            next[b] = std::move(spare.back());
+            spare.pop_back();
+            model_.copyState(*next[static_cast<std::size_t>(firstTaker[static_cast<std::size_t>(from[b])])], *next[b]);
+        }
+        states_ = std::move(next);
+    }
+
+private:
+    const CausalLanguageModel& model_;
+    std::vector<std::unique_ptr<CausalState>> states_;
+    torch::Tensor pending_;
 };
 
 }  // namespace dragoman

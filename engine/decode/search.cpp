@@ -89,10 +89,10 @@ std::vector<TokenId> sampleSearch(DecodingSession& session, const std::vector<To
 std::vector<TokenId> beamSearch(DecodingSession& session, const std::vector<TokenId>& prefix, const SearchOptions& options,
                                 const BeamOptions& beam) {
     const std::int64_t B = beam.beams;
-    const std::int64_t K = 2 * B;  // max(2, 1 + n_eos) * beams with one EOS
+    const std::int64_t K =
+        std::max<std::int64_t>(2, 1 + static_cast<std::int64_t>(options.eosIds.size())) * B;  // max(2, 1 + n_eos) * beams
     const std::int64_t promptLength = static_cast<std::int64_t>(prefix.size());
     const std::int64_t maxLength = promptLength + options.maxNewTokens;
-    const TokenId eos = options.eosIds.empty() ? -1 : options.eosIds.front();
 
     std::vector<std::vector<TokenId>> running(B, prefix), finished(B, prefix);
     auto runningScores = torch::full({B}, kFinishedOff, torch::kFloat32);
@@ -120,7 +120,7 @@ std::vector<TokenId> beamSearch(DecodingSession& session, const std::vector<Toke
         for (std::int64_t k = 0; k < K; ++k) {
             candidates[k] = running[sourceBeams[k]];
             candidates[k].push_back(tokens[k]);
-            hits[k] = tokens[k] == eos || atMax;
+            hits[k] = isEos(tokens[k], options.eosIds) || atMax;
         }
         // Running beams for the next step: the best B candidates that did not just finish.
         auto hitMask = torch::tensor(std::vector<float>(hits.begin(), hits.end()), torch::kFloat32);

@@ -49,6 +49,10 @@ public:
         return torch::stack(rows);
     }
 
+    // Makes `to` (a state of this model with at least `from`'s length of room) hold what `from` holds: its cache and
+    // length (beam search: a hypothesis continued by two beams). The adapter is not copied.
+    virtual void copyState(const CausalState& from, CausalState& to) const = 0;
+
     virtual std::int64_t vocabSize() const = 0;
     virtual std::int64_t maxPositions() const = 0;
     // Bytes of weights one decoding step reads (for the bandwidth efficiency report).

@@ -122,6 +122,19 @@ std::unique_ptr<CausalState> HunyuanModel::start(std::int64_t maxTokens) const {
     return state;
 }
 
+void HunyuanModel::copyState(const CausalState& from, CausalState& to) const {
+    const auto& source = static_cast<const HunyuanState&>(from);
+    auto& target = static_cast<HunyuanState&>(to);
+    if (source.length_ > target.capacity_)
+        throw Error("internal",
+                    "a cache of " + std::to_string(target.capacity_) + " positions cannot take " + std::to_string(source.length_));
+    for (std::size_t i = 0; i < source.keys.size(); ++i) {
+        target.keys[i].narrow(1, 0, source.length_).copy_(source.keys[i].narrow(1, 0, source.length_));
+        target.values[i].narrow(1, 0, source.length_).copy_(source.values[i].narrow(1, 0, source.length_));
+    }
+    target.length_ = source.length_;
+}
+
 torch::Tensor HunyuanModel::attendProjected(std::size_t index, CausalState& base, const HunyuanLayer& l, const torch::Tensor& qp,
                                             const torch::Tensor& kp, const torch::Tensor& vp, const Rotary::Angles& angles) const {
     auto& state = static_cast<HunyuanState&>(base);

@@ -34,6 +34,7 @@ public:
     HunyuanModel(const HunyuanConfig& config, const WeightTable& weights, const std::string& modelId, Placement placement = {});
 
     std::unique_ptr<CausalState> start(std::int64_t maxTokens) const override;
+    void copyState(const CausalState& from, CausalState& to) const override;
     torch::Tensor forward(CausalState& state, const torch::Tensor& ids, bool allPositions = false) const override;
     // The projections, norms and MLP run on all rows at once (each weight read once per step); rotary,
     // q/k norms and attention run per sequence, over its own cache.

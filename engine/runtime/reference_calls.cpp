@@ -9,7 +9,6 @@ namespace {
 
 std::vector<TokenId> generateCausal(const RunnableModel& model, const std::vector<TokenId>& prompt, std::int64_t maxNew, std::int64_t beams,
                                     bool raw, std::shared_ptr<const LoraSet> adapter) {
-    if (beams > 1) throw Error("unsupported", "beam search is not available for decoder-only models (" + model.id() + ")");
     const auto& c = *model.causal();
     const auto length = static_cast<std::int64_t>(prompt.size());
     if (length >= c.maxPositions()) throw Error("input", "the prompt fills the model's " + std::to_string(c.maxPositions()) + " positions");
@@ -19,6 +18,10 @@ std::vector<TokenId> generateCausal(const RunnableModel& model, const std::vecto
     options.maxNewTokens = maxNew;
     options.eosIds = model.generation.eosIds;
     options.processors = raw || processors.empty() ? nullptr : &processors;
+    if (beams > 1) {
+        CausalBeamSession session(c, prompt, beams, maxNew, std::move(adapter));
+        return beamSearch(session, prompt, options, {beams, model.generation.lengthPenalty, model.generation.earlyStopping});
+    }
     CausalSession session(c, prompt, maxNew, {}, std::move(adapter));
     return greedySearch(session, prompt, options);
 }

@@ -12,7 +12,7 @@
 namespace dragoman {
 
 // ids: a causal model's prompt, or an encoder-decoder model's source. Returns only the new ids (not the
-// prompt, not the decoder start token). Throws Error("unsupported") for beam search on a causal model.
+// prompt, not the decoder start token).
 // `adapter` (may be null): a LoRA adapter of this model (RunnableModel::loadAdapter).
 std::vector<TokenId> generateIds(const RunnableModel& model, const std::vector<TokenId>& ids, std::int64_t maxNewTokens, std::int64_t beams,
                                  bool raw, std::shared_ptr<const LoraSet> adapter = nullptr);

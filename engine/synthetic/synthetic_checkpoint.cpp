@@ -256,6 +256,19 @@ void writeSyntheticCheckpoint(const SyntheticSpec& spec, const std::filesystem::
     else
         throw Error("usage", "unknown dtype '" + spec.dtype + "' (bf16, f32)");
     if (spec.arch != "hunyuan" && spec.arch != "marian") throw Error("usage", "unknown arch '" + spec.arch + "' (hunyuan, marian)");
+    if (spec.arch == "hunyuan")
+        hunyuanPreset(spec.preset);  // an unknown preset is a usage error before anything else
+    else
+        marianPreset(spec.preset);
+    // Into an empty folder, or over an earlier synthetic checkpoint: never over a user's other files.
+    std::error_code error;
+    for (const auto& entry : std::filesystem::directory_iterator(dir, error)) {
+        const auto name = entry.path().filename().string();
+        if (name != "config.json" && name != "generation_config.json" && name != "model.safetensors" && name != "tokenizer.json" &&
+            name != "tokenizer_config.json")
+            throw Error("io", dir.string() + " holds other files (" + name +
+                                  "): make-synthetic writes into an empty folder or over its own checkpoint");
+    }
     std::filesystem::create_directories(dir);
     if (spec.arch == "hunyuan")
         writeHunyuan(hunyuanPreset(spec.preset), dtype, spec.seed, dir);

@@ -18,8 +18,9 @@ struct SyntheticSpec {
 
 std::vector<std::string> syntheticPresets(const std::string& arch);
 
-// Writes config.json, generation_config.json and model.safetensors into `dir` (created if needed).
-// Throws Error("usage") for an unknown arch/preset/dtype.
+// Writes config.json, generation_config.json and model.safetensors (and a HunYuan checkpoint's tokenizer files) into
+// `dir` (created if needed; an existing one may hold only those files, an earlier checkpoint). Throws Error("usage") for an unknown
+// arch/preset/dtype, Error("io") for a folder with other files.
 void writeSyntheticCheckpoint(const SyntheticSpec& spec, const std::filesystem::path& dir);
 
 }  // namespace dragoman

@@ -15,6 +15,8 @@ class TestCli : public QObject {
 private Q_SLOTS:
     void exitCodes_data();
     void exitCodes();
+    void nonUtf8ArgumentIsRefused();
+    void outputsNeverReplaceOtherFiles();
     void inspectListsTensors();
     void inspectRejectsMalformed_data();
     void inspectRejectsMalformed();
@@ -107,6 +109,60 @@ void TestCli::exitCodes_data() {
                                        << "error: model_not_found: ";
     QTest::newRow("inspect missing file") << QStringList{"inspect", "/nonexistent.safetensors"} << 1 << ""
                                           << "error: io: ";
+    // --batch is checked with --text too (one line, but a bad value is a usage error either way).
+    QTest::newRow("translate --text --batch abc")
+        << QStringList{"translate", "--model", marian, "--from", "en", "--to", "de", "--text", "The man.", "--batch", "abc"} << 2 << ""
+        << "error: ";
+    const QString hunyuan = QStringLiteral(DRAGOMAN_TEST_FIXTURES "/hunyuan-tiny");
+    // HY-MT's prompts decode greedily or sample: a request for beams is refused, not quietly decoded greedily.
+    QTest::newRow("translate --beams on a chat model")
+        << QStringList{"translate", "--model", hunyuan, "--from", "en", "--to", "de", "--text", "The man.", "--beams", "2"} << 1 << ""
+        << "error: unsupported: beam search is not available";
+    // generate's beam search works for a decoder-only model too (generate(num_beams=K); tst_hunyuan checks the ids).
+    QTest::newRow("generate --beams on a causal model")
+        << QStringList{"generate", "--model", hunyuan, "--ids", "756,757,108,758", "--max-new-tokens", "5", "--beams", "2"} << 0 << ","
+        << "";
+}
+
+// logits --out replaces an earlier logits file (or an empty one a script made), never another file; make-synthetic
+// writes into an empty folder or over its own checkpoint, never beside a user's files.
+void TestCli::outputsNeverReplaceOtherFiles() {
+    QTemporaryDir dir;
+    const QString marian = QStringLiteral(DRAGOMAN_TEST_FIXTURES "/marian-tiny");
+    QFile document(dir.filePath("notes.txt"));
+    QVERIFY(document.open(QIODevice::WriteOnly));
+    document.write("my notes\n");
+    document.close();
+    const auto refused = run({"logits", "--model", marian, "--ids", "5,66,0", "--out", document.fileName()});
+    QCOMPARE(refused.code, 1);
+    QVERIFY2(refused.err.startsWith("error: io: ") && refused.err.contains("not overwritten"), qPrintable(refused.err));
+    QVERIFY(document.open(QIODevice::ReadOnly));
+    QCOMPARE(document.readAll(), QByteArray("my notes\n"));
+    document.close();
+    const auto logits = dir.filePath("logits.safetensors");
+    QCOMPARE(run({"logits", "--model", marian, "--ids", "5,66,0", "--out", logits}).code, 0);
+    QCOMPARE(run({"logits", "--model", marian, "--ids", "5,66,32,0", "--out", logits}).code, 0);  // its own, again
+    QVERIFY(run({"inspect", logits}).out.contains("encoder_last_hidden_state F32 [4,"));
+    const auto besides = run({"make-synthetic", "--arch", "marian", "--preset", "tiny", "--dtype", "f32", "--out", dir.path()});
+    QCOMPARE(besides.code, 1);
+    QVERIFY2(besides.err.contains("holds other files"), qPrintable(besides.err));
+    QVERIFY(QFile::exists(document.fileName()));
+    const auto fresh = dir.filePath("synthetic");
+    QCOMPARE(run({"make-synthetic", "--arch", "hunyuan", "--preset", "tiny", "--dtype", "f32", "--out", fresh}).code, 0);
+    QCOMPARE(run({"make-synthetic", "--arch", "hunyuan", "--preset", "tiny", "--dtype", "f32", "--out", fresh, "--seed", "2"}).code, 0);
+}
+
+// An argument that is not UTF-8 (a --text in another encoding) is refused as the same bytes on stdin are, instead of
+// reaching the model as U+FFFD. (Through the shell: QProcess takes arguments as text.)
+void TestCli::nonUtf8ArgumentIsRefused() {
+    QProcess process;
+    process.start("/bin/sh", {"-c", "exec \"$0\" translate --model \"$1\" --from en --to de --text \"$(printf 'bad \\377 utf')\"",
+                              qEnvironmentVariable("DRAGOMAN_CLI"), QStringLiteral(DRAGOMAN_TEST_FIXTURES "/marian-tiny")});
+    QVERIFY(process.waitForFinished(60000));
+    QCOMPARE(process.exitCode(), 1);
+    const auto err = QString::fromUtf8(process.readAllStandardError());
+    QVERIFY2(err.startsWith("error: input: argument 9 is not valid UTF-8"), qPrintable(err));
+    QVERIFY(process.readAllStandardOutput().isEmpty());
 }
 
 void TestCli::exitCodes() {
@@ -520,7 +576,9 @@ void TestCli::hunyuanTokenizeAndLogits() {
     const auto out = dir.path() + "/logits.safetensors";
     QCOMPARE(run({"logits", "--model", model, "--ids", "756,757,84", "--out", out}).code, 0);
     QVERIFY(run({"inspect", out}).out.contains("logits F32 [3,763] "));
-    QCOMPARE(run({"generate", "--model", model, "--ids", "756", "--beams", "2"}).code, 1);  // no beam search for decoder-only
+    const auto beams = run({"generate", "--model", model, "--ids", "756,757,84", "--max-new-tokens", "4", "--beams", "2"});  // tst_hunyuan
+    QCOMPARE(beams.code, 0);
+    QVERIFY(!beams.out.trimmed().isEmpty());
 }
 
 void TestCli::hunyuanTranslateOptions() {

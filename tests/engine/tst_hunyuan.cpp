@@ -8,10 +8,12 @@
 #include "decode/batch_search.h"
 #include "decode/batched_steps.h"
 #include "decode/causal_session.h"
+#include "decode/search.h"
 #include "io/tensor_view.h"
 #include "kernels/bf16_dot_gemm.h"
 #include "models/hunyuan.h"
 #include "runtime/device.h"
+#include "runtime/reference_calls.h"
 #include "runtime/runnable_model.h"
 #include "test_files.h"
 #include "util/error.h"
@@ -63,6 +65,39 @@ float tolerance(const Fixture& f) {
     return f.json["bf16_vs_f32_weights_max_abs_logit_diff"].get<float>();
 }
 
+// Beam search's reference for a decoder-only model: every hypothesis keeps its own tokens, and each step runs each
+// one from scratch in a fresh cache (the prompt, then its tokens one at a time), so nothing is shared or copied
+// between hypotheses. CausalBeamSession must give the same logits at every step, hence the same beams.
+class ReplaySession : public DecodingSession {
+public:
+    ReplaySession(const CausalLanguageModel& model, std::vector<TokenId> prompt, std::int64_t beams)
+        : model_(model), prompt_(std::move(prompt)), histories_(static_cast<std::size_t>(beams)) {}
+    torch::Tensor next(const torch::Tensor& tokens) override {
+        std::vector<torch::Tensor> rows;
+        for (std::size_t b = 0; b < histories_.size(); ++b) {
+            if (started_) histories_[b].push_back(tokens[static_cast<std::int64_t>(b)].item<TokenId>());
+            auto state = model_.start(static_cast<std::int64_t>(prompt_.size() + histories_[b].size()));
+            auto logits = model_.forward(*state, ids(prompt_));
+            for (const auto token : histories_[b])
+                logits = model_.forward(*state, ids({token}));
+            rows.push_back(logits);
+        }
+        started_ = true;
+        return torch::stack(rows);
+    }
+    void reorder(const torch::Tensor& beams) override {
+        auto previous = histories_;
+        for (std::size_t b = 0; b < histories_.size(); ++b)
+            histories_[b] = previous[static_cast<std::size_t>(beams[static_cast<std::int64_t>(b)].item<std::int64_t>())];
+    }
+
+private:
+    const CausalLanguageModel& model_;
+    std::vector<TokenId> prompt_;
+    std::vector<std::vector<TokenId>> histories_;
+    bool started_ = false;
+};
+
 }  // namespace
 
 class TestHunyuan : public QObject {
@@ -85,6 +120,8 @@ private Q_SLOTS:
     void concurrentSessionsShareSteps_data();
     void concurrentSessionsShareSteps();
     void promptInPiecesEqualsWholePrompt();
+    void beamSearchEqualsHypothesesReplayed_data();
+    void beamSearchEqualsHypothesesReplayed();
     void cacheOverflowIsAnInputError();
     void missingKeyIsNamed();
     void unsupportedConfigIsNamed();
@@ -393,6 +430,56 @@ void TestHunyuan::promptInPiecesEqualsWholePrompt() {
     const auto second = f.model->causal()->forward(*pieces, ids(b), true);
     QVERIFY(maxDiff(torch::cat({first, second}), expected) <= tolerance(f));
     QCOMPARE(pieces->length(), static_cast<std::int64_t>(input.size()));
+}
+
+void TestHunyuan::beamSearchEqualsHypothesesReplayed_data() {
+    QTest::addColumn<QString>("fixture");
+    QTest::addColumn<int>("beams");
+    for (const char* name : {"hunyuan-tiny", "hunyuan-tiny-f32"})
+        for (const int beams : {2, 3, 5})
+            QTest::newRow(qPrintable(QString("%1/%2 beams").arg(name).arg(beams))) << QString(name) << beams;
+}
+
+// generate --beams K on a decoder-only model (HF generate(num_beams=K)): the caches one beam continues move, those
+// several continue are copied, and the result equals beam search over hypotheses each run from scratch; one beam is
+// greedy; generateIds (the CLI's generate) returns the same ids.
+void TestHunyuan::beamSearchEqualsHypothesesReplayed() {
+    QFETCH(QString, fixture);
+    QFETCH(int, beams);
+    c10::InferenceMode guard;
+    const auto& f = fixtures_.at(fixture.toStdString());
+    const auto& c = *f.model->causal();
+    const std::int64_t newTokens = 12;
+    SearchOptions options;
+    options.maxNewTokens = newTokens;
+    options.eosIds = f.model->generation.eosIds;
+    const BeamOptions beam{beams, 1.0, false};
+    bool reordered = false;
+    for (int caseIndex = 0; caseIndex < static_cast<int>(f.json["cases"].size()); ++caseIndex) {
+        const auto prompt = f.inputIds(caseIndex);
+        CausalBeamSession session(c, prompt, beams, newTokens);
+        ReplaySession replay(c, prompt, beams);
+        const auto found = beamSearch(session, prompt, options, beam);
+        QCOMPARE(nlohmann::json(found).dump(), nlohmann::json(beamSearch(replay, prompt, options, beam)).dump());
+        QVERIFY(!found.empty());
+        QCOMPARE(nlohmann::json(generateIds(*f.model, prompt, newTokens, beams, true)).dump(), nlohmann::json(found).dump());
+        CausalBeamSession one(c, prompt, 1, newTokens);
+        CausalSession alone(c, prompt, newTokens);
+        QCOMPARE(nlohmann::json(beamSearch(one, prompt, options, {1, 1.0, false})).dump(),
+                 nlohmann::json(greedySearch(alone, prompt, options)).dump());
+        // The beams chose other hypotheses than their own at least once somewhere (else reorder() went untested).
+        struct Watch : CausalBeamSession {
+            using CausalBeamSession::CausalBeamSession;
+            bool* moved = nullptr;
+            void reorder(const torch::Tensor& sources) override {
+                *moved = true;
+                CausalBeamSession::reorder(sources);
+            }
+        } watched(c, prompt, beams, newTokens);
+        watched.moved = &reordered;
+        beamSearch(watched, prompt, options, beam);
+    }
+    QVERIFY(reordered);
 }
 
 void TestHunyuan::cacheOverflowIsAnInputError() {

@@ -7,6 +7,8 @@
 #include <torch/torch.h>
 
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <optional>
 
 namespace dragoman::cli {
@@ -38,6 +40,15 @@ int runLogits(const QStringList& args) {
         decoderIds = parseIds(cmd.value("decoder-ids"), "decoder-ids");
         if (decoderIds->empty()) throw UsageError("--decoder-ids is empty");
     }
+    // --out may replace an earlier logits file (a script writing each case to one path), never another file.
+    const auto out = cmd.value("out").toStdString();
+    if (std::filesystem::is_directory(out)) throw Error("io", out + " is a folder; --out names the .safetensors file to write");
+    if (std::ifstream existing(out, std::ios::binary); existing) {
+        char head[9] = {};
+        const bool empty = !existing.read(head, 9) && existing.gcount() == 0;
+        if (!empty && (existing.gcount() < 9 || head[8] != '{'))
+            throw Error("io", out + " exists and is not a safetensors file: not overwritten");
+    }
     const auto model = openModelOption(cmd);
     if (decoderIds && model->causal()) throw UsageError("--decoder-ids is for encoder-decoder models; " + model->id() + " is decoder-only");
     const auto forced = teacherForcedLogits(*model, ids, decoderIds, devAdapterFor(cmd, *model));
@@ -45,7 +56,7 @@ int runLogits(const QStringList& args) {
     writer.addBytes("logits", DType::F32, forced.logits.sizes().vec(), floatBytes(forced.logits));
     if (forced.encoder.defined())
         writer.addBytes("encoder_last_hidden_state", DType::F32, forced.encoder.sizes().vec(), floatBytes(forced.encoder));
-    writer.write(cmd.value("out").toStdString());
+    writer.write(out);
     return kExitOk;
 }
 
