@@ -12,6 +12,7 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <optional>
 
 namespace dragoman {
 namespace {
@@ -307,14 +308,40 @@ ModelEntry ModelStore::importModel(const std::filesystem::path& dir, std::string
     if (id.empty()) id = absolute.filename().string();
     auto entry = describeModelFolder(absolute, id, ModelSource::Imported);
     if (!entry) throw Error("model_not_found", dir.string() + " has no config.json: not a model folder in Hugging Face layout");
+    // One id, one model: an id another model has (bundled, cached, imported from another folder) is refused, and so
+    // is one whose record another id already holds (ids that differ only where a file name cannot: "a/b", "a~b").
+    // Importing the same folder under its id again hashes it again.
+    std::error_code ec;
+    for (const auto& existing : list()) {
+        if (existing.id != id) continue;
+        if (existing.source == ModelSource::Imported && std::filesystem::equivalent(existing.dir, absolute, ec)) continue;
+        throw Error("input", "the id " + id + " is taken by the " + std::string(sourceName(existing.source)) + " model in " +
+                                 existing.dir.string() + ": choose another with --id" +
+                                 (existing.source == ModelSource::Imported ? ", or 'models forget " + id + "' first" : ""));
+    }
+    const auto record = manifestPath(*entry);
+    if (std::filesystem::exists(record, ec)) {
+        std::optional<Manifest> recorded;
+        try {
+            recorded = readManifest(record);
+        } catch (const Error&) {
+            // a damaged record of this key is replaced
+        }
+        if (recorded && recorded->id != id)
+            throw Error("input", "the id " + id + " would share its record with the imported model " + recorded->id +
+                                     " (ids that differ only in characters a file name cannot hold): choose another with --id");
+    }
+    // The weights are opened and checked once here (header, offsets, sizes), so a truncated or corrupt file is
+    // refused at import rather than recorded and hashed as good.
     if (entry->modelType == "peft_lora") {
         if (!std::filesystem::is_regular_file(absolute / "adapter_model.safetensors"))
             throw Error("adapter", dir.string() + " has no adapter_model.safetensors");
+        SafetensorsFile::open(absolute / "adapter_model.safetensors");
     } else {
-        checkpointFiles(absolute);  // throws if it has no weights
+        Checkpoint::open(absolute);  // throws if it has no weights or a file is malformed
     }
     auto manifest = buildManifest(id, absolute, progress);
-    writeManifest(manifestPath(*entry), manifest);
+    writeManifest(record, manifest);
     log::info({id}, "imported {} ({} files, {} bytes)", absolute.string(), manifest.files.size(), manifest.totalBytes());
     return *entry;
 }

@@ -23,6 +23,7 @@ private Q_SLOTS:
     void makeSyntheticWritesRealShapes_data();
     void makeSyntheticWritesRealShapes();
     void modelsImportListVerify();
+    void importRefusesTakenIdsAndBrokenWeights();
     void quantizeWritesARegisteredCopy();
     void benchLoadReportsContractKeys();
     void benchTranslateTimesTheRealTranslation();
@@ -288,6 +289,58 @@ void TestCli::modelsImportListVerify() {
     QCOMPARE(notImported.code, 1);
     QVERIFY2(notImported.err.contains("not imported: only imported models are forgotten"), qPrintable(notImported.err));
     QCOMPARE(run({"models", "forget", "no/such-model"}).code, 1);
+    modelsDir_.clear();
+}
+
+// One id, one model: an id taken by another folder (or the bundled model) is refused, and so is one whose record
+// another id holds; the same folder imported again is hashed again. Weights are checked at import: a truncated
+// model.safetensors or a broken header is refused there, not recorded as good.
+void TestCli::importRefusesTakenIdsAndBrokenWeights() {
+    QTemporaryDir cache, source;
+    modelsDir_ = cache.path();
+    const auto copyOf = [&](const QString& name) {
+        const QString folder = source.path() + "/" + name;
+        QDir().mkpath(folder);
+        for (const auto& file : QDir(DRAGOMAN_TEST_FIXTURES "/marian-tiny").entryList(QDir::Files)) {
+            QFile::copy(DRAGOMAN_TEST_FIXTURES "/marian-tiny/" + file, folder + "/" + file);
+            QFile::setPermissions(folder + "/" + file, QFile::ReadOwner | QFile::WriteOwner);
+        }
+        return folder;
+    };
+    const auto first = copyOf("first"), second = copyOf("second");
+    QCOMPARE(run({"models", "import", first, "--id", "team/opus"}).code, 0);
+    QCOMPARE(run({"models", "import", first, "--id", "team/opus"}).code, 0);  // the same folder again
+    const auto taken = run({"models", "import", second, "--id", "team/opus"});
+    QCOMPARE(taken.code, 1);
+    QVERIFY2(taken.err.startsWith("error: input: the id team/opus is taken") && taken.err.contains(first), qPrintable(taken.err));
+    const auto sharesRecord = run({"models", "import", second, "--id", "team~opus"});
+    QCOMPARE(sharesRecord.code, 1);
+    QVERIFY2(sharesRecord.err.contains("would share its record with the imported model team/opus"), qPrintable(sharesRecord.err));
+    const auto listed = run({"models", "list"}).out;
+    QCOMPARE(listed.count("team/opus"), 1);
+    QVERIFY(!listed.contains("team~opus"));
+    QString bundledId;  // the bundled model's, when it is installed
+    for (const auto& m : QJsonDocument::fromJson(run({"models", "list", "--json"}).out.toUtf8()).object().value("models").toArray())
+        if (m.toObject().value("source").toString() == "bundled") bundledId = m.toObject().value("id").toString();
+    if (!bundledId.isEmpty()) {
+        const auto bundled = run({"models", "import", second, "--id", bundledId});
+        QCOMPARE(bundled.code, 1);
+        QVERIFY2(bundled.err.contains("is taken by the bundled model"), qPrintable(bundled.err));
+    }
+
+    QFile weights(second + "/model.safetensors");
+    QVERIFY(weights.resize(weights.size() / 2));
+    const auto truncated = run({"models", "import", second, "--id", "truncated"});
+    QCOMPARE(truncated.code, 1);
+    QVERIFY2(truncated.err.startsWith("error: "), qPrintable(truncated.err));
+    QFile::remove(second + "/model.safetensors");
+    QFile broken(second + "/model.safetensors");
+    QVERIFY(broken.open(QIODevice::WriteOnly));
+    broken.write(QByteArray("\x10\x00\x00\x00\x00\x00\x00\x00{\"a\": [1, 2,", 24));
+    broken.close();
+    QCOMPARE(run({"models", "import", second, "--id", "broken"}).code, 1);
+    QVERIFY(!run({"models", "list"}).out.contains("truncated"));
+    QVERIFY(!run({"models", "list"}).out.contains("broken"));
     modelsDir_.clear();
 }
 
