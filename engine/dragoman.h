@@ -151,6 +151,7 @@ struct ModelDescription {
     std::string id, architecture, device;
     std::vector<std::string> targetLanguages;  // empty: a fixed pair
     std::string fixedFrom, fixedTo;            // a bilingual model's pair
+    std::vector<std::string> sourceLanguages;  // a multilingual model's sources, where known; empty: fixedFrom, or any
     bool translates = false;                   // false for a checkpoint without tokenizer files
     bool prompts = false;                      // glossary, context, formatted text and sampling (chat models)
     bool beamSearch = false;

@@ -13,6 +13,7 @@
 #include <httplib.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <charconv>
 #include <chrono>
@@ -408,6 +409,10 @@ void ApiServer::Impl::libreLanguages(httplib::Response& res) const {
             if (code != d.fixedFrom) continue;
             entry.targets = {d.fixedTo};
         } else {
+            // A multilingual model: the sources it reads (all, where it does not say), each with its other targets.
+            if (!d.sourceLanguages.empty() &&
+                std::find(d.sourceLanguages.begin(), d.sourceLanguages.end(), code) == d.sourceLanguages.end())
+                continue;
             for (const auto& target : d.targetLanguages)
                 if (target != code) entry.targets.push_back(target);
         }

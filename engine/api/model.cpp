@@ -47,6 +47,7 @@ Model::Model(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {
     if (m.strategy) {
         description_.targetLanguages = m.strategy->targetLanguages();
         std::tie(description_.fixedFrom, description_.fixedTo) = m.strategy->fixedPair();
+        description_.sourceLanguages = m.strategy->sourceLanguages();
         description_.prompts = m.strategy->takesPrompts();
         description_.beamSearch = m.strategy->supportsBeamSearch();
         description_.chat = m.strategy->chats();

@@ -38,6 +38,9 @@ LanguageTokenStrategy::LanguageTokenStrategy(const RunnableModel& model)
       batcher_(encoderDecoderSteps(network_), kDecodedTogether, encoderDecoderPrompts(network_)) {
     targets_ = languagesCovered(modelLanguageTokens_);
     pair_ = readLanguagePair(model.loaded.entry.dir);
+    // A multilingual model reads the source its tokenizer names where that is one language (opus-mt-en-ROMANCE),
+    // else (a group, "mul": the bundled model) the languages it writes, as the window offers and `from: auto` judges.
+    if (!modelLanguageTokens_.empty()) sources_ = findLanguage(pair_.first) ? std::vector<std::string>{pair_.first} : targets_;
 }
 
 std::string LanguageTokenStrategy::languageToken(const std::string& to) const {
@@ -61,6 +64,17 @@ void LanguageTokenStrategy::check(const TranslationRequest& request) const {
         throw Error("unsupported", "styles, preferences, delimiters, structured data and prompt profiles need a Hy-MT2 model; " +
                                        model_.id() + " is " + model_.architecture);
     languageToken(request.to);
+    if (!sources_.empty() && !request.from.empty()) {
+        const auto primary = [](const std::string& code) { return code.substr(0, code.find('-')); };
+        const bool reads =
+            std::any_of(sources_.begin(), sources_.end(), [&](const std::string& s) { return primary(s) == primary(request.from); });
+        if (!reads) {
+            std::string list;
+            for (const auto& code : sources_)
+                list += (list.empty() ? "" : " ") + code;
+            throw Error("input", model_.id() + " cannot translate from '" + request.from + "' (it reads: " + list + ")");
+        }
+    }
     // A "mul" source (opus-mt-mul-en) reads any language.
     if (modelLanguageTokens_.empty() && !pair_.first.empty() &&
         ((!request.to.empty() && request.to != pair_.second) ||

@@ -15,6 +15,7 @@ public:
 
     std::vector<std::string> targetLanguages() const override { return targets_; }
     std::pair<std::string, std::string> fixedPair() const override { return pair_; }
+    std::vector<std::string> sourceLanguages() const override { return sources_; }
     bool supportsBeamSearch() const override { return true; }
     int encodesAhead() const override { return static_cast<int>(kDecodedTogether); }
     void check(const TranslationRequest& request) const override;
@@ -36,7 +37,7 @@ private:
     const RunnableModel& model_;
     const EncoderDecoderModel& network_;
     std::vector<std::string> modelLanguageTokens_;
-    std::vector<std::string> targets_;
+    std::vector<std::string> targets_, sources_;
     std::pair<std::string, std::string> pair_;
     // Requests translating at the same time (threads of the server, `translate --batch`, a document's
     // segments) share their decoding steps.

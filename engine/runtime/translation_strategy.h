@@ -25,6 +25,9 @@ public:
     virtual std::vector<std::string> targetLanguages() const = 0;
     // "en"/"de" of a bilingual model (from tokenizer_config.json), or empty strings.
     virtual std::pair<std::string, std::string> fixedPair() const { return {}; }
+    // The languages it reads, where it has several targets and says or implies which sources (a multilingual
+    // Marian model); empty: its fixed pair's source, or any language.
+    virtual std::vector<std::string> sourceLanguages() const { return {}; }
     // Whether requests may carry a glossary, context, formatted text or sampling (a prompted chat model).
     virtual bool takesPrompts() const { return false; }
     // The prompt templates the model is spoken to with ("hy-mt1.5", "hy-mt2"); empty for unprompted models.

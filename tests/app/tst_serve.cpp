@@ -331,7 +331,18 @@ void TestServe::multilingualModelTakesItsTargets() {
     for (const auto& language : languages)
         if (language.toObject()["code"] == "en") englishToGerman = language.toObject()["targets"].toArray().contains("de");
     QVERIFY(englishToGerman);
+    // It reads the languages it writes, and only those: French is no source of it, as a request or in the list.
+    QStringList sources;
+    for (const auto& language : languages)
+        sources << language.toObject()["code"].toString();
+    sources.sort();
+    QCOMPARE(sources, (QStringList{"de", "en", "zh"}));
     QCOMPARE(send(net_, "POST", server.url() + "/v1/chat/completions", chatBody(id, text, false, {{"target_lang", "fr"}})).status, 400);
+    const auto fromFrench = send(net_, "POST", server.url() + "/v1/chat/completions",
+                                 chatBody(id, "Bonjour le monde.", false, {{"source_lang", "fr"}, {"target_lang", "de"}}));
+    QCOMPARE(fromFrench.status, 400);
+    QVERIFY2(fromFrench.json()["error"].toObject()["message"].toString().contains("cannot translate from 'fr'"),
+             fromFrench.body.constData());
 }
 
 void TestServe::errors_data() {
