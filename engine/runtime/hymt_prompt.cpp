@@ -23,6 +23,8 @@ std::string hymtUserMessage(const PromptRequest& r) {
     if (r.formatted) return formattedUserMessage(r);
     if (!r.style.empty() || !r.preferences.empty() || r.keepDelimiters || !r.structuredFormat.empty())
         throw Error("input", "styles, preferences, kept delimiters and structured data are Hy-MT2's prompts; HY-MT1.5's card has none");
+    if (!r.glossary.empty() && !r.context.empty())
+        throw Error("input", "HY-MT1.5's card has one prompt for a glossary and one for context, not both together: give one of them");
     if (!r.glossary.empty()) {
         std::string terms;
         for (const auto& [source, translated] : r.glossary)

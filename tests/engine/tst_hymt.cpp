@@ -193,14 +193,22 @@ void TestHymt::badRequestsAreRefused_data() {
     QTest::addColumn<QString>("category");
     QTest::newRow("unknown target") << "xx" << QByteArray("Hello") << "input";
     QTest::newRow("invalid UTF-8") << "de" << QByteArray("ok \xC3\x28") << "input";
+    QTest::newRow("a glossary and context together") << "de" << QByteArray("with both") << "input";
+    QTest::newRow("beam search") << "de" << QByteArray("with beams") << "unsupported";
 }
 
 void TestHymt::badRequestsAreRefused() {
     QFETCH(QString, to);
     QFETCH(QByteArray, text);
     QFETCH(QString, category);
+    TranslationRequest request{text.toStdString(), "en", to.toStdString(), 1, 6, {}};
+    if (text == "with both") {  // HY-MT1.5's card has a template for each, not for both: one would be dropped
+        request.glossary = {{"house", "Haus"}};
+        request.context = "A story.";
+    }
+    if (text == "with beams") request.beams = 2;  // greedy or sampled: beams are refused, not decoded greedily
     try {
-        translator_->translate({text.toStdString(), "en", to.toStdString(), 1, 6, {}});
+        translator_->translate(request);
         QFAIL("accepted a bad request");
     } catch (const Error& e) {
         QCOMPARE(QString::fromStdString(e.category()), category);
