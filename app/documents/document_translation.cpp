@@ -264,6 +264,13 @@ DocumentResult translateDocument(const DocumentRequest& request) {
     if (!out.absoluteDir().exists()) throw Error("io", "no such folder: " + out.absolutePath().toStdString());
 
     const auto document = format->read(request.input, {request.to, request.retranslate});
+    // A format whose translation is another kind of file (a PDF's text) is not written under its own suffix: a .pdf
+    // holding plain text would not open.
+    if (const auto writes = format->outputSuffix(in.suffix());
+        writes.compare(in.suffix(), Qt::CaseInsensitive) != 0 && out.suffix().compare(in.suffix(), Qt::CaseInsensitive) == 0)
+        throw Error("input", "the translation of a " + format->name().toStdString() + " document is ." + writes.toStdString() +
+                                 " text, not ." + out.suffix().toStdString() + ": name the output ." + writes.toStdString() +
+                                 " (or leave --out out)");
     const auto segments = document->segments();
     auto translations = translateWhole(*document, segments, request);
     result.whole = translations.has_value();

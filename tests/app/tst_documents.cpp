@@ -328,6 +328,17 @@ void TestDocuments::outputNamesNeverOverwrite() {
         }
     }
     QCOMPARE(fileBytes(first.output), kept);
+    // A PDF's translation is text: an output named .pdf is refused (a .pdf of plain text would not open), .txt taken.
+    const auto pdf = dir.filePath("scan.pdf");
+    QVERIFY(QFile::copy(documentFixture("sample.pdf"), pdf));
+    try {
+        documents::translateDocument(request(pdf, dir.filePath("scan.de.pdf")));
+        QFAIL("wrote text into a .pdf");
+    } catch (const Error& e) {
+        QVERIFY2(QString::fromUtf8(e.what()).contains("name the output .txt"), e.what());
+    }
+    QVERIFY(!QFile::exists(dir.filePath("scan.de.pdf")));
+    QCOMPARE(documents::translateDocument(request(pdf, dir.filePath("scan.de.txt"))).output, dir.filePath("scan.de.txt"));
 }
 
 void TestDocuments::badDocumentsAreRefused_data() {
