@@ -17,6 +17,7 @@ private Q_SLOTS:
     void paragraphsStayAligned_data();
     void paragraphsStayAligned();
     void longParagraphWorks();
+    void endlessSentenceGoesInPieces();
     void streamedDeltasAddUp();
     void stopEndsEarly();
     void deterministicTenTimes();
@@ -69,6 +70,27 @@ void TestTranslator::longParagraphWorks() {
     QVERIFY2(stats.sourceTokens > 500, std::to_string(stats.sourceTokens).c_str());
     QVERIFY(!output.empty());
     QVERIFY(output.find('\n') == std::string::npos);  // still one paragraph
+}
+
+// One sentence without an end, twenty times the model's 64 positions: more pieces than an encoder pass takes (16),
+// so it is encoded as it is decoded; the pieces' translations join with single spaces, streamed as returned.
+void TestTranslator::endlessSentenceGoesInPieces() {
+    std::string sentence = "The man";
+    for (int i = 0; i < 160; ++i)
+        sentence += " sees a small house";
+    std::string streamed;
+    TranslationStats stats;
+    TranslationRequest request{sentence, "en", "de", 1, 7, [&](std::string_view delta) {
+                                   streamed += delta;
+                                   return true;
+                               }};
+    const auto output = translator_->translate(request, &stats);
+    QVERIFY2(stats.sourceTokens > 20 * 62, std::to_string(stats.sourceTokens).c_str());
+    QVERIFY(!output.empty());
+    QCOMPARE(streamed, output);
+    QVERIFY(output.find('\n') == std::string::npos);
+    QVERIFY(output.find("  ") == std::string::npos);
+    QCOMPARE(translator_->translate({sentence, "en", "de", 1, 8, {}}), output);  // and without a reader
 }
 
 void TestTranslator::streamedDeltasAddUp() {
