@@ -340,10 +340,12 @@ void ApiServer::Impl::libreTranslate(const httplib::Request& req, const std::str
     std::vector<std::string> translations;
     TranslationStats total;
     std::size_t current = 0;  // the text being translated
-    auto translate = [&](const std::string& text) {
+    // `formatted`: a segment with inline markup as tags, for HY-MT's formatted-text prompt.
+    auto translate = [&](const std::string& text, bool formatted = false) {
         auto one = r;
         one.text = text;
         one.from = sources[current];
+        one.formatted = formatted;
         TranslationStats stats;
         auto out = model->translate(one, &stats);
         total.sourceTokens += stats.sourceTokens;
@@ -362,20 +364,9 @@ void ApiServer::Impl::libreTranslate(const httplib::Request& req, const std::str
         const auto doc = documents::segmentHtml(text, r.to);
         documents::DocumentRequest segments;
         segments.to = r.to;
-        segments.translate = translate;
+        segments.translate = [&](const std::string& segment) { return translate(segment); };
         if (documents::takesFormattedPrompt(model->description().prompts, r))
-            segments.translateFormatted = [&](const std::string& tagged) {
-                auto one = r;
-                one.formatted = true;
-                one.from = sources[current];
-                one.text = tagged;
-                TranslationStats stats;
-                auto out = model->translate(one, &stats);
-                total.sourceTokens += stats.sourceTokens;
-                total.generatedTokens += stats.generatedTokens;
-                if (total.firstTokenSeconds < 0) total.firstTokenSeconds = stats.firstTokenSeconds;
-                return out;
-            };
+            segments.translateFormatted = [&](const std::string& tagged) { return translate(tagged, true); };
         translations.push_back(doc.rebuild(documents::translateSegments(doc, segments)));
     }
     if (stopping.cancelled()) throw ApiError(503, "shutting_down", "the server stopped before the translation was complete");

@@ -1,4 +1,5 @@
 // Languages as the application sees them: what a model folder offers, and what `from: auto` becomes.
+#include "text/languages.h"
 #include "dragoman.h"
 #include "runtime/architectures.h"
 
@@ -6,10 +7,6 @@
 
 namespace dragoman {
 namespace {
-
-std::string primary(const std::string& code) {
-    return code.substr(0, code.find('-'));
-}
 
 // "German", or the code for a language outside the table.
 std::string nameOf(const std::string& code) {
@@ -45,7 +42,7 @@ SourceGuess sourceLanguageFor(std::string_view text, const ModelDescription& mod
     // judge. Traditional Chinese is Chinese to a zh model.
     if (!model.fixedFrom.empty() && model.fixedFrom != "mul") {
         guess.from = model.fixedFrom;
-        if (guess.reliable && isOneLanguage(model.fixedFrom) && primary(guess.detected) != primary(model.fixedFrom))
+        if (guess.reliable && isOneLanguage(model.fixedFrom) && primaryLanguage(guess.detected) != primaryLanguage(model.fixedFrom))
             refuse(nameOf(model.fixedFrom));
         return guess;
     }
@@ -61,7 +58,8 @@ SourceGuess sourceLanguageFor(std::string_view text, const ModelDescription& mod
     // A multilingual model reads the languages it writes (the window offers those), a variety as its language.
     auto listed = std::find(targets.begin(), targets.end(), guess.detected);
     if (listed == targets.end())
-        listed = std::find_if(targets.begin(), targets.end(), [&](const std::string& t) { return primary(t) == primary(guess.detected); });
+        listed = std::find_if(targets.begin(), targets.end(),
+                              [&](const std::string& t) { return primaryLanguage(t) == primaryLanguage(guess.detected); });
     if (listed != targets.end()) {
         guess.from = *listed;
         return guess;

@@ -214,18 +214,18 @@ void product(const float* x, const W* w, float* y, std::int64_t m, std::int64_t 
                 }
                 // A decoding step's rows (one sweep) request the next block of their claim while they run.
                 NextBlock next;
+                const auto steps = kp / kDepth;  // 32-deep steps of a tile
                 const auto tiles = (sweepEnd - i0 + kTileRows - 1) / kTileRows;
                 if constexpr (kInPlace)
                     if (m > kTileRows && m <= kStepRows && kTileCols * k * 2 <= kPrefetchedBlockBytes && block + 1 < end) {
                         next.rows = w + (j0 + kTileCols) * k;
                         next.cols = std::min<std::int64_t>(kTileCols, n - j0 - kTileCols);
-                        const auto steps = (k + kDepth - 1) / kDepth;
                         next.rate = (next.cols * steps + tiles * steps - 1) / (tiles * steps);
                     }
                 for (std::int64_t i = i0; i < sweepEnd; i += kTileRows) {
                     const auto r = std::min<std::int64_t>(kTileRows, m - i);
                     kTiles[r - 1][cols - 1](rows.data() + i * kp, weights, k, y + i * n + j0, n, next);
-                    next.first += next.rate * ((k + kDepth - 1) / kDepth);
+                    next.first += next.rate * steps;
                 }
             }
         });

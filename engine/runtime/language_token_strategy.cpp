@@ -3,6 +3,7 @@
 #include "decode/batched_steps.h"
 #include "decode/search.h"
 #include "runtime/language_tokens.h"
+#include "text/languages.h"
 #include "text/marian_tokenizer.h"
 #include "text/sentence_splitter.h"
 #include "text/streaming_detokenizer.h"
@@ -65,9 +66,8 @@ void LanguageTokenStrategy::check(const TranslationRequest& request) const {
                                        model_.id() + " is " + model_.architecture);
     languageToken(request.to);
     if (!sources_.empty() && !request.from.empty()) {
-        const auto primary = [](const std::string& code) { return code.substr(0, code.find('-')); };
-        const bool reads =
-            std::any_of(sources_.begin(), sources_.end(), [&](const std::string& s) { return primary(s) == primary(request.from); });
+        const bool reads = std::any_of(sources_.begin(), sources_.end(),
+                                       [&](const std::string& s) { return primaryLanguage(s) == primaryLanguage(request.from); });
         if (!reads) {
             std::string list;
             for (const auto& code : sources_)

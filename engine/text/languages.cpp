@@ -27,4 +27,8 @@ bool isChinese(std::string_view code) {
     return code == "zh" || code == "zh-Hant" || code == "yue";
 }
 
+std::string primaryLanguage(const std::string& code) {
+    return code.substr(0, code.find('-'));
+}
+
 }  // namespace dragoman

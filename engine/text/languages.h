@@ -17,5 +17,7 @@ const std::vector<Language>& allLanguages();
 std::optional<Language> findLanguage(std::string_view code);
 // Chinese in any script or variety (zh, zh-Hant, yue): HY-MT's prompts are written in Chinese for these.
 bool isChinese(std::string_view code);
+// A code's language without its script or region ("zh-Hant" -> "zh"): what a model's language is judged by.
+std::string primaryLanguage(const std::string& code);
 
 }  // namespace dragoman
