@@ -41,7 +41,9 @@ void SafetensorsWriter::write(const std::filesystem::path& path) const {
         offset += t.nbytes;
     }
     std::string text = header.dump();
-    text.append((8 - text.size() % 8) % 8, ' ');  // data starts 8-byte aligned: every tensor maps zero-copy
+    // The data starts on a 64-byte line (the format's 8-byte alignment, and more): every tensor maps zero-copy,
+    // and the kernels' weight reads start on line boundaries (bf16_dot_gemm.cpp's leadingLanes).
+    text.append((64 - (8 + text.size()) % 64) % 64, ' ');
 
     const auto temporary = path.string() + ".part" + std::to_string(::getpid());
     const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <cstdlib>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -42,14 +43,35 @@ DRAGOMAN_AVX512BF16 __m512i narrow32(const float* p, std::int64_t count) {
     return reinterpret_cast<__m512i>(_mm512_cvtne2ps_pbh(high, low));
 }
 
+// Weight rows are read from the 64-byte line where they start: a checkpoint's tensors start wherever its header ends
+// (safetensors aligns them to 8 bytes), and a 32-wide load across two lines made an 8-row step against 6144 x 2048
+// weights 20-25 % slower than the same weights 64-byte aligned (microbenchmark, 2 threads, Zen 5). When every row
+// starts at the same place in a line (K a multiple of 32), each row is read from that line's start, the `skip` lanes
+// before it masked off, and the activations are laid out `skip` lanes later to meet them. Otherwise rows are read
+// where they start (skip 0).
+std::int64_t leadingLanes(const std::uint16_t* w, std::int64_t k) {
+    const auto address = reinterpret_cast<std::uintptr_t>(w);
+    if (k % kDepth != 0 || address % 2 != 0) return 0;
+    return static_cast<std::int64_t>(address % 64 / 2);
+}
+
 // Rows [begin, end) of x into tiles: tile t (rows 4t..4t+3) holds for each 32-deep step its rows' 32 values one after
-// another, so a tile's activations are one sequential stream.
-DRAGOMAN_AVX512BF16 void narrowRows(const float* x, std::int64_t k, std::int64_t kp, std::uint16_t* out, std::int64_t begin,
-                                    std::int64_t end) {
+// another, so a tile's activations are one sequential stream. Row values start `skip` lanes in (zeros before them);
+// kp covers skip + k.
+DRAGOMAN_AVX512BF16 void narrowRows(const float* x, std::int64_t k, std::int64_t skip, std::int64_t kp, std::uint16_t* out,
+                                    std::int64_t begin, std::int64_t end) {
     for (std::int64_t i = begin; i < end; ++i) {
         std::uint16_t* to = out + (i / kTileRows) * kTileRows * kp + (i % kTileRows) * kDepth;
-        for (std::int64_t d = 0; d < kp; d += kDepth)
-            _mm512_storeu_si512(to + d * kTileRows, narrow32(x + i * k + d, std::min(kDepth, k - d)));
+        const float* row = x + i * k;
+        std::int64_t d = 0;
+        if (skip > 0) {  // the first step: zeros, then the row's first values
+            alignas(64) float first[kDepth] = {};
+            std::copy_n(row, std::min(kDepth - skip, k), first + skip);
+            _mm512_storeu_si512(to, narrow32(first, kDepth));
+            d = kDepth;
+        }
+        for (; d < kp; d += kDepth)
+            _mm512_storeu_si512(to + d * kTileRows, narrow32(row + d - skip, std::min(kDepth, k - (d - skip))));
     }
 }
 
@@ -82,11 +104,14 @@ struct NextBlock {
 };
 
 // The dot products of R activation rows (a tile of narrowRows(), zero-padded to a multiple of 32) and C weight rows
-// (w, K each, read with a mask past K) over all of K, in one pass: y[r * ldy + c]. Splitting K into passes that keep
-// the weights in L1 measured slower (1.2-1.4x) than streaming both from L2.
+// over all of K, in one pass: y[r * ldy + c]. Weight row c is read from w + c * k over skip + K lanes, the first
+// `skip` and those past the end masked off (leadingLanes). Splitting K into passes that keep the weights in L1
+// measured slower (1.2-1.4x) than streaming both from L2.
 template <int R, int C>
-DRAGOMAN_AVX512BF16 void tile(const std::uint16_t* x, const std::uint16_t* w, std::int64_t k, float* y, std::int64_t ldy, NextBlock next) {
-    const std::int64_t nextLines = next.rows ? next.cols * ((k + kDepth - 1) / kDepth) : 0;
+DRAGOMAN_AVX512BF16 void tile(const std::uint16_t* x, const std::uint16_t* w, std::int64_t k, std::int64_t skip, float* y, std::int64_t ldy,
+                              NextBlock next) {
+    const std::int64_t depth = skip + k;
+    const std::int64_t nextLines = next.rows ? next.cols * ((depth + kDepth - 1) / kDepth) : 0;
     std::int64_t line = next.first;
     __m512 acc[R][C];
 #pragma GCC unroll 4
@@ -94,8 +119,19 @@ DRAGOMAN_AVX512BF16 void tile(const std::uint16_t* x, const std::uint16_t* w, st
 #pragma GCC unroll 6
         for (int c = 0; c < C; ++c)
             acc[r][c] = _mm512_setzero_ps();
-    const std::int64_t full = k / kDepth * kDepth;
+    const std::int64_t full = depth / kDepth * kDepth;
     std::int64_t d = 0;
+    if (skip > 0) {  // the first step, from the line where the rows start (depth > 32: K is a multiple of 32)
+        const auto mask = static_cast<__mmask32>(~std::uint32_t{0} << skip);
+#pragma GCC unroll 6
+        for (int c = 0; c < C; ++c) {
+            const auto wv = reinterpret_cast<__m512bh>(_mm512_maskz_loadu_epi16(mask, w + c * k));
+#pragma GCC unroll 4
+            for (int r = 0; r < R; ++r)
+                acc[r][c] = _mm512_dpbf16_ps(acc[r][c], reinterpret_cast<__m512bh>(_mm512_loadu_si512(x + r * kDepth)), wv);
+        }
+        d = kDepth;
+    }
     for (; d < full; d += kDepth) {
         __m512bh xv[R];
 #pragma GCC unroll 4
@@ -111,8 +147,8 @@ DRAGOMAN_AVX512BF16 void tile(const std::uint16_t* x, const std::uint16_t* w, st
         for (const auto last = std::min(nextLines, line + next.rate); line < last; ++line)
             _mm_prefetch(reinterpret_cast<const char*>(next.rows + (line % next.cols) * k + (line / next.cols) * kDepth), _MM_HINT_T0);
     }
-    if (d < k) {  // the last, partial step of a K that is not a multiple of 32
-        const auto mask = static_cast<__mmask32>((std::uint64_t{1} << (k - d)) - 1);
+    if (d < depth) {  // the last, partial step of a depth that is not a multiple of 32
+        const auto mask = static_cast<__mmask32>((std::uint64_t{1} << (depth - d)) - 1);
 #pragma GCC unroll 6
         for (int c = 0; c < C; ++c) {
             const auto wv = reinterpret_cast<__m512bh>(_mm512_maskz_loadu_epi16(mask, w + c * k + d));
@@ -134,7 +170,7 @@ DRAGOMAN_AVX512BF16 void tile(const std::uint16_t* x, const std::uint16_t* w, st
     }
 }
 
-using TileFn = void (*)(const std::uint16_t*, const std::uint16_t*, std::int64_t, float*, std::int64_t, NextBlock);
+using TileFn = void (*)(const std::uint16_t*, const std::uint16_t*, std::int64_t, std::int64_t, float*, std::int64_t, NextBlock);
 
 template <int R, std::size_t... C>
 constexpr std::array<TileFn, kTileCols> tileRow(std::index_sequence<C...>) {
@@ -177,23 +213,34 @@ DRAGOMAN_AVX512BF16 void widenBlock(const W* w, std::int64_t rows, std::int64_t 
     }
 }
 
-std::vector<std::uint16_t>& widenedBlock() {
+// A block of widened rows, 64-byte aligned so K a multiple of 32 reads whole lines (leadingLanes() 0, as the bf16
+// kernel on a tensor from torch's allocator: the equality tst_kernels checks).
+std::uint16_t* widenedBlock(std::int64_t k) {
     thread_local std::vector<std::uint16_t> block;
-    return block;
+    block.resize(static_cast<std::size_t>(kTileCols * k + kDepth));
+    const auto address = reinterpret_cast<std::uintptr_t>(block.data());
+    return block.data() + (64 - address % 64) % 64 / 2;
+}
+
+// The line where the weights' first row starts (leadingLanes() before it).
+const std::uint16_t* lineStart(const std::uint16_t* w, std::int64_t skip) {
+    return reinterpret_cast<const std::uint16_t*>(reinterpret_cast<std::uintptr_t>(w) - static_cast<std::uintptr_t>(skip) * 2);
 }
 
 // W is std::uint16_t for bf16 weights (read in place) or an 8-bit code type (widenBlock per block).
 template <typename W>
 void product(const float* x, const W* w, float* y, std::int64_t m, std::int64_t n, std::int64_t k) {
     constexpr bool kInPlace = std::is_same_v<W, std::uint16_t>;
-    const auto kp = paddedDepth(k);
+    std::int64_t skip = 0;
+    if constexpr (kInPlace) skip = leadingLanes(w, k);
+    const auto kp = paddedDepth(skip + k);
     auto& rows = narrowedRows();
     rows.resize(static_cast<std::size_t>((m + kTileRows - 1) / kTileRows * kTileRows * kp));  // whole tiles
     auto& pool = ThreadPool::shared();
     if (m <= 8)  // a decoding step's rows: fewer conversions than a hand-off to the pool costs
-        narrowRows(x, k, kp, rows.data(), 0, m);
+        narrowRows(x, k, skip, kp, rows.data(), 0, m);
     else
-        pool.parallelFor(m, 8, [&](std::int64_t begin, std::int64_t end) { narrowRows(x, k, kp, rows.data(), begin, end); });
+        pool.parallelFor(m, 8, [&](std::int64_t begin, std::int64_t end) { narrowRows(x, k, skip, kp, rows.data(), begin, end); });
 
     const auto sweep = std::max<std::int64_t>(kTileRows, kSweepBytes / (kp * 2) / kTileRows * kTileRows);
     const auto blocks = (n + kTileCols - 1) / kTileCols;
@@ -205,12 +252,11 @@ void product(const float* x, const W* w, float* y, std::int64_t m, std::int64_t 
                 const auto cols = std::min<std::int64_t>(kTileCols, n - j0);
                 const std::uint16_t* weights = nullptr;
                 if constexpr (kInPlace) {
-                    weights = w + j0 * k;
+                    weights = lineStart(w + j0 * k, skip);
                 } else {
-                    auto& widened = widenedBlock();
-                    widened.resize(static_cast<std::size_t>(kTileCols * k));
-                    widenBlock(w + j0 * k, cols, k, widened.data());
-                    weights = widened.data();
+                    auto* widened = widenedBlock(k);
+                    widenBlock(w + j0 * k, cols, k, widened);
+                    weights = widened;
                 }
                 // A decoding step's rows (one sweep) request the next block of their claim while they run.
                 NextBlock next;
@@ -218,13 +264,13 @@ void product(const float* x, const W* w, float* y, std::int64_t m, std::int64_t 
                 const auto tiles = (sweepEnd - i0 + kTileRows - 1) / kTileRows;
                 if constexpr (kInPlace)
                     if (m > kTileRows && m <= kStepRows && kTileCols * k * 2 <= kPrefetchedBlockBytes && block + 1 < end) {
-                        next.rows = w + (j0 + kTileCols) * k;
+                        next.rows = lineStart(w + (j0 + kTileCols) * k, skip);
                         next.cols = std::min<std::int64_t>(kTileCols, n - j0 - kTileCols);
                         next.rate = (next.cols * steps + tiles * steps - 1) / (tiles * steps);
                     }
                 for (std::int64_t i = i0; i < sweepEnd; i += kTileRows) {
                     const auto r = std::min<std::int64_t>(kTileRows, m - i);
-                    kTiles[r - 1][cols - 1](rows.data() + i * kp, weights, k, y + i * n + j0, n, next);
+                    kTiles[r - 1][cols - 1](rows.data() + i * kp, weights, k, skip, y + i * n + j0, n, next);
                     next.first += next.rate * steps;
                 }
             }
@@ -235,10 +281,20 @@ void product(const float* x, const W* w, float* y, std::int64_t m, std::int64_t 
 }
 
 void many(const float* x, const GemvOutput* outputs, std::size_t count, std::int64_t k) {
-    const auto kp = paddedDepth(k);
+    // The row narrowed once for each place in a line where the outputs' weights start (usually one).
+    const auto stride = kTileRows * paddedDepth(k + kDepth);
+    std::vector<std::int64_t> skips;
+    std::vector<std::size_t> layout(count);  // output i's narrowed row: layout[i] * stride
+    for (std::size_t i = 0; i < count; ++i) {
+        const auto skip = leadingLanes(static_cast<const std::uint16_t*>(outputs[i].w), k);
+        const auto found = std::find(skips.begin(), skips.end(), skip);
+        layout[i] = static_cast<std::size_t>(found - skips.begin());
+        if (found == skips.end()) skips.push_back(skip);
+    }
     auto& row = narrowedRows();
-    row.resize(static_cast<std::size_t>(kTileRows * kp));
-    narrowRows(x, k, kp, row.data(), 0, 1);
+    row.resize(static_cast<std::size_t>(stride) * skips.size());
+    for (std::size_t g = 0; g < skips.size(); ++g)
+        narrowRows(x, k, skips[g], paddedDepth(skips[g] + k), row.data() + g * stride, 0, 1);
     std::vector<std::int64_t> firstBlock(count + 1, 0);  // output i's tiles are [firstBlock[i], firstBlock[i + 1])
     for (std::size_t i = 0; i < count; ++i)
         firstBlock[i + 1] = firstBlock[i] + (outputs[i].n + kTileCols - 1) / kTileCols;
@@ -250,7 +306,9 @@ void many(const float* x, const GemvOutput* outputs, std::size_t count, std::int
             const auto& o = outputs[i];
             const auto j0 = (block - firstBlock[i]) * kTileCols;
             const auto cols = std::min<std::int64_t>(kTileCols, o.n - j0);
-            kTiles[0][cols - 1](row.data(), static_cast<const std::uint16_t*>(o.w) + j0 * k, k, o.y + j0, o.n, NextBlock{});
+            const auto skip = skips[layout[i]];
+            kTiles[0][cols - 1](row.data() + layout[i] * stride, lineStart(static_cast<const std::uint16_t*>(o.w) + j0 * k, skip), k, skip,
+                                o.y + j0, o.n, NextBlock{});
         }
     });
 }

@@ -14,7 +14,9 @@
 //
 // Each output is one dot product over K in a fixed order (sixteen float32 lanes, pairs of K per lane, then sum16),
 // whatever M, N or the split over threads: a row's numbers do not depend on the other rows of the prompt, and a
-// sequence decoded alone gets the numbers it gets in a batched step.
+// sequence decoded alone gets the numbers it gets in a batched step. Which lane a pair lands in follows where the
+// weights start in a 64-byte line (they are read by whole lines; see leadingLanes), so the same weights at another
+// address may differ in the last bits.
 
 #include "kernels/bf16_matmul.h"
 

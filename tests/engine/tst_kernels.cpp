@@ -39,6 +39,19 @@ torch::Tensor randomWeights(std::int64_t n, std::int64_t k, std::uint64_t seed) 
     return torch::randn({n, k}, generator, torch::kFloat32).to(torch::kBFloat16);
 }
 
+// w's values stored `bytes` past a 64-byte line boundary, as a checkpoint's tensors lie wherever its header ends.
+torch::Tensor atLineOffset(const torch::Tensor& w, std::int64_t bytes) {
+    const auto size = w.element_size();
+    auto storage = torch::empty({w.numel() + 64 / size}, w.options());
+    const auto address = reinterpret_cast<std::uintptr_t>(storage.data_ptr());
+    const auto lead = static_cast<std::int64_t>((64 - address % 64) % 64) + bytes;
+    Q_ASSERT(lead % size == 0);
+    auto placed = storage.narrow(0, lead / size, w.numel()).view(w.sizes());
+    placed.copy_(w);
+    Q_ASSERT(reinterpret_cast<std::uintptr_t>(placed.data_ptr()) % 64 == static_cast<std::uintptr_t>(bytes));
+    return placed;
+}
+
 torch::Tensor reference(const torch::Tensor& x, const torch::Tensor& w) {
     return torch::matmul(x.to(torch::kFloat64), w.to(torch::kFloat64).t());
 }
@@ -65,10 +78,11 @@ struct GemvCase {
     std::vector<torch::Tensor> weights, outputs;
     std::vector<kernels::GemvOutput> targets;
 };
-GemvCase gemvCase(const std::vector<std::int64_t>& heights, std::int64_t k, std::uint64_t seed) {
+GemvCase gemvCase(const std::vector<std::int64_t>& heights, std::int64_t k, std::uint64_t seed,
+                  const std::vector<std::int64_t>& offsets = {}) {
     GemvCase c;
     for (std::size_t i = 0; i < heights.size(); ++i) {
-        c.weights.push_back(randomWeights(heights[i], k, seed + i));
+        c.weights.push_back(atLineOffset(randomWeights(heights[i], k, seed + i), offsets.empty() ? 0 : offsets[i]));
         c.outputs.push_back(torch::full({heights[i]}, std::nanf(""), torch::kFloat32));
         c.targets.push_back({c.weights.back().data_ptr(), kernels::WeightType::BF16, c.outputs.back().data_ptr<float>(), heights[i]});
     }
@@ -399,13 +413,20 @@ void TestKernels::bf16DotProductsMatchReference_data() {
     QTest::addColumn<int>("m");
     QTest::addColumn<int>("n");
     QTest::addColumn<int>("k");
+    QTest::addColumn<int>("offset");
     // M around the 4-row tiles (a batched step's 8, 13 and 16 rows too) and past one sweep of rows (248 rows of
     // K = 1032), N around the 6-row tiles, K below one 32-wide step, exactly one, with a tail, and past one 1024-deep
     // pass (accumulators kept between passes).
     for (int m : {1, 4, 5, 8, 13, 16, 40, 300})
         for (int n : {1, 6, 7, 130})
             for (int k : {3, 32, 1032, 2080})
-                QTest::addRow("m%d_n%d_k%d", m, n, k) << m << n << k;
+                QTest::addRow("m%d_n%d_k%d", m, n, k) << m << n << k << 0;
+    // Weights starting inside a 64-byte line (a checkpoint's header of any length): read from the line's start when
+    // K is a multiple of 32 (one lane to 31 lanes in), where they start otherwise.
+    for (int offset : {2, 8, 62})
+        for (int m : {1, 8, 40})
+            for (int k : {32, 1032, 2080})
+                QTest::addRow("m%d_n7_k%d_at%d", m, k, offset) << m << 7 << k << offset;
 }
 
 // The AVX512-BF16 prompt kernel: bf16-rounded activations (torch's rounding) times the bf16 weights, to float32
@@ -415,7 +436,8 @@ void TestKernels::bf16DotProductsMatchReference() {
     QFETCH(int, m);
     QFETCH(int, n);
     QFETCH(int, k);
-    const auto w = randomWeights(n, k, 31);
+    QFETCH(int, offset);
+    const auto w = atLineOffset(randomWeights(n, k, 31), offset);
     const auto x = torch::randn({m, k}, at::detail::createCPUGenerator(29), torch::kFloat32);
     auto y = torch::full({m, n}, std::nanf(""), torch::kFloat32);
     kernels::bf16DotMatmulTransposed(x.data_ptr<float>(), reinterpret_cast<const std::uint16_t*>(w.data_ptr<at::BFloat16>()),
@@ -435,15 +457,18 @@ void TestKernels::bf16DotProductsMatchReference() {
 void TestKernels::bf16DotRowsDoNotDependOnOtherRows() {
     if (!kernels::hasAvx512Bf16()) QSKIP("no AVX512-BF16 on this CPU (or DRAGOMAN_NO_AVX512=1)");
     const std::int64_t n = 37, k = 2080;
-    const auto w = randomWeights(n, k, 33);
     const auto x = torch::randn({41, k}, at::detail::createCPUGenerator(35), torch::kFloat32);
-    const auto run = [&](std::int64_t first, std::int64_t m) {
-        auto y = torch::full({m, n}, std::nanf(""), torch::kFloat32);
-        kernels::bf16DotMatmulTransposed(x.data_ptr<float>() + first * k,
-                                         reinterpret_cast<const std::uint16_t*>(w.data_ptr<at::BFloat16>()), y.data_ptr<float>(), m, n, k);
-        return y;
-    };
-    rowsStandAlone(run, 41, {0, 3, 4, 33, 36, 39, 40}, "bf16", {5, 8, 9, 13, 16}, {0, 3, 25});
+    for (std::int64_t offset : {0, 8}) {  // the weights at a line's start, and read from one 4 lanes before them
+        const auto w = atLineOffset(randomWeights(n, k, 33), offset);
+        const auto run = [&](std::int64_t first, std::int64_t m) {
+            auto y = torch::full({m, n}, std::nanf(""), torch::kFloat32);
+            kernels::bf16DotMatmulTransposed(x.data_ptr<float>() + first * k,
+                                             reinterpret_cast<const std::uint16_t*>(w.data_ptr<at::BFloat16>()), y.data_ptr<float>(), m, n,
+                                             k);
+            return y;
+        };
+        if (!rowsStandAlone(run, 41, {0, 3, 4, 33, 36, 39, 40}, QString("bf16 at %1").arg(offset), {5, 8, 9, 13, 16}, {0, 3, 25})) return;
+    }
 }
 
 // A decoding step's fused projections on the bf16 dot path (Linear::many): each output exactly what the kernel
@@ -453,7 +478,8 @@ void TestKernels::bf16DotGemvManyEqualsSeparateProducts() {
     for (std::int64_t k : {40, 2048}) {
         const std::vector<std::int64_t> heights{130, 1, 96, 7, 600};
         const auto x = torch::randn({1, k}, at::detail::createCPUGenerator(41), torch::kFloat32);
-        const auto c = gemvCase(heights, k, 50);
+        // Outputs whose weights start at different places in a line, each read from its own line's start.
+        const auto c = gemvCase(heights, k, 50, {8, 0, 8, 62, 2});
         kernels::bf16DotGemvMany(x.data_ptr<float>(), c.targets.data(), c.targets.size(), k);
         for (std::size_t i = 0; i < heights.size(); ++i) {
             auto alone = torch::full({heights[i]}, std::nanf(""), torch::kFloat32);

@@ -203,6 +203,8 @@ void TestSafetensors::writerRoundTrips() {
     QVERIFY2(wholeElements, "fill() was called on a partial element");
     const auto file = SafetensorsFile::open(path);
     QCOMPARE(file->tensors().size(), std::size_t(2));
+    // The data starts on a 64-byte line of the file (and of its mapping): the kernels read weights by whole lines.
+    QCOMPARE(reinterpret_cast<std::uintptr_t>(file->bytes(file->tensors()[0]).data()) % 64, std::uintptr_t(0));
     for (int t = 0; t < 2; ++t) {
         const auto& info = file->tensors()[t];
         QCOMPARE(info.name, "t" + std::to_string(t));
