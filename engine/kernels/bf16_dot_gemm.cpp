@@ -10,7 +10,7 @@
 #include <algorithm>
 #include <array>
 #include <bit>
-#include <cstdlib>
+#include <cstdint>
 #include <type_traits>
 #include <utility>
 #include <vector>
