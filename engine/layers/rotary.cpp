@@ -34,6 +34,21 @@ torch::Tensor Rotary::operator()(const torch::Tensor& x, const Angles& a) const 
     return rows;
 }
 
+torch::Tensor Rotary::eachRow(const torch::Tensor& x, std::int64_t heads, const std::vector<Angles>& angles) const {
+    const auto rows = x.size(0), d = x.size(1) / heads;
+    if (!placement_.onCpuKernels() || !x.is_contiguous()) {
+        std::vector<torch::Tensor> rotated;
+        for (std::int64_t b = 0; b < rows; ++b)
+            rotated.push_back((*this)(x.narrow(0, b, 1).view({heads, 1, d}), angles[static_cast<std::size_t>(b)]).reshape({1, heads * d}));
+        return torch::cat(rotated);
+    }
+    for (std::int64_t b = 0; b < rows; ++b) {
+        const auto& a = angles[static_cast<std::size_t>(b)];
+        kernels::applyRope(x.data_ptr<float>() + b * heads * d, heads, d, a.cos.data_ptr<float>(), a.sin.data_ptr<float>(), 1);
+    }
+    return x;
+}
+
 void Rotary::place(Placement placement) {
     placement_ = placement;
     invFreq_ = invFreq_.to(placement.device);

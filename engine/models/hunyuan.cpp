@@ -8,6 +8,7 @@
 
 #include <torch/torch.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -18,7 +19,8 @@ class HunyuanState : public CausalState {
 public:
     std::int64_t length() const override { return length_; }
     std::int64_t capacity() const override { return capacity_; }
-    std::vector<torch::Tensor> keys, values;  // per layer [kvHeads, capacity, headDim], float32
+    std::vector<torch::Tensor> keys, values;          // per layer [kvHeads, capacity, headDim], float32
+    std::vector<torch::Tensor> keyViews, valueViews;  // the same as [1, kvHeads, capacity, headDim] (attention::CacheView)
     std::int64_t length_ = 0, capacity_ = 0;
 };
 
@@ -118,6 +120,8 @@ std::unique_ptr<CausalState> HunyuanModel::start(std::int64_t maxTokens) const {
         state->keys.push_back(torch::empty({config_.kvHeads, state->capacity_, config_.headDim},
                                            torch::TensorOptions().dtype(torch::kFloat32).device(placement_.device)));
         state->values.push_back(torch::empty_like(state->keys.back()));
+        state->keyViews.push_back(state->keys.back().unsqueeze(0));
+        state->valueViews.push_back(state->values.back().unsqueeze(0));
     }
     return state;
 }
@@ -159,6 +163,40 @@ torch::Tensor HunyuanModel::attendProjected(std::size_t index, CausalState& base
     if (t > 1) mask = attention::causalMask(start, t, total, placement_.device).repeat({group, 1});
     auto context = attention::full(grouped, keys, values, mask);  // [kvHeads, group * T, hd]
     return context.view({heads, t, hd}).transpose(0, 1).reshape({t, heads * hd});
+}
+
+torch::Tensor HunyuanModel::attendStep(std::size_t index, const std::vector<CausalState*>& states, const HunyuanLayer& l,
+                                       const torch::Tensor& qp, const torch::Tensor& kp, const torch::Tensor& vp,
+                                       const std::vector<Rotary::Angles>& angles) const {
+    const auto rows = qp.size(0), heads = config_.heads, kvHeads = config_.kvHeads, hd = config_.headDim;
+    if (!placement_.onCpuKernels()) {
+        std::vector<torch::Tensor> contexts;
+        for (std::int64_t b = 0; b < rows; ++b)
+            contexts.push_back(attendProjected(index, *states[static_cast<std::size_t>(b)], l, qp.narrow(0, b, 1), kp.narrow(0, b, 1),
+                                               vp.narrow(0, b, 1), angles[static_cast<std::size_t>(b)]));
+        return torch::cat(contexts);
+    }
+    // Row for row what attendProjected does for one position: rotary, then the q/k norms (row-wise kernels, so
+    // all rows in one call each), the new key and value into each sequence's cache, then one attention call.
+    auto q = rotary_.eachRow(qp.contiguous(), heads, angles);
+    auto k = rotary_.eachRow(kp.contiguous(), kvHeads, angles);
+    if (config_.qkNorm) {
+        q = l.qNorm(q.view({rows * heads, hd})).view({rows, heads * hd});
+        k = l.kNorm(k.view({rows * kvHeads, hd})).view({rows, kvHeads * hd});
+    }
+    const auto v = vp.contiguous();
+    std::vector<attention::CacheView> caches;
+    for (std::int64_t b = 0; b < rows; ++b) {
+        auto& state = static_cast<HunyuanState&>(*states[static_cast<std::size_t>(b)]);
+        const auto at = state.length_;
+        for (std::int64_t h = 0; h < kvHeads; ++h) {
+            const auto from = (b * kvHeads + h) * hd, to = (h * state.capacity_ + at) * hd;
+            std::copy_n(k.data_ptr<float>() + from, hd, state.keys[index].data_ptr<float>() + to);
+            std::copy_n(v.data_ptr<float>() + from, hd, state.values[index].data_ptr<float>() + to);
+        }
+        caches.push_back({&state.keyViews[index], &state.valueViews[index], 1, at + 1});
+    }
+    return attention::oneQueryEach(q, caches, heads);
 }
 
 torch::Tensor HunyuanModel::attention(const HunyuanLayer& l, std::size_t index, CausalState& state, const torch::Tensor& x,
@@ -223,11 +261,7 @@ torch::Tensor HunyuanModel::stepMany(const std::vector<CausalState*>& states, co
         const auto& l = layers_[i];
         const auto h = l.inputNorm(x);
         const auto q = l.q(h, adapters), k = l.k(h, adapters), v = l.v(h, adapters);
-        std::vector<torch::Tensor> contexts;
-        for (std::int64_t b = 0; b < rows; ++b)
-            contexts.push_back(attendProjected(i, *sequences[static_cast<std::size_t>(b)], l, q.narrow(0, b, 1), k.narrow(0, b, 1),
-                                               v.narrow(0, b, 1), angles[static_cast<std::size_t>(b)]));
-        x = x + l.o(torch::cat(contexts), adapters);
+        x = x + l.o(attendStep(i, states, l, q, k, v, angles), adapters);
         const auto post = l.postNorm(x);
         x = x + l.down(torch::silu(l.gate(post, adapters)) * l.up(post, adapters), adapters);
     }

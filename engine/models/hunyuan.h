@@ -36,8 +36,8 @@ public:
     std::unique_ptr<CausalState> start(std::int64_t maxTokens) const override;
     void copyState(const CausalState& from, CausalState& to) const override;
     torch::Tensor forward(CausalState& state, const torch::Tensor& ids, bool allPositions = false) const override;
-    // The projections, norms and MLP run on all rows at once (each weight read once per step); rotary,
-    // q/k norms and attention run per sequence, over its own cache.
+    // The projections, norms and MLP run on all rows at once (each weight read once per step), and so do rotary
+    // (each row at its own position), the q/k norms and attention (each row over its own cache).
     torch::Tensor stepMany(const std::vector<CausalState*>& states, const std::vector<TokenId>& ids) const override;
     // Hidden states of a fresh run over `ids`: embeddings, each layer's output, the final norm ([L + 2, T, H]).
     torch::Tensor hiddenStates(const torch::Tensor& ids) const;
@@ -56,6 +56,10 @@ private:
     // hd] x 2), written into its cache: the context [t, heads * hd] before the output projection.
     torch::Tensor attendProjected(std::size_t index, CausalState& state, const HunyuanLayer& layer, const torch::Tensor& q,
                                   const torch::Tensor& k, const torch::Tensor& v, const Rotary::Angles& angles) const;
+    // A batched step's attention: one new position per sequence (row b of q/k/v is states[b]'s), each written into
+    // its own cache; the contexts [rows, heads * hd], each what attendProjected gives that sequence alone.
+    torch::Tensor attendStep(std::size_t index, const std::vector<CausalState*>& states, const HunyuanLayer& layer, const torch::Tensor& q,
+                             const torch::Tensor& k, const torch::Tensor& v, const std::vector<Rotary::Angles>& angles) const;
     torch::Tensor attention(const HunyuanLayer& layer, std::size_t index, CausalState& state, const torch::Tensor& x,
                             const Rotary::Angles& angles) const;
 
