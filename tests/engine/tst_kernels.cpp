@@ -39,10 +39,15 @@ torch::Tensor randomWeights(std::int64_t n, std::int64_t k, std::uint64_t seed) 
     return torch::randn({n, k}, generator, torch::kFloat32).to(torch::kBFloat16);
 }
 
-// w's values stored `bytes` past a 64-byte line boundary, as a checkpoint's tensors lie wherever its header ends.
+// w's values stored `bytes` past a 64-byte line boundary, as a checkpoint's tensors lie wherever its header ends. What
+// lies before them is a bf16 NaN (read unmasked, it would show in the sums) or the 8-bit code 0x7F.
 torch::Tensor atLineOffset(const torch::Tensor& w, std::int64_t bytes) {
     const auto size = w.element_size();
     auto storage = torch::empty({w.numel() + 64 / size}, w.options());
+    if (w.scalar_type() == torch::kBFloat16)
+        storage.fill_(std::nanf(""));
+    else
+        storage.fill_(0x7F);
     const auto address = reinterpret_cast<std::uintptr_t>(storage.data_ptr());
     const auto lead = static_cast<std::int64_t>((64 - address % 64) % 64) + bytes;
     Q_ASSERT(lead % size == 0);
@@ -551,13 +556,20 @@ void TestKernels::eightBitDotStepsMatchReference_data() {
     QTest::addColumn<int>("m");
     QTest::addColumn<int>("n");
     QTest::addColumn<int>("k");
+    QTest::addColumn<int>("offset");
     // M around the 4-row groups (a batched step has up to 16 rows), N around the tiles of 8, 6, 4 and 3 weight rows,
     // K below one 64-code step, exactly one, with a tail, and long.
     for (const char* type : {"int8", "fp8"})
         for (int m : {1, 2, 3, 4, 5, 16})
             for (int n : {1, 7, 8, 9, 130})
                 for (int k : {20, 64, 100, 2048})
-                    QTest::addRow("%s_m%d_n%d_k%d", type, m, n, k) << QString(type) << m << n << k;
+                    QTest::addRow("%s_m%d_n%d_k%d", type, m, n, k) << QString(type) << m << n << k << 0;
+    // Codes starting anywhere in a 64-byte line (a checkpoint's header of any length).
+    for (const char* type : {"int8", "fp8"})
+        for (int offset : {1, 8, 63})
+            for (int m : {1, 5})
+                for (int k : {64, 100, 2048})
+                    QTest::addRow("%s_m%d_n9_k%d_at%d", type, m, k, offset) << QString(type) << m << 9 << k << offset;
 }
 
 // 8-bit decoding steps of a bf16 model through byte tables (eight_bit_dot_steps.h): bf16-rounded activations times
@@ -569,8 +581,10 @@ void TestKernels::eightBitDotStepsMatchReference() {
     QFETCH(int, m);
     QFETCH(int, n);
     QFETCH(int, k);
+    QFETCH(int, offset);
     auto generator = at::detail::createCPUGenerator(53);
-    const auto [w, exact] = eightBitWeights(type, n, k, generator);
+    const auto [codes, exact] = eightBitWeights(type, n, k, generator);
+    const auto w = atLineOffset(codes, offset);
     const auto x = torch::randn({m, k}, generator, torch::kFloat32);
     auto y = torch::full({m, n}, std::nanf(""), torch::kFloat32);
     kernels::eightBitDotStepsMatmulTransposed(x.data_ptr<float>(), w.data_ptr(),
@@ -585,10 +599,12 @@ void TestKernels::eightBitDotStepsMatchReference() {
 // A row gets the same numbers alone (a decoding step) as in a batched step, wherever it falls in the 4-row groups.
 void TestKernels::eightBitDotStepRowsDoNotDependOnOtherRows() {
     if (!kernels::eightBitDotSteps()) QSKIP("no AVX512-BF16 with AVX512-VBMI on this CPU (or turned off)");
-    const std::int64_t n = 37, k = 2100;
-    for (const QString type : {"int8", "fp8"}) {
+    const std::int64_t n = 37;
+    // K with a tail, and codes starting 8 bytes into a line.
+    for (const auto [type, k, offset] : {std::tuple{QString("int8"), 2100, 0}, std::tuple{QString("fp8"), 2100, 0},
+                                         std::tuple{QString("int8"), 2048, 8}, std::tuple{QString("fp8"), 2048, 8}}) {
         auto generator = at::detail::createCPUGenerator(55);
-        const auto w = eightBitWeights(type, n, k, generator).first;
+        const auto w = atLineOffset(eightBitWeights(type, n, k, generator).first, offset);
         const auto x = torch::randn({16, k}, generator, torch::kFloat32);
         const auto run = [&](std::int64_t first, std::int64_t m) {
             auto y = torch::full({m, n}, std::nanf(""), torch::kFloat32);
@@ -636,7 +652,8 @@ void TestKernels::eightBitDotStepsGemvManyEqualsSeparateProducts() {
         std::vector<kernels::GemvOutput> targets;
         for (std::size_t i = 0; i < heights.size(); ++i) {
             const auto type = i % 2 ? kernels::WeightType::I8 : kernels::WeightType::FP8;
-            weights.push_back(eightBitWeights(i % 2 ? "int8" : "fp8", heights[i], k, generator).first);
+            // Codes starting at different places in a line.
+            weights.push_back(atLineOffset(eightBitWeights(i % 2 ? "int8" : "fp8", heights[i], k, generator).first, (8 * i) % 64 + i % 2));
             outputs.push_back(torch::full({heights[i]}, std::nanf(""), torch::kFloat32));
             targets.push_back({weights.back().data_ptr(), type, outputs.back().data_ptr<float>(), heights[i]});
         }
