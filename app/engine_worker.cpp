@@ -210,7 +210,7 @@ void EngineWorker::runDocument(quint64 jobId, const QString& path, const QString
             Q_EMIT documentProgress(jobId, static_cast<int>(done), static_cast<int>(total));
         };
         const auto result = documents::translateDocument(request);
-        Q_EMIT documentFinished(jobId, result.output, static_cast<int>(result.keptSource));
+        Q_EMIT documentFinished(jobId, result.output, static_cast<int>(result.keptSource + result.keptAsIs.size()));
     } catch (const Cancelled&) {
         Q_EMIT documentFailed(jobId, tr("Stopped; nothing was written."));
     } catch (const std::exception& e) {

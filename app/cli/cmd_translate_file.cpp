@@ -93,6 +93,13 @@ int runTranslateFile(const QStringList& args) {
             std::fflush(stderr);
         };
     const auto result = documents::translateDocument(request);
+    // A few notes are enough to find the places; the count tells how many there are.
+    constexpr std::size_t kNotesShown = 5;
+    for (std::size_t i = 0; i < result.keptAsIs.size() && i < kNotesShown; ++i)
+        std::fprintf(stderr, "warning: %s: %s\n", request.input.toUtf8().constData(), result.keptAsIs[i].c_str());
+    if (result.keptAsIs.size() > kNotesShown)
+        std::fprintf(stderr, "warning: %s: %zu more places kept untranslated\n", request.input.toUtf8().constData(),
+                     result.keptAsIs.size() - kNotesShown);
     if (result.keptSource > 0)
         std::fprintf(stderr, "warning: the model returned nothing for %zu of %zu segments; their source text was kept\n", result.keptSource,
                      result.segments);

@@ -20,6 +20,7 @@ public:
     RebuiltText(SegmentedDocument document, std::string prefix) : document_(std::move(document)), prefix_(std::move(prefix)) {}
     std::vector<std::string> segments() const override { return document_.segments; }
     std::vector<bool> taggedSegments() const override { return document_.tagged; }
+    std::vector<std::string> keptAsIs() const override { return document_.keptAsIs; }
     void write(const QString& output, const std::vector<std::string>& translations) const override {
         writeAtomically(output, prefix_ + document_.rebuild(translations));
     }

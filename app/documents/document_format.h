@@ -25,6 +25,8 @@ public:
     // Which segments carry inline markup as tags (inline_markup.h): their translations must keep the tags.
     // Empty: none.
     virtual std::vector<bool> taggedSegments() const { return {}; }
+    // Text kept untranslated because it did not read as the format says, one note each ("line N: ...").
+    virtual std::vector<std::string> keptAsIs() const { return {}; }
 
     // Data documents (JSON, YAML) can also go to the model whole, with Hy-MT2's structured-data prompt: the
     // format's name ("JSON"; empty for other documents), the text, and the translations a translated copy of

@@ -272,6 +272,7 @@ DocumentResult translateDocument(const DocumentRequest& request) {
                                  " text, not ." + out.suffix().toStdString() + ": name the output ." + writes.toStdString() +
                                  " (or leave --out out)");
     const auto segments = document->segments();
+    result.keptAsIs = document->keptAsIs();
     auto translations = translateWhole(*document, segments, request);
     result.whole = translations.has_value();
     if (!translations) {

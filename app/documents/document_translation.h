@@ -66,6 +66,8 @@ struct DocumentResult {
     // Segments whose translation has other placeholders ({name}, %s, ...) than their source, after a data
     // document's such values were retranslated one at a time.
     std::size_t changedPlaceholders = 0;
+    // Text kept untranslated because it did not read as the format says ("line 12: ..."; ReadDocument::keptAsIs).
+    std::vector<std::string> keptAsIs;
 };
 
 // The translations of a document held in memory (the server's LibreTranslate HTML), segment by segment as

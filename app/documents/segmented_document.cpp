@@ -68,6 +68,7 @@ SegmentedDocument SegmentWriter::finish() {
     SegmentedDocument doc;
     doc.segments = segments_;
     doc.tagged = tagged_;
+    doc.keptAsIs = keptAsIs_;
     doc.rebuild = [pieces = pieces_, shapes = shapes_](const std::vector<std::string>& translations) {
         std::string out = pieces.front();
         for (std::size_t i = 0; i < translations.size() && i + 1 < pieces.size(); ++i)

@@ -15,6 +15,9 @@ struct SegmentedDocument {
     std::vector<bool> tagged;
     // Receives one translation per segment, in order; returns the whole document.
     std::function<std::string(const std::vector<std::string>& translations)> rebuild;
+    // Text with letters that could not be read as the format says and is kept as it is, untranslated (a subtitle
+    // block without a timing line): one note each, "line N: ...", for the person to hear of it.
+    std::vector<std::string> keptAsIs;
 };
 
 // Collects segments and the literal text between them; rebuild() interleaves them again. The formats' parsers
@@ -33,6 +36,8 @@ public:
         std::string open, close;
     };
     void markedSegment(std::string_view tagged, std::vector<Span> spans, Shape shape = {});
+    // Notes text written as literal() because it did not read as the format says (SegmentedDocument::keptAsIs).
+    void keptAsIs(std::string note) { keptAsIs_.push_back(std::move(note)); }
     SegmentedDocument finish();
 
 private:
@@ -40,6 +45,7 @@ private:
     std::vector<std::string> segments_;
     std::vector<Shape> shapes_;
     std::vector<bool> tagged_;
+    std::vector<std::string> keptAsIs_;
 };
 
 // The part of `text` worth translating, [begin, end): without the whitespace around it, nor punctuation that

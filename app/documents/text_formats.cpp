@@ -255,8 +255,16 @@ SegmentedDocument segmentSubtitles(std::string_view text) {
         for (auto j = i; j < end && timing == end; ++j)
             if (lines[j].text.find("-->") != std::string_view::npos) timing = j;
         const auto first = trimmed(lines[i].text);
-        const bool keepBlock = timing == end || first.starts_with("WEBVTT") || first.starts_with("NOTE") || first.starts_with("STYLE") ||
-                               first.starts_with("REGION");
+        const bool header =
+            first.starts_with("WEBVTT") || first.starts_with("NOTE") || first.starts_with("STYLE") || first.starts_with("REGION");
+        const bool keepBlock = timing == end || header;
+        if (timing == end && !header) {
+            bool letters = false;
+            for (auto j = i; j < end && !letters; ++j)
+                letters = hasLetters(lines[j].text);
+            if (letters)
+                out.keptAsIs("line " + std::to_string(i + 1) + ": a subtitle block without a timing line (\"-->\") is kept untranslated");
+        }
         const auto textBegin = keepBlock ? end : timing + 1;
         for (auto j = i; j < textBegin; ++j) {
             out.literal(lines[j].text);

@@ -715,6 +715,15 @@ void TestCli::translateFileContract() {
              qPrintable(unsupported.err));
     QCOMPARE(run({"translate-file", input, "--model", marian}).code, 2);         // no --to
     QCOMPARE(run({"translate-file", "--model", marian, "--to", "de"}).code, 2);  // no IN
+    // A cue without a timing line is kept as it is, with a warning that names its line; the job still succeeds.
+    const auto broken = dir.filePath("broken.srt");
+    QFile cues(broken);
+    QVERIFY(cues.open(QIODevice::WriteOnly));
+    cues.write("1\n00:00:01,000 --> 00:00:02,000\nGood morning.\n\n2\nNo timing here.\n");
+    cues.close();
+    const auto kept = run({"translate-file", broken, "--model", marian, "--to", "de"});
+    QCOMPARE(kept.code, 0);
+    QVERIFY2(kept.err.contains("warning: " + broken + ": line 5: a subtitle block without a timing line"), qPrintable(kept.err));
 }
 
 // A HY-MT model gets a Markdown sentence with emphasis and a link whole, with the formatted-text prompt: the

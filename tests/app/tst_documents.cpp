@@ -56,6 +56,7 @@ private Q_SLOTS:
     void cancelledJobLeavesNothing_data();
     void cancelledJobLeavesNothing();
     void repeatedTextIsTranslatedOnce();
+    void malformedCuesAreKeptAndNamed();
     void progressCountsFinishedSegments();
     void modelLineBreaksNeverAddLines();
     void emptyTranslationKeepsTheSource_data();
@@ -167,6 +168,7 @@ void TestDocuments::structureIsKept() {
     for (const auto& t : translated)
         QVERIFY2(!text.contains(t), qPrintable("not translated: " + t + "\nin:\n" + text));
     QCOMPARE(QCryptographicHash::hash(fileBytes(input), QCryptographicHash::Sha256), before);  // the input is untouched
+    QCOMPARE(result.keptAsIs, std::vector<std::string>{});                                     // every part read as its format says
     if (file == "sample.pdf") QCOMPARE(text.count('\f'), 2);                                   // one per page
     if (file == "sample.txt") QCOMPARE(text.count('\n'), 3);                                   // lines stay lines
 }
@@ -423,6 +425,29 @@ void TestDocuments::cancelledJobLeavesNothing() {
     QVERIFY(!QFile::exists(output));
     QVERIFY(!QFile::exists(output + ".partial"));
     QCOMPARE(QDir(dir.path()).entryList(QDir::Files | QDir::Hidden), QStringList{});
+}
+
+// A subtitle block without a timing line cannot be placed on the screen: it is kept as it is, and named by its line
+// so the person hears of it; a block of digits alone (a stray cue number) has no text to lose and is not named.
+void TestDocuments::malformedCuesAreKeptAndNamed() {
+    const auto input = work_.filePath("broken.srt");
+    const QByteArray source =
+        "1\n00:00:01,000 --> 00:00:02,000\nThe weather is nice today.\n\n"
+        "2\nThis cue lost its timing line.\n\n"
+        "3\n\n"
+        "4\n00:00:05,000 --> 00:00:06,000\nThe man sees a small house.\n";
+    QFile file(input);
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.write(source);
+    file.close();
+    const auto output = work_.filePath("broken.de.srt");
+    QFile::remove(output);
+    const auto result = documents::translateDocument(request(input, output));
+    QCOMPARE(result.keptAsIs.size(), std::size_t{1});
+    QCOMPARE(result.keptAsIs[0], std::string("line 5: a subtitle block without a timing line (\"-->\") is kept untranslated"));
+    const auto text = QString::fromUtf8(fileBytes(output));
+    QVERIFY2(text.contains("\n\n2\nThis cue lost its timing line.\n\n3\n\n4\n00:00:05,000 --> 00:00:06,000\n"), qPrintable(text));
+    QVERIFY2(!text.contains("The weather is nice today.") && !text.contains("The man sees"), qPrintable(text));
 }
 
 void TestDocuments::repeatedTextIsTranslatedOnce() {
