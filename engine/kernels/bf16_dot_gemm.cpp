@@ -45,7 +45,7 @@ DRAGOMAN_AVX512BF16 __m512i narrow32(const float* p, std::int64_t count) {
 
 // Weight rows are read from the 64-byte line where they start: a checkpoint's tensors start wherever its header ends
 // (safetensors aligns them to 8 bytes), and a 32-wide load across two lines made an 8-row step against 6144 x 2048
-// weights 20-25 % slower than the same weights 64-byte aligned (microbenchmark, 2 threads, Zen 5). When every row
+// weights about 20 % slower than the same weights 64-byte aligned (microbenchmark, 2 threads, Zen 5). When every row
 // starts at the same place in a line (K a multiple of 32), each row is read from that line's start, the `skip` lanes
 // before it masked off, and the activations are laid out `skip` lanes later to meet them. Otherwise rows are read
 // where they start (skip 0).
