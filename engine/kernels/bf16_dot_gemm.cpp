@@ -103,6 +103,20 @@ struct NextBlock {
     std::int64_t cols = 0, rate = 0, first = 0;
 };
 
+// One 32-deep step at depth d with only the `mask` lanes of the weight rows: the first step's lanes before the rows
+// start (leadingLanes), the last step's past the end.
+template <int R, int C>
+DRAGOMAN_AVX512BF16 inline void maskedStep(__m512 (&acc)[R][C], const std::uint16_t* x, const std::uint16_t* w, std::int64_t k,
+                                           std::int64_t d, __mmask32 mask) {
+#pragma GCC unroll 6
+    for (int c = 0; c < C; ++c) {
+        const auto wv = reinterpret_cast<__m512bh>(_mm512_maskz_loadu_epi16(mask, w + c * k + d));
+#pragma GCC unroll 4
+        for (int r = 0; r < R; ++r)
+            acc[r][c] = _mm512_dpbf16_ps(acc[r][c], reinterpret_cast<__m512bh>(_mm512_loadu_si512(x + d * kTileRows + r * kDepth)), wv);
+    }
+}
+
 // The dot products of R activation rows (a tile of narrowRows(), zero-padded to a multiple of 32) and C weight rows
 // over all of K, in one pass: y[r * ldy + c]. Weight row c is read from w + c * k over skip + K lanes, the first
 // `skip` and those past the end masked off (leadingLanes). Splitting K into passes that keep the weights in L1
@@ -122,14 +136,7 @@ DRAGOMAN_AVX512BF16 void tile(const std::uint16_t* x, const std::uint16_t* w, st
     const std::int64_t full = depth / kDepth * kDepth;
     std::int64_t d = 0;
     if (skip > 0) {  // the first step, from the line where the rows start (depth > 32: K is a multiple of 32)
-        const auto mask = static_cast<__mmask32>(~std::uint32_t{0} << skip);
-#pragma GCC unroll 6
-        for (int c = 0; c < C; ++c) {
-            const auto wv = reinterpret_cast<__m512bh>(_mm512_maskz_loadu_epi16(mask, w + c * k));
-#pragma GCC unroll 4
-            for (int r = 0; r < R; ++r)
-                acc[r][c] = _mm512_dpbf16_ps(acc[r][c], reinterpret_cast<__m512bh>(_mm512_loadu_si512(x + r * kDepth)), wv);
-        }
+        maskedStep(acc, x, w, k, 0, static_cast<__mmask32>(~std::uint32_t{0} << skip));
         d = kDepth;
     }
     for (; d < full; d += kDepth) {
@@ -147,16 +154,8 @@ DRAGOMAN_AVX512BF16 void tile(const std::uint16_t* x, const std::uint16_t* w, st
         for (const auto last = std::min(nextLines, line + next.rate); line < last; ++line)
             _mm_prefetch(reinterpret_cast<const char*>(next.rows + (line % next.cols) * k + (line / next.cols) * kDepth), _MM_HINT_T0);
     }
-    if (d < depth) {  // the last, partial step of a depth that is not a multiple of 32
-        const auto mask = static_cast<__mmask32>((std::uint64_t{1} << (depth - d)) - 1);
-#pragma GCC unroll 6
-        for (int c = 0; c < C; ++c) {
-            const auto wv = reinterpret_cast<__m512bh>(_mm512_maskz_loadu_epi16(mask, w + c * k + d));
-#pragma GCC unroll 4
-            for (int r = 0; r < R; ++r)
-                acc[r][c] = _mm512_dpbf16_ps(acc[r][c], reinterpret_cast<__m512bh>(_mm512_loadu_si512(x + d * kTileRows + r * kDepth)), wv);
-        }
-    }
+    if (d < depth)  // the last, partial step of a depth that is not a multiple of 32
+        maskedStep(acc, x, w, k, d, static_cast<__mmask32>((std::uint64_t{1} << (depth - d)) - 1));
     const __m512 zero = _mm512_setzero_ps();
 #pragma GCC unroll 6
     for (int c = 0; c < C; ++c) {

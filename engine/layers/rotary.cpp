@@ -35,13 +35,9 @@ torch::Tensor Rotary::operator()(const torch::Tensor& x, const Angles& a) const 
 }
 
 torch::Tensor Rotary::eachRow(const torch::Tensor& x, std::int64_t heads, const std::vector<Angles>& angles) const {
+    TORCH_CHECK(placement_.onCpuKernels() && x.is_contiguous() && x.scalar_type() == torch::kFloat32,
+                "Rotary::eachRow: the CPU kernels' float32 rows, contiguous");
     const auto rows = x.size(0), d = x.size(1) / heads;
-    if (!placement_.onCpuKernels() || !x.is_contiguous()) {
-        std::vector<torch::Tensor> rotated;
-        for (std::int64_t b = 0; b < rows; ++b)
-            rotated.push_back((*this)(x.narrow(0, b, 1).view({heads, 1, d}), angles[static_cast<std::size_t>(b)]).reshape({1, heads * d}));
-        return torch::cat(rotated);
-    }
     for (std::int64_t b = 0; b < rows; ++b) {
         const auto& a = angles[static_cast<std::size_t>(b)];
         kernels::applyRope(x.data_ptr<float>() + b * heads * d, heads, d, a.cos.data_ptr<float>(), a.sin.data_ptr<float>(), 1);

@@ -21,8 +21,8 @@ public:
     Angles at(std::int64_t start, std::int64_t count) const;
     // x [heads, T, head_dim] (a view of a fresh projection) rotated: in place on the CPU kernels.
     torch::Tensor operator()(const torch::Tensor& x, const Angles& angles) const;
-    // x [rows, heads * head_dim] (a fresh projection, contiguous), row b rotated by angles[b] (one position each):
-    // a batched decoding step's sequences at their own positions. In place on the CPU kernels; the result either way.
+    // x [rows, heads * head_dim] (a fresh float32 projection, contiguous, on the CPU kernels), row b rotated in place
+    // by angles[b] (one position each): a batched decoding step's sequences at their own positions. Returns x.
     torch::Tensor eachRow(const torch::Tensor& x, std::int64_t heads, const std::vector<Angles>& angles) const;
     const torch::Tensor& inverseFrequencies() const { return invFreq_; }
     void place(Placement placement);

@@ -185,14 +185,16 @@ torch::Tensor HunyuanModel::attendStep(std::size_t index, const std::vector<Caus
         k = l.kNorm(k.view({rows * kvHeads, hd})).view({rows, kvHeads * hd});
     }
     const auto v = vp.contiguous();
+    const float *newKeys = k.data_ptr<float>(), *newValues = v.data_ptr<float>();
     std::vector<attention::CacheView> caches;
     for (std::int64_t b = 0; b < rows; ++b) {
         auto& state = static_cast<HunyuanState&>(*states[static_cast<std::size_t>(b)]);
         const auto at = state.length_;
+        float *keys = state.keys[index].data_ptr<float>(), *values = state.values[index].data_ptr<float>();
         for (std::int64_t h = 0; h < kvHeads; ++h) {
             const auto from = (b * kvHeads + h) * hd, to = (h * state.capacity_ + at) * hd;
-            std::copy_n(k.data_ptr<float>() + from, hd, state.keys[index].data_ptr<float>() + to);
-            std::copy_n(v.data_ptr<float>() + from, hd, state.values[index].data_ptr<float>() + to);
+            std::copy_n(newKeys + from, hd, keys + to);
+            std::copy_n(newValues + from, hd, values + to);
         }
         caches.push_back({&state.keyViews[index], &state.valueViews[index], 1, at + 1});
     }
