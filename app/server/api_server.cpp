@@ -5,6 +5,7 @@
 #include "language_list.h"
 #include "server/admission_gate.h"
 #include "server/api_error.h"
+#include "server/client_watch.h"
 #include "server/libretranslate_protocol.h"
 #include "server/openai_protocol.h"
 #include "server/stop_strings.h"
@@ -105,10 +106,11 @@ struct ApiServer::Impl {
     std::shared_ptr<const Model> model;
     std::map<std::string, std::shared_ptr<const LoraSet>> adapters;
     AdmissionGate gate;
+    ClientWatch clients;  // each request's token, cancelled when its client leaves (outlives the handlers)
     httplib::Server http;
     std::atomic<std::uint64_t> requests{0};
     std::atomic<bool> draining{false};  // stopping: new requests are turned away, those in flight finish
-    CancelToken stopping;               // every request's: cancelled when the stop's grace period is over
+    CancelToken stopping;               // cancelled when the stop's grace period is over (every request's token too)
     std::once_flag stopped;
 
     void routes();
@@ -116,6 +118,11 @@ struct ApiServer::Impl {
     void libreTranslate(const httplib::Request& req, const std::string& body, httplib::Response& res);
     void libreDetect(const httplib::Request& req, const std::string& body, httplib::Response& res) const;
     void libreLanguages(httplib::Response& res) const;
+
+    // A new token for the request, watched: cancelled when its client leaves or the server stops.
+    std::shared_ptr<ClientWatch::Watched> watchClient(const httplib::Request& req, CancelToken token) {
+        return clients.watch(connectedSocket(req.local_addr, req.local_port, req.remote_addr, req.remote_port), std::move(token));
+    }
 
     // The adapter a request's `model` names: null for the base; ApiError(404) for anything else.
     std::shared_ptr<const LoraSet> adapterFor(const std::string& name) const {
@@ -212,7 +219,6 @@ void ApiServer::Impl::chat(const httplib::Request& req, const std::string& body,
     const auto id = ++requests;
     TranslationRequest r;
     r.requestId = id;
-    r.cancel = stopping;
     r.adapter = adapterFor(call.model);
     // A request naming target_lang asks for a translation of its last user message (what Dragoman's remote
     // backend sends, so the answer is the local engine's); a chat model otherwise answers the conversation.
@@ -247,6 +253,7 @@ void ApiServer::Impl::chat(const httplib::Request& req, const std::string& body,
             model->prompts(r);
         checkLanguages(r);
     }
+    const auto client = watchClient(req, r.cancel);
     auto ticket = admit();
     const ChatAnswer answer(fmt::format("chatcmpl-dragoman-{}", id), call.model);
     const std::string adapterName = r.adapter ? call.model : "-";
@@ -268,8 +275,12 @@ void ApiServer::Impl::chat(const httplib::Request& req, const std::string& body,
             return !stops.stopped();
         };
         TranslationStats stats;
-        model->translate(r, &stats);
+        if (!client->gone()) model->translate(r, &stats);
         if (stopping.cancelled()) throw ApiError(503, "shutting_down", "the server stopped before the answer was complete");
+        if (client->gone()) {  // nobody to answer: its sequence left the batch when the client did
+            logLine(stats, "client gone");
+            return;
+        }
         text += stops.finish();
         res.set_content(answer.whole(text, finishReason(stats, stops.stopped()), {stats.sourceTokens, stats.generatedTokens}),
                         "application/json");
@@ -277,32 +288,33 @@ void ApiServer::Impl::chat(const httplib::Request& req, const std::string& body,
         return;
     }
     res.set_header("Cache-Control", "no-cache");
-    res.set_chunked_content_provider(
-        "text/event-stream", [this, r, call, answer, ticket, logLine, finishReason](std::size_t, httplib::DataSink& sink) mutable {
-            StopStrings stops(call.stop);
-            bool connected = sink.write(answer.roleEvent().data(), answer.roleEvent().size());
-            auto send = [&](const std::string& event) { connected = connected && sink.write(event.data(), event.size()); };
-            r.onDelta = [&](std::string_view delta) {
-                if (const auto shown = stops.push(delta); !shown.empty()) send(answer.deltaEvent(shown));
-                return connected && !stops.stopped();  // a client gone: its sequence stops at once
-            };
-            TranslationStats stats;
-            const char* outcome = "ok";
-            try {
-                model->translate(r, &stats);
-                if (stopping.cancelled()) throw Error("cancelled", "the server stopped before the answer was complete");
-                if (const auto rest = stops.finish(); !rest.empty()) send(answer.deltaEvent(rest));
-                send(answer.finishEvent(finishReason(stats, stops.stopped())));
-                if (call.includeUsage) send(answer.usageEvent({stats.sourceTokens, stats.generatedTokens}));
-            } catch (const std::exception& e) {
-                send(ChatAnswer::errorEvent(e.what()));
-                outcome = "failed";
-            }
-            send(ChatAnswer::doneEvent());
-            logLine(stats, connected ? outcome : "client gone");
-            sink.done();
-            return connected;
-        });
+    res.set_chunked_content_provider("text/event-stream", [this, r, call, answer, ticket, client, logLine, finishReason](
+                                                              std::size_t, httplib::DataSink& sink) mutable {
+        StopStrings stops(call.stop);
+        bool connected = sink.write(answer.roleEvent().data(), answer.roleEvent().size());
+        auto send = [&](const std::string& event) { connected = connected && !client->gone() && sink.write(event.data(), event.size()); };
+        r.onDelta = [&](std::string_view delta) {
+            if (const auto shown = stops.push(delta); !shown.empty()) send(answer.deltaEvent(shown));
+            return connected && !stops.stopped();  // a client gone: its sequence stops at once
+        };
+        TranslationStats stats;
+        const char* outcome = "ok";
+        try {
+            model->translate(r, &stats);
+            connected = connected && !client->gone();  // it may have left while the prompt was read
+            if (stopping.cancelled()) throw Error("cancelled", "the server stopped before the answer was complete");
+            if (const auto rest = stops.finish(); !rest.empty()) send(answer.deltaEvent(rest));
+            send(answer.finishEvent(finishReason(stats, stops.stopped())));
+            if (call.includeUsage) send(answer.usageEvent({stats.sourceTokens, stats.generatedTokens}));
+        } catch (const std::exception& e) {
+            send(ChatAnswer::errorEvent(e.what()));
+            outcome = "failed";
+        }
+        send(ChatAnswer::doneEvent());
+        logLine(stats, connected ? outcome : "client gone");
+        sink.done();
+        return connected;
+    });
 }
 
 void ApiServer::Impl::libreTranslate(const httplib::Request& req, const std::string& body, httplib::Response& res) {
@@ -313,7 +325,6 @@ void ApiServer::Impl::libreTranslate(const httplib::Request& req, const std::str
     const auto id = ++requests;
     TranslationRequest r;
     r.requestId = id;
-    r.cancel = stopping;
     r.from = call.source;
     r.to = call.target;
     checkLanguages(r);
@@ -336,6 +347,7 @@ void ApiServer::Impl::libreTranslate(const httplib::Request& req, const std::str
             detected.push_back(libreDetection(guess));
         }
     }
+    const auto client = watchClient(req, r.cancel);
     auto ticket = admit();
     std::vector<std::string> translations;
     TranslationStats total;
@@ -353,7 +365,7 @@ void ApiServer::Impl::libreTranslate(const httplib::Request& req, const std::str
         if (total.firstTokenSeconds < 0) total.firstTokenSeconds = stats.firstTokenSeconds;
         return out;
     };
-    for (; current < call.texts.size(); ++current) {
+    for (; current < call.texts.size() && !client->gone(); ++current) {
         const auto& text = call.texts[current];
         if (!call.html) {
             translations.push_back(translate(text));
@@ -370,10 +382,10 @@ void ApiServer::Impl::libreTranslate(const httplib::Request& req, const std::str
         translations.push_back(doc.rebuild(documents::translateSegments(doc, segments)));
     }
     if (stopping.cancelled()) throw ApiError(503, "shutting_down", "the server stopped before the translation was complete");
-    res.set_content(libreAnswer(translations, call.list, detected), "application/json");
-    logRequest(fmt::format("request {} translate model={} adapter=- tokens_in={} tokens_out={} ttft_s={:.3f} total_s={:.3f} ok", id,
-                           model->description().id, total.sourceTokens, total.generatedTokens, total.firstTokenSeconds,
-                           secondsSince(start)));
+    if (!client->gone()) res.set_content(libreAnswer(translations, call.list, detected), "application/json");
+    logRequest(fmt::format("request {} translate model={} adapter=- tokens_in={} tokens_out={} ttft_s={:.3f} total_s={:.3f} {}", id,
+                           model->description().id, total.sourceTokens, total.generatedTokens, total.firstTokenSeconds, secondsSince(start),
+                           client->gone() ? "client gone" : "ok"));
 }
 
 void ApiServer::Impl::libreDetect(const httplib::Request& req, const std::string& body, httplib::Response& res) const {
@@ -451,6 +463,7 @@ void ApiServer::stop(bool now) {
     if (!impl_->gate.waitIdleFor(grace)) {
         logRequest("stopping: cancelling the requests still in flight");
         impl_->stopping.cancel();
+        impl_->clients.cancelAll();
         impl_->gate.waitIdle();
     }
     std::call_once(impl_->stopped, [this] { impl_->http.stop(); });  // a second signal's stop(true) comes here too

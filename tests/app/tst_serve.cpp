@@ -13,6 +13,7 @@
 #include <QNetworkAccessManager>
 #include <QNetworkReply>
 #include <QProcess>
+#include <QRegularExpression>
 #include <QSignalSpy>
 #include <QTcpSocket>
 #include <QTemporaryDir>
@@ -122,6 +123,8 @@ private Q_SLOTS:
     void apiKeyIsRequired();
     void fullQueueAnswers503();
     void clientLeavingMidStreamDisturbsNothing();
+    void clientLeavingWithoutStreamFreesItsPlace_data();
+    void clientLeavingWithoutStreamFreesItsPlace();
     void sigtermFinishesRequestsInFlight();
     void sigtermCancelsWhatOutlastsTheGrace();
     void portInUseIsRefused();
@@ -458,6 +461,44 @@ void TestServe::clientLeavingMidStreamDisturbsNothing() {
     QCOMPARE(parseEvents(after.body).text, expected);
     QByteArray log;
     QTRY_VERIFY2_WITH_TIMEOUT((log += marian_->process().readAllStandardError()).contains("client gone"), log.constData(), 30000);
+}
+
+void TestServe::clientLeavingWithoutStreamFreesItsPlace_data() {
+    QTest::addColumn<QString>("path");
+    QTest::newRow("chat completions") << QStringLiteral("/v1/chat/completions");
+    QTest::newRow("libretranslate") << QStringLiteral("/translate");
+}
+
+// A client that leaves a request it does not stream (no write fails before the answer, which comes at the end): its
+// sequence leaves the batch at once, and the server's one place to compute is free for the next request (the work
+// asked for is 10-20 s of translating here).
+void TestServe::clientLeavingWithoutStreamFreesItsPlace() {
+    QFETCH(QString, path);
+    Server server({"--model", kMarian, "--max-batch", "1"});
+    QVERIFY(!server.url().isEmpty());
+    const QJsonObject extra{{"source_lang", "en"}, {"target_lang", "de"}};
+    const auto id = send(net_, "GET", server.url() + "/v1/models").json()["data"].toArray().at(0).toObject()["id"].toString();
+    QString veryLong;
+    for (int i = 0; i < 40; ++i)
+        veryLong += longText();
+    const auto body = path == "/translate" ? QJsonDocument(QJsonObject{{"q", veryLong}, {"source", "en"}, {"target", "de"}}).toJson()
+                                           : chatBody(id, veryLong, false, extra);
+    QNetworkRequest request{QUrl(server.url() + path)};
+    request.setHeader(QNetworkRequest::ContentTypeHeader, "application/json");
+    auto* leaving = net_.post(request, body);
+    QTest::qWait(1500);  // it computes
+    QVERIFY(!leaving->isFinished());
+    leaving->abort();
+    leaving->deleteLater();
+    QByteArray log;
+    QTRY_VERIFY2_WITH_TIMEOUT((log += server.process().readAllStandardError()).contains("client gone"), log.constData(), 20000);
+    QVERIFY2(!log.contains(" ok"), log.constData());  // not answered to the end
+    // Left when the client did (1.5 s in), not at the end (10-20 s here, longer under the sanitizers).
+    const auto seconds = QRegularExpression(QStringLiteral("total_s=([0-9.]+) client gone")).match(QString::fromUtf8(log));
+    QVERIFY2(seconds.hasMatch() && seconds.captured(1).toDouble() < 8, log.constData());
+    const auto next = send(net_, "POST", server.url() + "/v1/chat/completions", chatBody(id, "The cat sleeps.", false, extra));
+    QCOMPARE(next.status, 200);
+    QVERIFY(!contentOf(next).isEmpty());
 }
 
 void TestServe::sigtermFinishesRequestsInFlight() {
