@@ -28,8 +28,11 @@ constexpr int kTileRows = 4;
 constexpr int kTileCols = 6;
 // Activation rows per sweep over the weights: about 512 KiB of bf16 rows, kept in L2 while the weights stream by.
 constexpr std::int64_t kSweepBytes = std::int64_t{512} << 10;
-constexpr std::int64_t kBlocksPerClaim = 4;               // weight tiles a thread claims at a time
-constexpr std::int64_t kStepBlocksPerClaim = 16;          // the same for a decoding step's few rows: fewer, longer streams
+// Weight tiles a thread claims at a time: 16 (96 consecutive weight rows), or fewer where that would leave a thread
+// fewer than 8 claims. Claims of 4 tiles cost prompts a fifth of their speed on 2 threads (40 rows against 6144 x 2048:
+// 234 against 277-290 GMAC/s, one thread 151): the two threads' short runs of rows and shared output lines.
+constexpr std::int64_t kBlocksPerClaim = 16;
+constexpr std::int64_t kFewestBlocksPerClaim = 4;
 constexpr std::int64_t kStepRows = 16;                    // the most rows of a batched decoding step (StepBatcher's places)
 constexpr std::int64_t kPrefetchedBlockBytes = 32 << 10;  // NextBlock: beside the block in use and the rows, in L1
 
@@ -245,7 +248,8 @@ void product(const float* x, const W* w, float* y, std::int64_t m, std::int64_t 
     const auto blocks = (n + kTileCols - 1) / kTileCols;
     for (std::int64_t i0 = 0; i0 < m; i0 += sweep) {
         const auto sweepEnd = std::min(m, i0 + sweep);
-        pool.parallelFor(blocks, m <= kStepRows ? kStepBlocksPerClaim : kBlocksPerClaim, [&](std::int64_t begin, std::int64_t end) {
+        const auto grain = std::clamp<std::int64_t>(blocks / (8 * pool.size()), kFewestBlocksPerClaim, kBlocksPerClaim);
+        pool.parallelFor(blocks, m <= kStepRows ? kBlocksPerClaim : grain, [&](std::int64_t begin, std::int64_t end) {
             for (std::int64_t block = begin; block < end; ++block) {
                 const auto j0 = block * kTileCols;
                 const auto cols = std::min<std::int64_t>(kTileCols, n - j0);
@@ -297,7 +301,7 @@ void many(const float* x, const GemvOutput* outputs, std::size_t count, std::int
     std::vector<std::int64_t> firstBlock(count + 1, 0);  // output i's tiles are [firstBlock[i], firstBlock[i + 1])
     for (std::size_t i = 0; i < count; ++i)
         firstBlock[i + 1] = firstBlock[i] + (outputs[i].n + kTileCols - 1) / kTileCols;
-    ThreadPool::shared().parallelFor(firstBlock[count], kStepBlocksPerClaim, [&](std::int64_t begin, std::int64_t end) {
+    ThreadPool::shared().parallelFor(firstBlock[count], kBlocksPerClaim, [&](std::int64_t begin, std::int64_t end) {
         std::size_t i = static_cast<std::size_t>(std::upper_bound(firstBlock.begin(), firstBlock.end(), begin) - firstBlock.begin()) - 1;
         for (std::int64_t block = begin; block < end; ++block) {
             while (block >= firstBlock[i + 1])
