@@ -1,6 +1,7 @@
 #include "layers/attention.h"
 
 #include "kernels/attention.h"
+#include "kernels/causal_attention.h"
 #include "kernels/threads.h"
 
 #include <torch/torch.h>
@@ -96,6 +97,27 @@ torch::Tensor full(const torch::Tensor& q, const torch::Tensor& k, const torch::
     auto scores = torch::matmul(q, k.transpose(-1, -2)) * scale;
     if (mask.defined()) scores = scores + mask;
     return torch::matmul(torch::softmax(scores, -1), v);
+}
+
+torch::Tensor causalPrompt(const torch::Tensor& queries, const torch::Tensor& keys, const torch::Tensor& values, std::int64_t start) {
+    const auto heads = queries.size(0), t = queries.size(1), headDim = queries.size(2), kvHeads = keys.size(0), total = keys.size(1);
+    TORCH_CHECK(total == start + t && heads % kvHeads == 0, "attention::causalPrompt: the cache must hold the prompt's rows after start");
+    const auto group = heads / kvHeads;
+    if (queries.is_cpu() && queries.scalar_type() == torch::kFloat32 && keys.scalar_type() == torch::kFloat32 &&
+        values.scalar_type() == torch::kFloat32 && keys.stride(2) == 1 && values.stride(2) == 1 &&
+        kernels::causalAttentionKernel(headDim)) {
+        const auto q = queries.contiguous();
+        auto out = torch::empty({t, heads * headDim}, torch::kFloat32);
+        kernels::attendCausal({q.data_ptr<float>(), q.stride(0), q.stride(1)}, layoutOf(keys.unsqueeze(0)), layoutOf(values.unsqueeze(0)),
+                              out.data_ptr<float>(), t, start, heads, group, headDim,
+                              static_cast<float>(1.0 / std::sqrt(static_cast<double>(headDim))));
+        return out;
+    }
+    // Query heads sharing a key/value head are stacked so one batched product serves the whole group.
+    const auto grouped = queries.reshape({kvHeads, group * t, headDim});
+    torch::Tensor mask;  // a single row sees every key
+    if (t > 1) mask = causalMask(start, t, total, queries.device()).repeat({group, 1});
+    return full(grouped, keys, values, mask).view({heads, t, headDim}).transpose(0, 1).reshape({t, heads * headDim});
 }
 
 torch::Tensor causalMask(std::int64_t start, std::int64_t t, std::int64_t total, const torch::Device& device) {

@@ -35,6 +35,12 @@ torch::Tensor withinEach(const torch::Tensor& q, const torch::Tensor& k, const t
 // position may be seen and -inf where not.
 torch::Tensor full(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v, const torch::Tensor& mask = {});
 
+// A prompt's T new rows, queries [heads, T, head_dim], over a cache's first start + T rows (keys, values [kv_heads,
+// length, head_dim] views with contiguous rows, the prompt's own rows written), each row seeing the keys up to its
+// position: [T, heads * head_dim]. Float32 on an AVX-512 CPU in one pass (kernels/causal_attention.h); otherwise full()
+// with a causal mask.
+torch::Tensor causalPrompt(const torch::Tensor& queries, const torch::Tensor& keys, const torch::Tensor& values, std::int64_t start);
+
 // Additive mask [T, total] for T new positions starting at `start` over `total` cached ones: position i sees
 // keys 0..start+i.
 torch::Tensor causalMask(std::int64_t start, std::int64_t t, std::int64_t total, const torch::Device& device = torch::kCPU);

@@ -156,13 +156,7 @@ torch::Tensor HunyuanModel::attendProjected(std::size_t index, CausalState& base
     const auto keys = state.keys[index].narrow(1, 0, total), values = state.values[index].narrow(1, 0, total);
     if (t == 1 && placement_.onCpuKernels())  // a decoding step: one pass of the engine's attention kernel, heads merged
         return attention::oneQuery(q.reshape({1, heads * hd}), keys.unsqueeze(0), values.unsqueeze(0), heads);
-    // Query heads sharing a key/value head are stacked so one batched product serves the whole group.
-    const auto group = heads / kvHeads;
-    auto grouped = q.reshape({kvHeads, group * t, hd});
-    torch::Tensor mask;
-    if (t > 1) mask = attention::causalMask(start, t, total, placement_.device).repeat({group, 1});
-    auto context = attention::full(grouped, keys, values, mask);  // [kvHeads, group * T, hd]
-    return context.view({heads, t, hd}).transpose(0, 1).reshape({t, heads * hd});
+    return attention::causalPrompt(q, keys, values, start);
 }
 
 torch::Tensor HunyuanModel::attendStep(std::size_t index, const std::vector<CausalState*>& states, const HunyuanLayer& l,

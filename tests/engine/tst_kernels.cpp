@@ -3,6 +3,7 @@
 #include "kernels/bf16.h"
 #include "kernels/bf16_dot_gemm.h"
 #include "kernels/bf16_matmul.h"
+#include "kernels/causal_attention.h"
 #include "kernels/eight_bit_dot_steps.h"
 #include "kernels/layer_norm.h"
 #include "kernels/onednn_matmul.h"
@@ -24,6 +25,7 @@
 #include <chrono>
 #include <functional>
 #include <initializer_list>
+#include <limits>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -160,6 +162,8 @@ private Q_SLOTS:
     void fusedProjectionsOfEightBitWeights();
     void attentionMatchesReference_data();
     void attentionMatchesReference();
+    void causalPromptMatchesReference_data();
+    void causalPromptMatchesReference();
     void addLayerNormMatchesLibtorch();
     void rmsNormMatchesLibtorch_data();
     void rmsNormMatchesLibtorch();
@@ -601,8 +605,8 @@ void TestKernels::eightBitDotStepRowsDoNotDependOnOtherRows() {
     if (!kernels::eightBitDotSteps()) QSKIP("no AVX512-BF16 with AVX512-VBMI on this CPU (or turned off)");
     const std::int64_t n = 37;
     // K with a tail, and codes starting 8 bytes into a line.
-    for (const auto [type, k, offset] : {std::tuple{QString("int8"), 2100, 0}, std::tuple{QString("fp8"), 2100, 0},
-                                         std::tuple{QString("int8"), 2048, 8}, std::tuple{QString("fp8"), 2048, 8}}) {
+    for (const auto& [type, k, offset] : {std::tuple{QString("int8"), 2100, 0}, std::tuple{QString("fp8"), 2100, 0},
+                                          std::tuple{QString("int8"), 2048, 8}, std::tuple{QString("fp8"), 2048, 8}}) {
         auto generator = at::detail::createCPUGenerator(55);
         const auto w = atLineOffset(eightBitWeights(type, n, k, generator).first, offset);
         const auto x = torch::randn({16, k}, generator, torch::kFloat32);
@@ -771,6 +775,64 @@ void TestKernels::attentionMatchesReference() {
     const auto expected = torch::matmul(weights, v).view({batch, heads * headDim});
     const double error = (got.to(torch::kFloat64) - expected).abs().max().item<double>();
     QVERIFY2(error < 1e-5, qPrintable(QString("max error %1").arg(error)));
+}
+
+void TestKernels::causalPromptMatchesReference_data() {
+    QTest::addColumn<int>("heads");
+    QTest::addColumn<int>("kvHeads");
+    QTest::addColumn<int>("headDim");
+    QTest::addColumn<int>("start");
+    QTest::addColumn<int>("rows");
+    // HY-MT 1.8B's heads (16 over 4, 128 wide) on a 40- and a 300-row prompt, a prompt after cached tokens (a
+    // conversation's next turn), ordinary multi-head attention, one key/value head for all, a 256-wide head (two
+    // passes of the weighted sum), the tiny fixtures' 16-wide heads, and one row (an odd query left in its tile).
+    QTest::newRow("hy-mt, 40 rows") << 16 << 4 << 128 << 0 << 40;
+    QTest::newRow("hy-mt, 300 rows") << 16 << 4 << 128 << 0 << 300;
+    QTest::newRow("after 77 cached") << 16 << 4 << 128 << 77 << 21;
+    QTest::newRow("multi-head") << 6 << 6 << 64 << 3 << 19;
+    QTest::newRow("one kv head") << 12 << 1 << 32 << 0 << 9;
+    QTest::newRow("256 wide") << 4 << 2 << 256 << 5 << 11;
+    QTest::newRow("tiny fixture") << 4 << 2 << 16 << 0 << 7;
+    QTest::newRow("one row") << 3 << 1 << 48 << 30 << 1;
+}
+
+// The prompt kernel against float64 attention with a causal mask, and each row against itself computed alone (its
+// numbers do not depend on the rows computed with it).
+void TestKernels::causalPromptMatchesReference() {
+    QFETCH(int, heads);
+    QFETCH(int, kvHeads);
+    QFETCH(int, headDim);
+    QFETCH(int, start);
+    QFETCH(int, rows);
+    if (!kernels::causalAttentionKernel(headDim)) QSKIP("no AVX-512 here: prompts take libtorch's operations");
+    auto generator = at::detail::createCPUGenerator(29);
+    const int total = start + rows, capacity = total + 9;
+    // A decoder's cache: spare capacity past the rows, poisoned so a read past a row's last key shows.
+    auto keys = torch::full({kvHeads, capacity, headDim}, std::numeric_limits<float>::quiet_NaN());
+    auto values = keys.clone();
+    keys.narrow(1, 0, total).copy_(torch::randn({kvHeads, total, headDim}, generator) * 2);
+    values.narrow(1, 0, total).copy_(torch::randn({kvHeads, total, headDim}, generator));
+    const auto queries = torch::randn({heads, rows, headDim}, generator) * 2;
+    const auto attend = [&](std::int64_t first, std::int64_t count) {
+        const auto q = queries.narrow(1, first, count).contiguous();
+        auto out = torch::empty({count, heads * headDim});
+        kernels::attendCausal({q.data_ptr<float>(), q.stride(0), q.stride(1)}, {keys.data_ptr<float>(), 0, keys.stride(0), keys.stride(1)},
+                              {values.data_ptr<float>(), 0, values.stride(0), values.stride(1)}, out.data_ptr<float>(), count,
+                              start + first, heads, heads / kvHeads, headDim, static_cast<float>(1.0 / std::sqrt(headDim)));
+        return out;
+    };
+    const auto got = attend(0, rows);
+
+    const auto group = heads / kvHeads;
+    const auto k = keys.narrow(1, 0, total).to(torch::kFloat64).repeat_interleave(group, 0);
+    const auto v = values.narrow(1, 0, total).to(torch::kFloat64).repeat_interleave(group, 0);
+    const auto mask = attention::causalMask(start, rows, total).to(torch::kFloat64);
+    const auto scores = torch::matmul(queries.to(torch::kFloat64), k.transpose(-1, -2)) / std::sqrt(static_cast<double>(headDim)) + mask;
+    const auto expected = torch::matmul(torch::softmax(scores, -1), v).transpose(0, 1).reshape({rows, heads * headDim});
+    const double error = (got.to(torch::kFloat64) - expected).abs().max().item<double>();
+    QVERIFY2(error < 1e-5, qPrintable(QString("max error %1").arg(error)));
+    for (int i = 0; i < rows; i += std::max(1, rows / 7))
+        QVERIFY2(torch::equal(attend(i, 1), got.narrow(0, i, 1)), qPrintable(QString("row %1 alone differs").arg(i)));
 }
 
 void TestKernels::addLayerNormMatchesLibtorch() {
