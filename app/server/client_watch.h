@@ -6,7 +6,7 @@
 //
 // A client that shuts down only its sending side after the request counts as gone, as in uvicorn (what vLLM's
 // server runs on): TCP cannot tell that from a closed connection until a write fails.
-#include "util/cancel.h"
+#include "dragoman.h"
 
 #include <memory>
 #include <mutex>

@@ -188,6 +188,7 @@ void attendCausal(const QueryLayout& q, const KvLayout& keys, const KvLayout& va
             }
         }
     });
+    if (keysT.capacity() > (std::size_t{32} << 20)) std::vector<float>().swap(keysT);  // a long prompt's keys are not kept
 }
 
 }  // namespace dragoman::kernels
