@@ -99,11 +99,12 @@ torch::Tensor full(const torch::Tensor& q, const torch::Tensor& k, const torch::
     return torch::matmul(torch::softmax(scores, -1), v);
 }
 
-torch::Tensor causalPrompt(const torch::Tensor& queries, const torch::Tensor& keys, const torch::Tensor& values, std::int64_t start) {
+torch::Tensor causalPrompt(const torch::Tensor& queries, const torch::Tensor& keys, const torch::Tensor& values, std::int64_t start,
+                           bool engineKernels) {
     const auto heads = queries.size(0), t = queries.size(1), headDim = queries.size(2), kvHeads = keys.size(0), total = keys.size(1);
     TORCH_CHECK(total == start + t && heads % kvHeads == 0, "attention::causalPrompt: the cache must hold the prompt's rows after start");
     const auto group = heads / kvHeads;
-    if (queries.is_cpu() && queries.scalar_type() == torch::kFloat32 && keys.scalar_type() == torch::kFloat32 &&
+    if (engineKernels && queries.is_cpu() && queries.scalar_type() == torch::kFloat32 && keys.scalar_type() == torch::kFloat32 &&
         values.scalar_type() == torch::kFloat32 && keys.stride(2) == 1 && values.stride(2) == 1 &&
         kernels::causalAttentionKernel(headDim)) {
         const auto q = queries.contiguous();

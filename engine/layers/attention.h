@@ -37,9 +37,10 @@ torch::Tensor full(const torch::Tensor& q, const torch::Tensor& k, const torch::
 
 // A prompt's T new rows, queries [heads, T, head_dim], over a cache's first start + T rows (keys, values [kv_heads,
 // length, head_dim] views with contiguous rows, the prompt's own rows written), each row seeing the keys up to its
-// position: [T, heads * head_dim]. Float32 on an AVX-512 CPU in one pass (kernels/causal_attention.h); otherwise full()
-// with a causal mask.
-torch::Tensor causalPrompt(const torch::Tensor& queries, const torch::Tensor& keys, const torch::Tensor& values, std::int64_t start);
+// position: [T, heads * head_dim]. With `engineKernels` (Placement::onCpuKernels()), float32 on an AVX-512 CPU, in one
+// pass (kernels/causal_attention.h); otherwise full() with a causal mask, as a CUDA device runs it.
+torch::Tensor causalPrompt(const torch::Tensor& queries, const torch::Tensor& keys, const torch::Tensor& values, std::int64_t start,
+                           bool engineKernels);
 
 // Additive mask [T, total] for T new positions starting at `start` over `total` cached ones: position i sees
 // keys 0..start+i.

@@ -156,7 +156,7 @@ torch::Tensor HunyuanModel::attendProjected(std::size_t index, CausalState& base
     const auto keys = state.keys[index].narrow(1, 0, total), values = state.values[index].narrow(1, 0, total);
     if (t == 1 && placement_.onCpuKernels())  // a decoding step: one pass of the engine's attention kernel, heads merged
         return attention::oneQuery(q.reshape({1, heads * hd}), keys.unsqueeze(0), values.unsqueeze(0), heads);
-    return attention::causalPrompt(q, keys, values, start);
+    return attention::causalPrompt(q, keys, values, start, placement_.onCpuKernels());
 }
 
 torch::Tensor HunyuanModel::attendStep(std::size_t index, const std::vector<CausalState*>& states, const HunyuanLayer& l,
