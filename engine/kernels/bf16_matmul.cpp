@@ -77,8 +77,8 @@ __attribute__((target("avx2,fma,f16c"))) void singleRow(const float* x, const W*
 }
 
 template <int Rows, typename W>
-__attribute__((target("avx2,fma,f16c"))) void rowsAgainstBlock(const float* x, const W* w, float* y, std::int64_t n, std::int64_t k,
-                                                               std::int64_t rowBegin, std::int64_t rowEnd) {
+__attribute__((target("avx2,fma,f16c"))) void avx2RowsAgainstBlock(const float* x, const W* w, float* y, std::int64_t n, std::int64_t k,
+                                                                   std::int64_t rowBegin, std::int64_t rowEnd) {
     std::int64_t j = rowBegin;
     for (; j + 1 < rowEnd; j += 2)
         tile<Rows, W>(x, w, y, n, k, j);
@@ -143,7 +143,7 @@ void rowGroup(bool sequential, const float* x, const W* w, float* y, std::int64_
     if (sequential)
         shortRowsAgainstBlock<Rows, W>(x, w, y, n, k, rowBegin, rowEnd);
     else
-        rowsAgainstBlock<Rows, W>(x, w, y, n, k, rowBegin, rowEnd);
+        avx2RowsAgainstBlock<Rows, W>(x, w, y, n, k, rowBegin, rowEnd);
 }
 
 template <typename W>
@@ -160,10 +160,10 @@ __attribute__((target("avx2,fma,f16c"))) void avx2Block(const float* x, const W*
         float* yr = y + r * n;
         switch (std::min<std::int64_t>(group, m - r)) {
             case 4:
-                rowsAgainstBlock<4, W>(xr, w, yr, n, k, rowBegin, rowEnd);
+                avx2RowsAgainstBlock<4, W>(xr, w, yr, n, k, rowBegin, rowEnd);
                 break;
             case 3:
-                rowsAgainstBlock<3, W>(xr, w, yr, n, k, rowBegin, rowEnd);
+                avx2RowsAgainstBlock<3, W>(xr, w, yr, n, k, rowBegin, rowEnd);
                 break;
             case 2:
                 rowGroup<2, W>(sequential, xr, w, yr, n, k, rowBegin, rowEnd);
