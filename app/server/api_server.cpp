@@ -301,7 +301,6 @@ void ApiServer::Impl::chat(const httplib::Request& req, const std::string& body,
         const char* outcome = "ok";
         try {
             model->translate(r, &stats);
-            connected = connected && !client->gone();  // it may have left while the prompt was read
             if (stopping.cancelled()) throw Error("cancelled", "the server stopped before the answer was complete");
             if (const auto rest = stops.finish(); !rest.empty()) send(answer.deltaEvent(rest));
             send(answer.finishEvent(finishReason(stats, stops.stopped())));

@@ -17,6 +17,11 @@ constexpr int kQueries = 8;             // query vectors sharing one pass over t
 constexpr std::int64_t kRowBlock = 8;   // prompt rows per work item (times the query heads of one key/value head)
 constexpr std::int64_t kColumns = 128;  // output columns per pass of the weighted sum (16 accumulators for two queries)
 
+// Keys rounded up to whole pairs of 16-key blocks: the score tile takes two blocks at a time.
+std::int64_t pairedKeys(std::int64_t length) {
+    return (length + 2 * kLanes - 1) / (2 * kLanes) * (2 * kLanes);
+}
+
 // e^x for 16 lanes: Cephes' expf (x = n ln 2 + r, |r| <= ln 2 / 2, a degree-6 polynomial in r), scaled by 2^n.
 DRAGOMAN_AVX512 __m512 exp16(__m512 x) {
     x = _mm512_maskz_max_ps(kAll16, x, _mm512_set1_ps(-103.0f));  // below it e^x is 0 in float32 anyway
@@ -38,8 +43,7 @@ DRAGOMAN_AVX512 __m512 exp16(__m512 x) {
 // K[16b .. 16b + 15][d] (zeros past length), so one vector is sixteen keys' values of one dimension. An even number
 // of blocks: the score tile takes two at a time.
 void transposeKeys(const float* k, std::int64_t rowStride, std::int64_t length, std::int64_t headDim, float* out) {
-    const auto blocks = (length + 2 * kLanes - 1) / (2 * kLanes) * 2;
-    for (std::int64_t b = 0; b < blocks; ++b) {
+    for (std::int64_t b = 0; b < pairedKeys(length) / kLanes; ++b) {
         float* block = out + b * headDim * kLanes;
         for (std::int64_t lane = 0; lane < kLanes; ++lane) {
             const auto t = b * kLanes + lane;
@@ -136,8 +140,8 @@ bool causalAttentionKernel(std::int64_t headDim) {
 void attendCausal(const QueryLayout& q, const KvLayout& keys, const KvLayout& values, float* out, std::int64_t rows, std::int64_t start,
                   std::int64_t heads, std::int64_t group, std::int64_t headDim, float scale) {
     const auto kvHeads = heads / group, total = start + rows;
-    const auto blocks = (total + 2 * kLanes - 1) / (2 * kLanes) * 2;
-    const auto blockFloats = blocks * kLanes * headDim;  // one key/value head's transposed keys
+    const auto padded = pairedKeys(total);
+    const auto blockFloats = padded * headDim;  // one key/value head's transposed keys
     auto& pool = ThreadPool::shared();
     thread_local std::vector<float> transposed;
     auto& keysT = transposed;  // the workers read the caller's
@@ -149,7 +153,6 @@ void attendCausal(const QueryLayout& q, const KvLayout& keys, const KvLayout& va
     // Work items: a key/value head and a block of rows, all query heads of the group. Later rows see more keys, so
     // the items are claimed one at a time.
     const auto rowBlocks = (rows + kRowBlock - 1) / kRowBlock;
-    const auto padded = blocks * kLanes;
     pool.parallelFor(kvHeads * rowBlocks, 1, [&](std::int64_t begin, std::int64_t end) {
         thread_local std::vector<float> scratch;
         scratch.resize(static_cast<std::size_t>(kQueries * padded));
@@ -170,7 +173,7 @@ void attendCausal(const QueryLayout& q, const KvLayout& keys, const KvLayout& va
                     length[i] = start + row + 1;
                 }
                 const auto seen = *std::max_element(length.begin(), length.end());
-                const auto seenPadded = (seen + 2 * kLanes - 1) / (2 * kLanes) * (2 * kLanes);
+                const auto seenPadded = pairedKeys(seen);
                 scoreTile(query, keysT.data() + kvHead * blockFloats, seen, headDim, scale, scores, padded);
                 std::array<float, kQueries> inverse{};
                 for (int i = 0; i < count; ++i)
