@@ -88,8 +88,9 @@ Q_SIGNALS:
     void finished(quint64 requestId, const dragoman::TranslationInfo& stats);
     void failed(quint64 requestId, const QString& message);
     void documentProgress(quint64 jobId, int done, int total);
-    // keptSource: segments the model answered with nothing, whose source text the output keeps.
-    void documentFinished(quint64 jobId, const QString& outputPath, int keptSource);
+    // keptOriginal: passages whose original text the output keeps (the model answered nothing, or the text did not
+    // read as its format says: DocumentResult::keptSource and keptAsIs).
+    void documentFinished(quint64 jobId, const QString& outputPath, int keptOriginal);
     void documentFailed(quint64 jobId, const QString& message);  // also for a cancelled job
 
 private Q_SLOTS:

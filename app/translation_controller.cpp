@@ -308,11 +308,11 @@ void TranslationController::connectEngine() {
         queue_->progress(queue_->running(), done, total);
         Q_EMIT documentProgress(done * 100 / total);
     });
-    connect(engine_, &EngineWorker::documentFinished, this, [this](quint64 id, const QString& output, int keptSource) {
+    connect(engine_, &EngineWorker::documentFinished, this, [this](quint64 id, const QString& output, int keptOriginal) {
         if (id != document_) return;
         document_ = 0;
-        if (queue_->running() >= 0) queue_->succeed(queue_->running(), output, keptSource);
-        Q_EMIT documentFinished(output, keptSource);
+        if (queue_->running() >= 0) queue_->succeed(queue_->running(), output, keptOriginal);
+        Q_EMIT documentFinished(output, keptOriginal);
         startNextDocument();
     });
     connect(engine_, &EngineWorker::documentFailed, this, [this](quint64 id, const QString& message) {

@@ -110,8 +110,9 @@ Q_SIGNALS:
     void translationFailed(const QString& message);
     void documentStarted(const QString& path);
     void documentProgress(int percent);
-    // keptSource: passages the model answered with nothing, whose original text the output keeps.
-    void documentFinished(const QString& outputPath, int keptSource);
+    // keptOriginal: passages whose original text the output keeps (the model answered nothing, or the text did not
+    // read as its format says: DocumentResult::keptSource and keptAsIs).
+    void documentFinished(const QString& outputPath, int keptOriginal);
     void documentFailed(const QString& message);  // also for a stopped job, and a document dropped too early
 
 private:

@@ -516,11 +516,11 @@ void MainWindow::connectDocuments() {
         documentStatus_->setText(tr("Translating %1 into %2…").arg(QFileInfo(path).fileName(), languageName(to)));
     });
     connect(controller_, &TranslationController::documentProgress, documentBar_, &QProgressBar::setValue);
-    connect(controller_, &TranslationController::documentFinished, this, [this](const QString& output, int keptSource) {
+    connect(controller_, &TranslationController::documentFinished, this, [this](const QString& output, int keptOriginal) {
         documentBar_->setVisible(controller_->documentRunning());
         auto status = tr("Saved the translation as %1").arg(output);
-        if (keptSource > 0)
-            status += tr(" (the model returned nothing for %n passage(s); their original text was kept)", nullptr, keptSource);
+        // The model's empty answers, and text that did not read as its format says (translate-file warns of both).
+        if (keptOriginal > 0) status += tr(" (%n passage(s) kept in the original)", nullptr, keptOriginal);
         documentStatus_->setText(status);
     });
     connect(controller_, &TranslationController::documentFailed, this, [this](const QString& message) {
