@@ -120,6 +120,23 @@ DRAGOMAN_AVX512BF16 inline void maskedStep(__m512 (&acc)[R][C], const std::uint1
     }
 }
 
+// One whole 32-deep step at depth d.
+template <int R, int C>
+DRAGOMAN_AVX512BF16 inline __attribute__((always_inline)) void fullStep(__m512 (&acc)[R][C], const std::uint16_t* x, const std::uint16_t* w,
+                                                                        std::int64_t k, std::int64_t d) {
+    __m512bh xv[R];
+#pragma GCC unroll 4
+    for (int r = 0; r < R; ++r)
+        xv[r] = reinterpret_cast<__m512bh>(_mm512_loadu_si512(x + d * kTileRows + r * kDepth));
+#pragma GCC unroll 6
+    for (int c = 0; c < C; ++c) {
+        const auto wv = reinterpret_cast<__m512bh>(_mm512_loadu_si512(w + c * k + d));
+#pragma GCC unroll 4
+        for (int r = 0; r < R; ++r)
+            acc[r][c] = _mm512_dpbf16_ps(acc[r][c], xv[r], wv);
+    }
+}
+
 // The dot products of R activation rows (a tile of narrowRows(), zero-padded to a multiple of 32) and C weight rows
 // over all of K, in one pass: y[r * ldy + c]. Weight row c is read from w + c * k over skip + K lanes, the first
 // `skip` and those past the end masked off (leadingLanes). Splitting K into passes that keep the weights in L1
@@ -142,18 +159,17 @@ DRAGOMAN_AVX512BF16 void tile(const std::uint16_t* x, const std::uint16_t* w, st
         maskedStep(acc, x, w, k, 0, static_cast<__mmask32>(~std::uint32_t{0} << skip));
         d = kDepth;
     }
-    for (; d < full; d += kDepth) {
-        __m512bh xv[R];
+    if (nextLines == 0) {
+        // Four steps per turn of the loop and nothing else in it: a decoding step's weights stream from memory, and
+        // how many of their loads are in flight is set by how many instructions the core holds between them.
+        for (; d + 4 * kDepth <= full; d += 4 * kDepth) {
 #pragma GCC unroll 4
-        for (int r = 0; r < R; ++r)
-            xv[r] = reinterpret_cast<__m512bh>(_mm512_loadu_si512(x + d * kTileRows + r * kDepth));
-#pragma GCC unroll 6
-        for (int c = 0; c < C; ++c) {
-            const auto wv = reinterpret_cast<__m512bh>(_mm512_loadu_si512(w + c * k + d));
-#pragma GCC unroll 4
-            for (int r = 0; r < R; ++r)
-                acc[r][c] = _mm512_dpbf16_ps(acc[r][c], xv[r], wv);
+            for (int u = 0; u < 4; ++u)
+                fullStep(acc, x, w, k, d + u * kDepth);
         }
+    }
+    for (; d < full; d += kDepth) {
+        fullStep(acc, x, w, k, d);
         for (const auto last = std::min(nextLines, line + next.rate); line < last; ++line)
             _mm_prefetch(reinterpret_cast<const char*>(next.rows + (line % next.cols) * k + (line / next.cols) * kDepth), _MM_HINT_T0);
     }
