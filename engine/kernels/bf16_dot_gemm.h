@@ -40,7 +40,7 @@ void bf16DotMatmulTransposed(const float* x, const std::uint16_t* w, float* y, s
 // 8-bit model made from a bf16 one: the semantics of that model run in bf16, at the bf16 kernel's speed (each block
 // of weight rows is widened once per sweep and shared by all its row tiles), where float32 activations ran on the
 // float32 FMA kernel at half of it (40 rows) to three quarters (500). Decoding steps keep their float32-activation
-// kernels (bf16_matmul.h), except FP8's where AVX512-VBMI widens codes by byte tables (eight_bit_dot_steps.h).
+// kernels (bf16_matmul.h), except where AVX512-VBMI widens the codes by byte tables (eight_bit_dot_steps.h).
 void bf16DotEightBitMatmulTransposed(const float* x, const void* w, WeightType type, float* y, std::int64_t m, std::int64_t n,
                                      std::int64_t k);
 

@@ -9,10 +9,11 @@
 // 64 codes become 64 exact bf16 values in five to seven instructions (VBMI byte-table lookups for the two bytes of
 // each magnitude's bf16 value, the sign put back, two interleaves) and meet the activations in two vdpbf16ps.
 //
-// Where it is used (layers/linear.cpp): FP8 steps, 1.13x the float32 path's decoding speed on the synthetic 1.8B
-// (20.8 vs 18.5 tokens/s, four alternating rounds, Zen 5). int8 steps stay on the float32 path: absolute value,
-// lookups and the -128 fix-up make seven instructions per 64 codes against its three per 16, and they measured no
-// faster there (17.7 vs 18.0 tokens/s); the int8 variant is kept, tested, for CPUs where that balance differs.
+// Where it is used (layers/linear.cpp): int8 and FP8 steps. Through the 1.8B's matrices (one row, 2 threads, Zen 5,
+// alternating in one process) these tiles stream synthetic int8 and FP8 codes at 45-49 GB/s, where the float32 path
+// read them at 35-37 and 32-34 and bf16 weights stream at 55-60 on the bf16 tiles. The synthetic checkpoints' own
+// codes, in file order: int8 46-47 GB/s, FP8 37-41 (the same whether mapped from the file or copied; why FP8's real
+// codes read slower than random ones is not known). Decoding the int8 1.8B: 17.7-19.7 -> 19.5-22.0 tokens/s.
 //
 // Semantics: a bf16 model's, as its prompts (bf16_dot_gemm.h): each activation row rounded once to bf16 (nearest
 // even), int8 and E4M3 values exact in bf16, every product and sum float32. The raw products, before the layer's scale.

@@ -121,15 +121,14 @@ torch::Tensor project(const torch::Tensor& x, const torch::Tensor& weight, bool 
             kernels::onednnEightBitMatmulTransposed(xp, weight.data_ptr(), eightBit, y.data_ptr<float>(), m, n, k))
             return withRowsOf(x, y, n);
         // Prompts of a model quantized from a bf16 one on AVX512-BF16 without AMX: its bf16 semantics, as its bf16
-        // original's prompts (bf16_dot_gemm.h). Decoding steps (fewer rows) stay on the float32-activation kernels.
+        // original's prompts (bf16_dot_gemm.h). Decoding steps (fewer rows) take the byte tables below.
         if (packed && bf16Activations && kernels::bf16DotProducts()) {
             kernels::bf16DotEightBitMatmulTransposed(xp, weight.data_ptr(), eightBit, y.data_ptr<float>(), m, n, k);
             return withRowsOf(x, y, n);
         }
-        // FP8 decoding steps of a model quantized from a bf16 one on AVX512-VBMI CPUs: its bf16 semantics too, through byte
-        // tables onto the vdpbf16ps tiles (eight_bit_dot_steps.h), where float32 activations fell behind the memory.
-        // int8 stays on the float32 kernel: its widening is cheaper, and the tables measured no faster for it.
-        if (!packed && bf16Activations && type == torch::kUInt8 && kernels::eightBitDotSteps()) {
+        // 8-bit decoding steps of a model quantized from a bf16 one on AVX512-VBMI CPUs: its bf16 semantics too, through
+        // byte tables onto the vdpbf16ps tiles (eight_bit_dot_steps.h), where float32 activations fell behind the memory.
+        if (!packed && bf16Activations && kernels::eightBitDotSteps()) {
             kernels::eightBitDotStepsMatmulTransposed(xp, weight.data_ptr(), eightBit, y.data_ptr<float>(), m, n, k);
             return withRowsOf(x, y, n);
         }
@@ -255,7 +254,7 @@ std::vector<torch::Tensor> Linear::many(const torch::Tensor& x, const std::vecto
         const auto type = w.scalar_type();
         const bool eightBit = (type == torch::kInt8 || type == torch::kUInt8) && l->scale_.defined();
         const bool bf16Dot = type == torch::kBFloat16 && l->placement_.bf16Activations && kernels::bf16DotProducts();
-        const bool eightBitDot = type == torch::kUInt8 && eightBit && l->placement_.bf16Activations && kernels::eightBitDotSteps();
+        const bool eightBitDot = eightBit && l->placement_.bf16Activations && kernels::eightBitDotSteps();
         dotProducts = dotProducts && bf16Dot;
         eightBitProducts = eightBitProducts && eightBitDot;
         floatProducts = floatProducts && !bf16Dot && !eightBitDot;

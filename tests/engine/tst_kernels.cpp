@@ -538,7 +538,8 @@ void TestKernels::bf16DotEightBitEqualsWidenedWeights() {
 }
 
 // ops::project for 8-bit weights of a bf16 model (Linear's bf16Activations): a prompt's rows take the tiles above
-// where bf16 models' products do, decoding steps' few rows keep the float32-activation kernel (FP8's: below).
+// where bf16 models' products do, decoding steps' few rows the byte tables where they are used (below), else the
+// float32-activation kernel.
 void TestKernels::eightBitPromptsOfBf16ModelsTakeTheDotTiles() {
     auto generator = at::detail::createCPUGenerator(47);
     const std::int64_t n = 130, k = 1032;
@@ -550,6 +551,9 @@ void TestKernels::eightBitPromptsOfBf16ModelsTakeTheDotTiles() {
         if (m >= 32 && kernels::bf16DotProducts()) {
             kernels::bf16DotEightBitMatmulTransposed(x.data_ptr<float>(), w.data_ptr(), kernels::WeightType::I8, expected.data_ptr<float>(),
                                                      m, n, k);
+        } else if (m < 32 && kernels::eightBitDotSteps()) {
+            kernels::eightBitDotStepsMatmulTransposed(x.data_ptr<float>(), w.data_ptr(), kernels::WeightType::I8,
+                                                      expected.data_ptr<float>(), m, n, k);
         }
         QVERIFY2(torch::equal(bf16Model, expected), qPrintable(QString("m=%1").arg(m)));
     }
@@ -671,8 +675,8 @@ void TestKernels::eightBitDotStepsGemvManyEqualsSeparateProducts() {
     }
 }
 
-// ops::project for FP8 weights of a bf16 model: a decoding step's rows take the byte-table kernel where it is used;
-// int8 weights, and a float32 model's 8-bit weights, keep the float32-activation kernel (exact to their twins).
+// ops::project for 8-bit weights of a bf16 model: a decoding step's rows take the byte-table kernel where it is used;
+// a float32 model's 8-bit weights keep the float32-activation kernel (exact to their twins).
 void TestKernels::eightBitStepsOfBf16ModelsTakeTheByteTables() {
     auto generator = at::detail::createCPUGenerator(59);
     const std::int64_t n = 130, k = 1032;
@@ -682,7 +686,7 @@ void TestKernels::eightBitStepsOfBf16ModelsTakeTheByteTables() {
             const auto x = torch::randn({m, k}, generator, torch::kFloat32);
             const auto bf16Model = ops::project(x, w, true);
             auto expected = ops::project(x, w, false);
-            if (type == "fp8" && kernels::eightBitDotSteps())
+            if (kernels::eightBitDotSteps())
                 kernels::eightBitDotStepsMatmulTransposed(x.data_ptr<float>(), w.data_ptr(),
                                                           type == "int8" ? kernels::WeightType::I8 : kernels::WeightType::FP8,
                                                           expected.data_ptr<float>(), m, n, k);
