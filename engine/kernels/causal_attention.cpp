@@ -137,8 +137,11 @@ bool causalAttentionKernel(std::int64_t headDim) {
     return hasAvx512() && headDim > 0 && headDim % kLanes == 0;
 }
 
-void attendCausal(const QueryLayout& q, const KvLayout& keys, const KvLayout& values, float* out, std::int64_t rows, std::int64_t start,
-                  std::int64_t heads, std::int64_t group, std::int64_t headDim, float scale) {
+namespace {
+
+// attendCausal and attendAll: each row sees the keys up to its own position, or all of them.
+void attendRows(const QueryLayout& q, const KvLayout& keys, const KvLayout& values, float* out, std::int64_t rows, std::int64_t start,
+                std::int64_t heads, std::int64_t group, std::int64_t headDim, float scale, bool causal) {
     const auto kvHeads = heads / group, total = start + rows;
     const auto padded = pairedKeys(total);
     const auto blockFloats = padded * headDim;  // one key/value head's transposed keys
@@ -170,7 +173,7 @@ void attendCausal(const QueryLayout& q, const KvLayout& keys, const KvLayout& va
                     const auto row = row0 + vector / group, head = kvHead * group + vector % group;
                     query[i] = q.data + head * q.headStride + row * q.rowStride;
                     target[i] = out + row * heads * headDim + head * headDim;
-                    length[i] = start + row + 1;
+                    length[i] = causal ? start + row + 1 : total;
                 }
                 const auto seen = *std::max_element(length.begin(), length.end());
                 const auto seenPadded = pairedKeys(seen);
@@ -192,6 +195,18 @@ void attendCausal(const QueryLayout& q, const KvLayout& keys, const KvLayout& va
         }
     });
     if (keysT.capacity() > (std::size_t{32} << 20)) std::vector<float>().swap(keysT);  // a long prompt's keys are not kept
+}
+
+}  // namespace
+
+void attendCausal(const QueryLayout& q, const KvLayout& keys, const KvLayout& values, float* out, std::int64_t rows, std::int64_t start,
+                  std::int64_t heads, std::int64_t group, std::int64_t headDim, float scale) {
+    attendRows(q, keys, values, out, rows, start, heads, group, headDim, scale, true);
+}
+
+void attendAll(const QueryLayout& q, const KvLayout& keys, const KvLayout& values, float* out, std::int64_t rows, std::int64_t heads,
+               std::int64_t group, std::int64_t headDim, float scale) {
+    attendRows(q, keys, values, out, rows, 0, heads, group, headDim, scale, false);
 }
 
 }  // namespace dragoman::kernels

@@ -14,7 +14,7 @@
 
 namespace dragoman::kernels {
 
-// Whether attendCausal runs here: AVX-512 and a head dimension that is a multiple of 16.
+// Whether attendCausal and attendAll run here: AVX-512 and a head dimension that is a multiple of 16.
 bool causalAttentionKernel(std::int64_t headDim);
 
 // Where a prompt's query rows live: row i of head h starts at data + h * headStride + i * rowStride.
@@ -28,5 +28,11 @@ struct QueryLayout {
 // batch strides are not used). out is [rows, heads * headDim], contiguous.
 void attendCausal(const QueryLayout& q, const KvLayout& keys, const KvLayout& values, float* out, std::int64_t rows, std::int64_t start,
                   std::int64_t heads, std::int64_t group, std::int64_t headDim, float scale);
+
+// The same without the mask, for an encoder's sequence: every one of the `rows` rows sees all `rows` keys and values
+// (out[i] as above with t over 0..rows-1). As libtorch operations a long source's attention took two batched products
+// and five passes over a [heads, T, T] score tensor.
+void attendAll(const QueryLayout& q, const KvLayout& keys, const KvLayout& values, float* out, std::int64_t rows, std::int64_t heads,
+               std::int64_t group, std::int64_t headDim, float scale);
 
 }  // namespace dragoman::kernels

@@ -79,6 +79,12 @@ torch::Tensor withinEach(const torch::Tensor& q, const torch::Tensor& k, const t
                            {values.data_ptr<float>() + offset * width, 0, headDim, width},
                            length,
                            length});
+        } else if (kernels::causalAttentionKernel(headDim)) {
+            flush();
+            kernels::attendAll({queries.data_ptr<float>() + offset * width, headDim, width},
+                               {keys.data_ptr<float>() + offset * width, 0, headDim, width},
+                               {values.data_ptr<float>() + offset * width, 0, headDim, width}, out.data_ptr<float>() + offset * width,
+                               length, heads, 1, headDim, scale);
         } else {
             flush();
             const auto rows = [&](const torch::Tensor& t) { return splitHeads(t.narrow(0, offset, length), heads); };

@@ -26,7 +26,8 @@ torch::Tensor oneQueryEach(const torch::Tensor& queries, const std::vector<Cache
 // Unmasked self-attention within each of several sequences whose rows are stacked: q, k, v [N, heads * head_dim]
 // (the lengths add up to N); returns [N, heads * head_dim], the heads merged. A sequence's rows get the same
 // numbers whatever sequences come with it: up to kKernelRows rows it goes through the decoding kernel (one call
-// for a run of such sequences, where libtorch took ten calls each), longer ones through libtorch's products.
+// for a run of such sequences, where libtorch took ten calls each), longer ones through the prompt kernel without its
+// mask (kernels/causal_attention.h) where it runs, else libtorch's products.
 constexpr std::int64_t kKernelRows = 64;
 torch::Tensor withinEach(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v, const std::vector<std::int64_t>& lengths,
                          std::int64_t heads);

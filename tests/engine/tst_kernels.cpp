@@ -27,6 +27,7 @@
 #include <initializer_list>
 #include <limits>
 #include <mutex>
+#include <numeric>
 #include <set>
 #include <thread>
 #include <vector>
@@ -164,6 +165,8 @@ private Q_SLOTS:
     void attentionMatchesReference();
     void causalPromptMatchesReference_data();
     void causalPromptMatchesReference();
+    void encoderAttentionMatchesReference_data();
+    void encoderAttentionMatchesReference();
     void addLayerNormMatchesLibtorch();
     void rmsNormMatchesLibtorch_data();
     void rmsNormMatchesLibtorch();
@@ -837,6 +840,47 @@ void TestKernels::causalPromptMatchesReference() {
     QVERIFY2(error < 1e-5, qPrintable(QString("max error %1").arg(error)));
     for (int i = 0; i < rows; i += std::max(1, rows / 7))
         QVERIFY2(torch::equal(attend(i, 1), got.narrow(0, i, 1)), qPrintable(QString("row %1 alone differs").arg(i)));
+}
+
+void TestKernels::encoderAttentionMatchesReference_data() {
+    QTest::addColumn<int>("heads");
+    QTest::addColumn<int>("headDim");
+    QTest::addColumn<QList<int>>("lengths");
+    // An encoder's stacked sources: short ones (the decoding kernel) between long ones (past kKernelRows: the prompt
+    // kernel unmasked where it runs), OPUS-MT's 8 heads of 64, the fixtures' 16-wide heads, and one long source alone.
+    QTest::newRow("opus-mt, mixed") << 8 << 64 << QList<int>{70, 5, 130, 64, 65, 3};
+    QTest::newRow("fixture heads") << 4 << 16 << QList<int>{2, 97, 1};
+    QTest::newRow("one long source") << 8 << 64 << QList<int>{300};
+}
+
+// attention::withinEach against float64 attention over each source alone, and each source's rows the same whatever
+// sources are stacked with it.
+void TestKernels::encoderAttentionMatchesReference() {
+    QFETCH(int, heads);
+    QFETCH(int, headDim);
+    QFETCH(QList<int>, lengths);
+    auto generator = at::detail::createCPUGenerator(31);
+    std::vector<std::int64_t> sizes(lengths.begin(), lengths.end());
+    const auto total = std::accumulate(sizes.begin(), sizes.end(), std::int64_t{0});
+    const auto width = heads * headDim;
+    const auto q = torch::randn({total, width}, generator) * 2, k = torch::randn({total, width}, generator) * 2,
+               v = torch::randn({total, width}, generator);
+    const auto got = attention::withinEach(q, k, v, sizes, heads);
+    std::int64_t offset = 0;
+    for (const auto length : sizes) {
+        const auto part = [&](const torch::Tensor& t) {
+            return t.narrow(0, offset, length).to(torch::kFloat64).view({length, heads, headDim}).transpose(0, 1);
+        };
+        const auto scores = torch::matmul(part(q), part(k).transpose(-1, -2)) / std::sqrt(static_cast<double>(headDim));
+        const auto expected = torch::matmul(torch::softmax(scores, -1), part(v)).transpose(0, 1).reshape({length, width});
+        const auto mine = got.narrow(0, offset, length);
+        const double error = (mine.to(torch::kFloat64) - expected).abs().max().item<double>();
+        QVERIFY2(error < 1e-5, qPrintable(QString("source of %1 rows: max error %2").arg(length).arg(error)));
+        const auto alone =
+            attention::withinEach(q.narrow(0, offset, length), k.narrow(0, offset, length), v.narrow(0, offset, length), {length}, heads);
+        QVERIFY2(torch::equal(alone, mine), qPrintable(QString("source of %1 rows differs alone").arg(length)));
+        offset += length;
+    }
 }
 
 void TestKernels::addLayerNormMatchesLibtorch() {
