@@ -156,17 +156,16 @@ DRAGOMAN_VBMI_BF16 void tile(const std::uint16_t* x, std::int64_t kp, const std:
         step<W, R, C>(acc, x, kp, rows, k, 0, kAll << skip, false, table, sign);
         d = kBlock;
     }
-    if (j + 2 * C <= n) {
+    const auto wholeSteps = [&](auto prefetch) DRAGOMAN_VBMI_BF16 {  // std::bool_constant: the loop holds no test for it
         for (; d + 2 * kBlock <= depth; d += 2 * kBlock) {
-            step<W, R, C>(acc, x, kp, rows, k, d, kAll, true, table, sign);
-            step<W, R, C>(acc, x, kp, rows, k, d + kBlock, kAll, true, table, sign);
+            step<W, R, C>(acc, x, kp, rows, k, d, kAll, prefetch, table, sign);
+            step<W, R, C>(acc, x, kp, rows, k, d + kBlock, kAll, prefetch, table, sign);
         }
-    } else {
-        for (; d + 2 * kBlock <= depth; d += 2 * kBlock) {
-            step<W, R, C>(acc, x, kp, rows, k, d, kAll, false, table, sign);
-            step<W, R, C>(acc, x, kp, rows, k, d + kBlock, kAll, false, table, sign);
-        }
-    }
+    };
+    if (j + 2 * C <= n)
+        wholeSteps(std::true_type{});
+    else
+        wholeSteps(std::false_type{});
     for (; d < depth; d += kBlock) {
         const std::int64_t left = depth - d;
         step<W, R, C>(acc, x, kp, rows, k, d, left >= kBlock ? kAll : (__mmask64{1} << left) - 1, false, table, sign);

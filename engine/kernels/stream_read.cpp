@@ -53,7 +53,7 @@ constexpr std::int64_t kProbeBlockFloats = kProbeStreams * kProbeRowFloats;
 constexpr std::int64_t kProbeBlocksPerClaim = 16;
 
 // One accumulator per row, four 64-byte steps per turn of the loop: nothing but loads and adds between the loads.
-__attribute__((target("avx2,fma,f16c,avx512f"))) float sumBlockAvx512(const float* p) {
+DRAGOMAN_AVX512 float sumBlockAvx512(const float* p) {
     __m512 acc[kProbeStreams];
     for (auto& a : acc)
         a = _mm512_setzero_ps();
@@ -66,12 +66,7 @@ __attribute__((target("avx2,fma,f16c,avx512f"))) float sumBlockAvx512(const floa
     }
     for (std::int64_t r = 1; r < kProbeStreams; ++r)
         acc[0] = _mm512_add_ps(acc[0], acc[r]);
-    alignas(64) float lanes[16];
-    _mm512_store_ps(lanes, acc[0]);
-    float s = 0;
-    for (float v : lanes)
-        s += v;
-    return s;
+    return sum16(acc[0]);
 }
 
 __attribute__((target("avx2,fma,f16c"))) float sumBlockAvx2(const float* p) {
@@ -119,7 +114,8 @@ double streamReadBandwidth(std::size_t bytes, int repeats) {
     // Shares of whole cache lines (16 floats), so every thread's loads stay aligned whatever the thread count.
     const std::int64_t share = ((count + pool.size() - 1) / pool.size() + 15) / 16 * 16;
     double best = 0;
-    std::vector<float> sums(static_cast<std::size_t>(blocks / kProbeBlocksPerClaim) + 2);  // kept, so the reads are not optimised away
+    // One slot per share or claim, kept so the reads are not optimised away.
+    std::vector<float> sums(static_cast<std::size_t>(std::max<std::int64_t>(pool.size(), blocks / kProbeBlocksPerClaim + 1)));
     const auto timed = [&](const auto& pass, std::int64_t bytesRead) {
         const auto start = std::chrono::steady_clock::now();
         pass();
