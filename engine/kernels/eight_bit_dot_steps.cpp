@@ -2,6 +2,7 @@
 
 #include "kernels/bf16.h"
 #include "kernels/bf16_dot_gemm.h"
+#include "kernels/int8_digit_steps.h"
 #include "kernels/simd512.h"
 #include "kernels/thread_pool.h"
 
@@ -24,50 +25,25 @@ namespace eightbit {
 constexpr std::int64_t kBlock = 64;      // codes per step: one 64-byte load, two vdpbf16ps per activation row
 constexpr std::int64_t kRowBlock = 128;  // weight rows a thread claims at a time (64 measured 0.95x)
 
-// The bf16 value of each magnitude (an E4M3 code's low 7 bits; an int8's absolute value, 128 apart) split into its
-// high and low bytes: the tables the byte lookups index. The sign, bit 7 of the code, goes straight to the high byte.
-// Built from widen(), so every code reads as the float32 kernels read it.
+// The bf16 value of each E4M3 magnitude (a code's low 7 bits) split into its high and low bytes: the tables the byte
+// lookups index. The sign, bit 7 of the code, goes straight to the high byte. Built from widen(), so every code reads
+// as the float32 kernels read it.
 struct Tables {
     std::array<std::uint8_t, 128> high{}, low{};
-    template <typename W>
-    static Tables of() {
-        Tables t;
+    Tables() {
         for (int magnitude = 0; magnitude < 128; ++magnitude) {
-            W code{};
-            if constexpr (std::is_same_v<W, Fp8E4M3>)
-                code = Fp8E4M3{static_cast<std::uint8_t>(magnitude)};
-            else
-                code = static_cast<W>(magnitude);
-            const auto value = widen(code);  // exact (the scalar widen, not load16, which is 2^8 short for E4M3)
+            const auto value = widen(Fp8E4M3{static_cast<std::uint8_t>(magnitude)});  // exact (the scalar widen, not load16)
             const auto bits = static_cast<std::uint16_t>(std::bit_cast<std::uint32_t>(value) >> 16);
-            t.high[static_cast<std::size_t>(magnitude)] = static_cast<std::uint8_t>(bits >> 8);
-            t.low[static_cast<std::size_t>(magnitude)] = static_cast<std::uint8_t>(bits & 0xFF);
+            high[static_cast<std::size_t>(magnitude)] = static_cast<std::uint8_t>(bits >> 8);
+            low[static_cast<std::size_t>(magnitude)] = static_cast<std::uint8_t>(bits & 0xFF);
         }
-        return t;
     }
 };
 
-template <typename W>
-const Tables& tables() {
-    static const Tables t = Tables::of<W>();
-    return t;
-}
-
-// 64 codes -> the high and low bytes of their bf16 values, in place. E4M3: a magnitude's bytes from the tables, the
-// sign bit put back. int8: the same for the absolute value (vpabsb: -128 gives 128, whose index 0 reads 0 and whose
-// high byte is set apart), then the sign.
-template <typename W>
+// 64 codes -> the high and low bytes of their bf16 values: a magnitude's bytes from the tables, the sign bit put back.
 DRAGOMAN_VBMI_BF16 inline void valueBytes(__m512i codes, const __m512i (&table)[4], __m512i sign, __m512i& high, __m512i& low) {
-    if constexpr (std::is_same_v<W, Fp8E4M3>) {
-        high = _mm512_ternarylogic_epi32(_mm512_permutex2var_epi8(table[0], codes, table[1]), codes, sign, 0xF8);
-        low = _mm512_permutex2var_epi8(table[2], codes, table[3]);
-    } else {
-        const __m512i magnitude = _mm512_abs_epi8(codes);
-        const __mmask64 is128 = _mm512_test_epi8_mask(magnitude, sign);
-        high = _mm512_mask_mov_epi8(_mm512_permutex2var_epi8(table[0], magnitude, table[1]), is128, _mm512_set1_epi8(0x43));
-        high = _mm512_ternarylogic_epi32(high, codes, sign, 0xF8);
-        low = _mm512_permutex2var_epi8(table[2], magnitude, table[3]);
-    }
+    high = _mm512_ternarylogic_epi32(_mm512_permutex2var_epi8(table[0], codes, table[1]), codes, sign, 0xF8);
+    low = _mm512_permutex2var_epi8(table[2], codes, table[3]);
 }
 
 // Activation row block [64] -> the two bf16 vectors the widened codes pair with. The interleaves below put codes
@@ -100,13 +76,15 @@ DRAGOMAN_VBMI_BF16 void narrowRow(const float* x, std::int64_t k, std::uint16_t*
 }
 
 // One 64-code step at depth d of R activation rows against C weight rows (codes past `mask` read as zero, which is +0:
-// with the zero activations past K they add nothing). With `prefetch`, the same depth of the next C rows is requested
-// into L1 meanwhile: the widening costs enough instructions per line that the core alone keeps too few loads in flight,
-// so the next rows' lines are asked for while these are summed (into L2 measured 0.8x the speed of L1 here).
-template <typename W, int R, int C>
+// with the zero activations past K they add nothing). The same depth of the next C rows is requested into L1 meanwhile
+// (past the matrix's last row too: a prefetch never faults): the widening costs enough instructions per line that the
+// core alone keeps too few loads in flight, so the next rows' lines are asked for while these are summed (into L2
+// measured 0.8x the speed of L1 here). Every step prefetches, the first (masked) one too: left out there, each tile
+// began with a demand miss on every row.
+template <int R, int C>
 DRAGOMAN_VBMI_BF16 inline __attribute__((always_inline)) void step(__m512 (&acc)[R][C], const std::uint16_t* x, std::int64_t kp,
                                                                    const std::uint8_t* rows, std::int64_t k, std::int64_t d, __mmask64 mask,
-                                                                   bool prefetch, const __m512i (&table)[4], __m512i sign) {
+                                                                   const __m512i (&table)[4], __m512i sign) {
     __m512bh x0[R], x1[R];
 #pragma GCC unroll 4
     for (int r = 0; r < R; ++r) {
@@ -115,10 +93,10 @@ DRAGOMAN_VBMI_BF16 inline __attribute__((always_inline)) void step(__m512 (&acc)
     }
 #pragma GCC unroll 8
     for (int c = 0; c < C; ++c) {
-        if (prefetch) _mm_prefetch(reinterpret_cast<const char*>(rows + (C + c) * k + d), _MM_HINT_T0);
+        _mm_prefetch(reinterpret_cast<const char*>(rows + (C + c) * k + d), _MM_HINT_T0);
         const __m512i codes = _mm512_maskz_loadu_epi8(mask, rows + c * k + d);
         __m512i high, low;
-        valueBytes<W>(codes, table, sign, high, low);
+        valueBytes(codes, table, sign, high, low);
         const auto w0 = reinterpret_cast<__m512bh>(_mm512_unpacklo_epi8(low, high));
         const auto w1 = reinterpret_cast<__m512bh>(_mm512_unpackhi_epi8(low, high));
 #pragma GCC unroll 4
@@ -131,14 +109,14 @@ DRAGOMAN_VBMI_BF16 inline __attribute__((always_inline)) void step(__m512 (&acc)
 
 // R activation rows (narrowed()'s layout, kp values apart) against C consecutive weight rows from row j: R x C
 // accumulators, each weight row's 64 codes widened once for all R rows. The rows are read from the line where they
-// start, the `skip` codes before them masked off (leadingBytes). Two whole steps per turn of the loop with the
-// prefetch decided once, then a last partial step: a decoding step streams these weights from memory, and the loads
+// start, the `skip` codes before them masked off (leadingBytes). Two whole steps per turn of the loop, then a last
+// partial step: a decoding step streams these weights from memory, and the loads
 // in flight are bounded by the instructions between them (8 rows against the 1.8B's matrices: 42 -> 50 GB/s for FP8
 // codes, 2 threads, Zen 5, with the prefetch into L1 and claims of 128 rows).
-template <typename W, int R, int C>
+template <int R, int C>
 DRAGOMAN_VBMI_BF16 void tile(const std::uint16_t* x, std::int64_t kp, const std::uint8_t* w, std::int64_t n, std::int64_t k,
                              std::int64_t skip, float* y, std::int64_t ldy, std::int64_t j) {
-    const Tables& t = tables<W>();
+    static const Tables t;
     const __m512i table[4] = {_mm512_loadu_si512(t.high.data()), _mm512_loadu_si512(t.high.data() + 64), _mm512_loadu_si512(t.low.data()),
                               _mm512_loadu_si512(t.low.data() + 64)};
     const __m512i sign = _mm512_set1_epi8(static_cast<char>(0x80));
@@ -153,22 +131,16 @@ DRAGOMAN_VBMI_BF16 void tile(const std::uint16_t* x, std::int64_t kp, const std:
     constexpr __mmask64 kAll = ~__mmask64{0};
     std::int64_t d = 0;
     if (skip > 0) {
-        step<W, R, C>(acc, x, kp, rows, k, 0, kAll << skip, false, table, sign);
+        step<R, C>(acc, x, kp, rows, k, 0, kAll << skip, table, sign);
         d = kBlock;
     }
-    const auto wholeSteps = [&](auto prefetch) DRAGOMAN_VBMI_BF16 {  // std::bool_constant: the loop holds no test for it
-        for (; d + 2 * kBlock <= depth; d += 2 * kBlock) {
-            step<W, R, C>(acc, x, kp, rows, k, d, kAll, prefetch, table, sign);
-            step<W, R, C>(acc, x, kp, rows, k, d + kBlock, kAll, prefetch, table, sign);
-        }
-    };
-    if (j + 2 * C <= n)
-        wholeSteps(std::true_type{});
-    else
-        wholeSteps(std::false_type{});
+    for (; d + 2 * kBlock <= depth; d += 2 * kBlock) {
+        step<R, C>(acc, x, kp, rows, k, d, kAll, table, sign);
+        step<R, C>(acc, x, kp, rows, k, d + kBlock, kAll, table, sign);
+    }
     for (; d < depth; d += kBlock) {
         const std::int64_t left = depth - d;
-        step<W, R, C>(acc, x, kp, rows, k, d, left >= kBlock ? kAll : (__mmask64{1} << left) - 1, false, table, sign);
+        step<R, C>(acc, x, kp, rows, k, d, left >= kBlock ? kAll : (__mmask64{1} << left) - 1, table, sign);
     }
 #pragma GCC unroll 4
     for (int r = 0; r < R; ++r)
@@ -178,19 +150,18 @@ DRAGOMAN_VBMI_BF16 void tile(const std::uint16_t* x, std::int64_t kp, const std:
 }
 
 // R rows against weight rows [begin, end) of one matrix: C rows per tile as registers allow, the rest one at a time.
-template <typename W, int R>
+template <int R>
 void rowsAgainst(const std::uint16_t* x, std::int64_t kp, const std::uint8_t* w, std::int64_t n, std::int64_t k, std::int64_t skip,
                  float* y, std::int64_t ldy, std::int64_t begin, std::int64_t end) {
     constexpr int C = R == 1 ? 8 : R == 2 ? 6 : R == 3 ? 4 : 3;
     std::int64_t j = begin;
     for (; j + C <= end; j += C)
-        tile<W, R, C>(x, kp, w, n, k, skip, y, ldy, j);
+        tile<R, C>(x, kp, w, n, k, skip, y, ldy, j);
     for (; j < end; ++j)
-        tile<W, R, 1>(x, kp, w, n, k, skip, y, ldy, j);
+        tile<R, 1>(x, kp, w, n, k, skip, y, ldy, j);
 }
 
 // Every row of x (m rows) against weight rows [begin, end), four activation rows at a time.
-template <typename W>
 void block(const std::uint16_t* x, std::int64_t m, std::int64_t kp, const std::uint8_t* w, std::int64_t n, std::int64_t k,
            std::int64_t skip, float* y, std::int64_t ldy, std::int64_t begin, std::int64_t end) {
     for (std::int64_t r = 0; r < m; r += 4) {
@@ -198,16 +169,16 @@ void block(const std::uint16_t* x, std::int64_t m, std::int64_t kp, const std::u
         float* yr = y + r * ldy;
         switch (std::min<std::int64_t>(4, m - r)) {
             case 4:
-                rowsAgainst<W, 4>(xr, kp, w, n, k, skip, yr, ldy, begin, end);
+                rowsAgainst<4>(xr, kp, w, n, k, skip, yr, ldy, begin, end);
                 break;
             case 3:
-                rowsAgainst<W, 3>(xr, kp, w, n, k, skip, yr, ldy, begin, end);
+                rowsAgainst<3>(xr, kp, w, n, k, skip, yr, ldy, begin, end);
                 break;
             case 2:
-                rowsAgainst<W, 2>(xr, kp, w, n, k, skip, yr, ldy, begin, end);
+                rowsAgainst<2>(xr, kp, w, n, k, skip, yr, ldy, begin, end);
                 break;
             default:
-                rowsAgainst<W, 1>(xr, kp, w, n, k, skip, yr, ldy, begin, end);
+                rowsAgainst<1>(xr, kp, w, n, k, skip, yr, ldy, begin, end);
                 break;
         }
     }
@@ -244,48 +215,59 @@ const std::uint16_t* narrowed(const float* x, std::int64_t m, std::int64_t k, st
     return rows.data();
 }
 
-// block<W> for the type's codes.
-void blockOf(WeightType type, const std::uint16_t* x, std::int64_t m, std::int64_t kp, const void* w, std::int64_t n, std::int64_t k,
-             std::int64_t skip, float* y, std::int64_t ldy, std::int64_t begin, std::int64_t end) {
-    const auto* codes = static_cast<const std::uint8_t*>(w);
-    if (type == WeightType::FP8)
-        block<Fp8E4M3>(x, m, kp, codes, n, k, skip, y, ldy, begin, end);
+// A row (or M rows) laid out for one output's codes: bf16 lanes for the FP8 byte tables, digit planes for int8.
+struct Layout {
+    WeightType type = WeightType::FP8;
+    std::int64_t skip = 0;
+    const std::uint16_t* narrowed = nullptr;
+    Int8DigitRows digits;
+};
+
+Layout layoutFor(WeightType type, const float* x, std::int64_t m, std::int64_t k, std::int64_t skip, std::size_t slot = 0) {
+    Layout layout{type, skip, nullptr, {}};
+    if (type == WeightType::I8)
+        layout.digits = int8DigitRows(x, m, k, skip, slot);
     else
-        block<std::int8_t>(x, m, kp, codes, n, k, skip, y, ldy, begin, end);
+        layout.narrowed = narrowed(x, m, k, skip, slot);
+    return layout;
+}
+
+void blockOf(const Layout& x, std::int64_t m, const void* w, std::int64_t n, std::int64_t k, float* y, std::int64_t ldy, std::int64_t begin,
+             std::int64_t end) {
+    if (x.type == WeightType::I8)
+        int8DigitBlock(x.digits, m, static_cast<const std::int8_t*>(w), n, k, x.skip, y, ldy, begin, end);
+    else
+        block(x.narrowed, m, paddedDepth(x.skip + k), static_cast<const std::uint8_t*>(w), n, k, x.skip, y, ldy, begin, end);
 }
 
 }  // namespace eightbit
 }  // namespace
 
 bool eightBitDotSteps() {
-    static const bool yes = bf16DotProducts() && __builtin_cpu_supports("avx512vbmi");
+    static const bool yes = bf16DotProducts() && __builtin_cpu_supports("avx512vbmi") && int8DigitSteps();
     return yes;
 }
 
 void eightBitDotStepsMatmulTransposed(const float* x, const void* w, WeightType type, float* y, std::int64_t m, std::int64_t n,
                                       std::int64_t k) {
-    const auto skip = eightbit::leadingBytes(w, k);
-    const auto* rows = eightbit::narrowed(x, m, k, skip);
-    const auto kp = eightbit::paddedDepth(skip + k);
-    ThreadPool::shared().parallelFor(n, eightbit::kRowBlock, [&](std::int64_t begin, std::int64_t end) {
-        eightbit::blockOf(type, rows, m, kp, w, n, k, skip, y, n, begin, end);
-    });
+    const auto layout = eightbit::layoutFor(type, x, m, k, eightbit::leadingBytes(w, k));
+    ThreadPool::shared().parallelFor(
+        n, eightbit::kRowBlock, [&](std::int64_t begin, std::int64_t end) { eightbit::blockOf(layout, m, w, n, k, y, n, begin, end); });
 }
 
 void eightBitDotStepsGemvMany(const float* x, const GemvOutput* outputs, std::size_t count, std::int64_t k) {
-    // The row narrowed once for each place in a line where the outputs' codes start (usually one).
-    std::vector<std::int64_t> skips(count);
-    std::vector<const std::uint16_t*> rows(count);
+    // The row laid out once for each type of codes and place in a line where they start (usually one).
+    std::vector<eightbit::Layout> layouts(count);
     for (std::size_t i = 0; i < count; ++i) {
-        skips[i] = eightbit::leadingBytes(outputs[i].w, k);
-        const auto first =
-            static_cast<std::size_t>(std::find(skips.begin(), skips.begin() + static_cast<std::ptrdiff_t>(i), skips[i]) - skips.begin());
-        rows[i] = first < i ? rows[first] : eightbit::narrowed(x, 1, k, skips[i], i);
+        const auto skip = eightbit::leadingBytes(outputs[i].w, k);
+        const auto same = std::find_if(layouts.begin(), layouts.begin() + static_cast<std::ptrdiff_t>(i),
+                                       [&](const eightbit::Layout& l) { return l.type == outputs[i].type && l.skip == skip; });
+        layouts[i] =
+            same != layouts.begin() + static_cast<std::ptrdiff_t>(i) ? *same : eightbit::layoutFor(outputs[i].type, x, 1, k, skip, i);
     }
     ThreadPool::shared().parallelFor(rowsOfOutputs(outputs, count), eightbit::kRowBlock, [&](std::int64_t begin, std::int64_t end) {
         forRowsOfOutputs(outputs, count, begin, end, [&](const GemvOutput& o, std::int64_t from, std::int64_t to) {
-            const auto i = static_cast<std::size_t>(&o - outputs);
-            eightbit::blockOf(o.type, rows[i], 1, eightbit::paddedDepth(skips[i] + k), o.w, o.n, k, skips[i], o.y, o.n, from, to);
+            eightbit::blockOf(layouts[static_cast<std::size_t>(&o - outputs)], 1, o.w, o.n, k, o.y, o.n, from, to);
         });
     });
 }

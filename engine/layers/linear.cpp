@@ -121,13 +121,14 @@ torch::Tensor project(const torch::Tensor& x, const torch::Tensor& weight, bool 
             kernels::onednnEightBitMatmulTransposed(xp, weight.data_ptr(), eightBit, y.data_ptr<float>(), m, n, k))
             return withRowsOf(x, y, n);
         // Prompts of a model quantized from a bf16 one on AVX512-BF16 without AMX: its bf16 semantics, as its bf16
-        // original's prompts (bf16_dot_gemm.h). Decoding steps (fewer rows) take the byte tables below.
+        // original's prompts (bf16_dot_gemm.h). Decoding steps (fewer rows) take the step kernels below.
         if (packed && bf16Activations && kernels::bf16DotProducts()) {
             kernels::bf16DotEightBitMatmulTransposed(xp, weight.data_ptr(), eightBit, y.data_ptr<float>(), m, n, k);
             return withRowsOf(x, y, n);
         }
-        // 8-bit decoding steps of a model quantized from a bf16 one on AVX512-VBMI CPUs: its bf16 semantics too, through
-        // byte tables onto the vdpbf16ps tiles (eight_bit_dot_steps.h), where float32 activations fell behind the memory.
+        // 8-bit decoding steps of a model quantized from a bf16 one on AVX512-VBMI/VNNI CPUs (eight_bit_dot_steps.h): FP8
+        // codes through byte tables onto the vdpbf16ps tiles (bf16 semantics), int8 codes against the rows' 24-bit
+        // digit planes, where float32 activations fell behind the memory.
         if (!packed && bf16Activations && kernels::eightBitDotSteps()) {
             kernels::eightBitDotStepsMatmulTransposed(xp, weight.data_ptr(), eightBit, y.data_ptr<float>(), m, n, k);
             return withRowsOf(x, y, n);
@@ -246,8 +247,8 @@ torch::Tensor Linear::operator()(const torch::Tensor& x, const std::vector<const
 std::vector<torch::Tensor> Linear::many(const torch::Tensor& x, const std::vector<const Linear*>& layers, const LoraSet* lora) {
     const auto k = x.size(-1);
     bool fused = x.numel() == k && x.scalar_type() == torch::kFloat32;
-    // One kernel family per call: bf16 dot products (bf16 activations) for all, FP8 codes on the byte-table kernel
-    // (bf16 activations) for all, or float32 activations for all.
+    // One kernel family per call: bf16 dot products (bf16 activations) for all, 8-bit codes on the step kernels
+    // (eight_bit_dot_steps.h) for all, or float32 activations for all.
     bool dotProducts = true, eightBitProducts = true, floatProducts = true;
     for (const auto* l : layers) {
         const auto& w = l->weight_;

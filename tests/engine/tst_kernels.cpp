@@ -151,7 +151,8 @@ private Q_SLOTS:
     void eightBitDotStepRowsDoNotDependOnOtherRows();
     void eightBitFloatRowsDoNotDependOnOtherRows();
     void eightBitDotStepsGemvManyEqualsSeparateProducts();
-    void eightBitStepsOfBf16ModelsTakeTheByteTables();
+    void int8StepsTakeExtremeRows();
+    void eightBitStepsOfBf16ModelsTakeTheStepKernels();
     void promptKernelIsNamed();
     void projectMatchesReference_data();
     void projectMatchesReference();
@@ -541,7 +542,7 @@ void TestKernels::bf16DotEightBitEqualsWidenedWeights() {
 }
 
 // ops::project for 8-bit weights of a bf16 model (Linear's bf16Activations): a prompt's rows take the tiles above
-// where bf16 models' products do, decoding steps' few rows the byte tables where they are used (below), else the
+// where bf16 models' products do, decoding steps' few rows the step kernels where they are used (below), else the
 // float32-activation kernel.
 void TestKernels::eightBitPromptsOfBf16ModelsTakeTheDotTiles() {
     auto generator = at::detail::createCPUGenerator(47);
@@ -583,9 +584,11 @@ void TestKernels::eightBitDotStepsMatchReference_data() {
                     QTest::addRow("%s_m%d_n9_k%d_at%d", type, m, k, offset) << QString(type) << m << 9 << k << offset;
 }
 
-// 8-bit decoding steps of a bf16 model through byte tables (eight_bit_dot_steps.h): bf16-rounded activations times
-// the codes' exact values (every int8 including -128; every E4M3 code but the NaNs, subnormals and both zeros
-// included), to float32 accumulation error, every output written.
+// 8-bit decoding steps of a bf16 model (eight_bit_dot_steps.h), every output written. FP8 through byte tables:
+// bf16-rounded activations times the codes' exact values (every E4M3 code but the NaNs, subnormals and both zeros
+// included), to float32 accumulation error. int8 through digit planes (int8_digit_steps.h): the activations
+// themselves, unrounded, to the fixed point's bound (max|x| / 8355000 per code magnitude) and a float32 rounding, far
+// inside what bf16 rounding would err (every int8 including -128).
 void TestKernels::eightBitDotStepsMatchReference() {
     if (!kernels::eightBitDotSteps()) QSKIP("no AVX512-BF16 with AVX512-VBMI on this CPU (or turned off)");
     QFETCH(QString, type);
@@ -601,9 +604,12 @@ void TestKernels::eightBitDotStepsMatchReference() {
     kernels::eightBitDotStepsMatmulTransposed(x.data_ptr<float>(), w.data_ptr(),
                                               type == "int8" ? kernels::WeightType::I8 : kernels::WeightType::FP8, y.data_ptr<float>(), m,
                                               n, k);
-    const auto expected = reference(x.to(torch::kBFloat16), exact);
+    const bool int8 = type == "int8";
+    const auto expected = reference(int8 ? x : x.to(torch::kBFloat16), exact);
     const double error = (y.to(torch::kFloat64) - expected).abs().max().item<double>();
-    const double allowed = tolerance(k) * exact.abs().max().item<double>();
+    const double allowed =
+        int8 ? x.abs().max().item<double>() / 8355000 * exact.abs().sum(1).max().item<double>() + expected.abs().max().item<double>() * 6e-8
+             : tolerance(k) * exact.abs().max().item<double>();
     QVERIFY2(error < allowed, qPrintable(QString("max error %1, allowed %2").arg(error).arg(allowed)));
 }
 
@@ -678,9 +684,43 @@ void TestKernels::eightBitDotStepsGemvManyEqualsSeparateProducts() {
     }
 }
 
-// ops::project for 8-bit weights of a bf16 model: a decoding step's rows take the byte-table kernel where it is used;
-// a float32 model's 8-bit weights keep the float32-activation kernel (exact to their twins).
-void TestKernels::eightBitStepsOfBf16ModelsTakeTheByteTables() {
+// int8 steps' digit planes at their edges: a zero row gives zeros, a row with a NaN or an infinity NaN everywhere (as
+// float products would give NaN or infinities), a row spanning 1e30 to 1e-30 stays within the fixed point's bound, and
+// K = 20000 of -128 codes against the largest activation (every digit plane's integer sums at their largest) is exact.
+void TestKernels::int8StepsTakeExtremeRows() {
+    if (!kernels::eightBitDotSteps()) QSKIP("no AVX512-BF16 with AVX512-VBMI on this CPU (or turned off)");
+    auto generator = at::detail::createCPUGenerator(63);
+    const std::int64_t n = 9, k = 100;
+    const auto [w, exact] = eightBitWeights("int8", n, k, generator);
+    auto x = torch::randn({5, k}, generator, torch::kFloat32);
+    x[0].zero_();
+    x[1][7] = std::nanf("");
+    x[2][99] = -std::numeric_limits<float>::infinity();
+    x[3] = torch::logspace(-30, 30, k, 10.0, torch::kFloat32) * (torch::randint(0, 2, {k}, generator, torch::kFloat32) * 2 - 1);
+    auto y = torch::full({5, n}, 7.0f, torch::kFloat32);
+    kernels::eightBitDotStepsMatmulTransposed(x.data_ptr<float>(), w.data_ptr(), kernels::WeightType::I8, y.data_ptr<float>(), 5, n, k);
+    QVERIFY(torch::equal(y[0], torch::zeros({n})));
+    QVERIFY(y[1].isnan().all().item<bool>());
+    QVERIFY(y[2].isnan().all().item<bool>());
+    const auto expected = reference(x[3].unsqueeze(0), exact)[0];
+    const double bound = 1e30 / 8355000 * exact.abs().sum(1).max().item<double>() + expected.abs().max().item<double>() * 6e-8;
+    QVERIFY2((y[3].to(torch::kFloat64) - expected).abs().max().item<double>() < bound, "dynamic range");
+    const auto rest = reference(x[4].unsqueeze(0), exact)[0];
+    QVERIFY((y[4].to(torch::kFloat64) - rest).abs().max().item<double>() < 1e-3);  // the other rows untouched by these
+
+    const std::int64_t longK = 20000;
+    const auto lowest = torch::full({2, longK}, -128, torch::kInt8);
+    const auto largest = torch::ones({1, longK}, torch::kFloat32);
+    auto sums = torch::zeros({1, 2}, torch::kFloat32);
+    kernels::eightBitDotStepsMatmulTransposed(largest.data_ptr<float>(), lowest.data_ptr(), kernels::WeightType::I8, sums.data_ptr<float>(),
+                                              1, 2, longK);
+    QVERIFY(torch::equal(sums, torch::full({1, 2}, -128.0f * longK)));
+}
+
+// ops::project for 8-bit weights of a bf16 model: a decoding step's rows take the step kernels (FP8 byte tables, int8
+// digit planes) where they are used; a float32 model's 8-bit weights keep the float32-activation kernel (exact to
+// their twins).
+void TestKernels::eightBitStepsOfBf16ModelsTakeTheStepKernels() {
     auto generator = at::detail::createCPUGenerator(59);
     const std::int64_t n = 130, k = 1032;
     for (const QString type : {"int8", "fp8"}) {
