@@ -10,7 +10,8 @@
 // int8 codes: int8_digit_steps.h (one xor and three vpdpbusd per 64 codes against the row's 24-bit digit planes).
 //
 // Where it is used (layers/linear.cpp): int8 and FP8 steps. Decoding the synthetic 1.8B (`tests/bench/quantized.sh`,
-// 2 threads, Zen 5): int8 1.78x and FP8 1.53x bf16's tokens/s, where the float32 path gave about 1.2x.
+// 2 threads, Zen 5, three runs): int8 1.59-1.78x and FP8 1.70-1.92x bf16's tokens/s, where the float32 path gave
+// about 1.2x.
 //
 // Semantics: FP8, a bf16 model's, as its prompts (bf16_dot_gemm.h): each activation row rounded once to bf16
 // (nearest even), E4M3 values exact in bf16, every product and sum float32. int8: exact integer products of the codes
