@@ -44,13 +44,16 @@ DRAGOMAN_VNNI float largestMagnitude(const float* x, std::int64_t k, bool& finit
     return most;
 }
 
-// One row's three digit planes (already zeroed) from its values times `inverse`; returns each plane's digit sum.
-DRAGOMAN_VNNI void digitsOf(const float* x, std::int64_t k, float inverse, std::int8_t* planes, std::int64_t kp, std::int64_t* sums) {
-    const __m512 factor = _mm512_set1_ps(inverse);
+// One row's three digit planes (already zeroed) from its values times `first` (a power of 2) and then `inverse`;
+// returns each plane's digit sum.
+DRAGOMAN_VNNI void digitsOf(const float* x, std::int64_t k, float first, float inverse, std::int8_t* planes, std::int64_t kp,
+                            std::int64_t* sums) {
+    const __m512 exact = _mm512_set1_ps(first), factor = _mm512_set1_ps(inverse);
     __m512i total[3] = {_mm512_setzero_si512(), _mm512_setzero_si512(), _mm512_setzero_si512()};
     for (std::int64_t i = 0; i < k; i += 16) {
         const auto lanes = static_cast<__mmask16>(k - i >= 16 ? 0xFFFF : (1u << (k - i)) - 1);
-        __m512i rest = _mm512_maskz_cvtps_epi32(kLanes16, _mm512_mul_ps(_mm512_maskz_loadu_ps(lanes, x + i), factor));  // nearest even
+        __m512i rest = _mm512_maskz_cvtps_epi32(
+            kLanes16, _mm512_mul_ps(_mm512_mul_ps(_mm512_maskz_loadu_ps(lanes, x + i), exact), factor));  // nearest even
         for (int q = 0; q < 3; ++q) {
             // The low byte as a signed digit, the rest carried: X = digit + 256 * rest, exactly.
             const __m512i digit = q < 2 ? _mm512_maskz_srai_epi32(kLanes16, _mm512_maskz_slli_epi32(kLanes16, rest, 24), 24) : rest;
@@ -190,10 +193,16 @@ Int8DigitRows int8DigitRows(const float* x, std::int64_t m, std::int64_t k, std:
     for (std::int64_t r = 0; r < m; ++r) {
         bool finite = true;
         const float largest = int8digits::largestMagnitude(x + r * k, k, finite);
-        const float inverse = largest > 0.0f && finite ? int8digits::kLargest / largest : 0.0f;
+        // The factor to integers, in two parts where it passes float's range (a row of values below 2.5e-32): 2^64
+        // first, exact, then the rest.
+        const double factor = largest > 0.0f && finite ? static_cast<double>(int8digits::kLargest) / largest : 0.0;
+        const bool tiny = factor > 1e30;
+        const auto inverse = static_cast<float>(tiny ? factor / 0x1p64 : factor);
         auto* sums = s.sums.data() + 3 * r;
-        int8digits::digitsOf(x + r * k, k, inverse, planes + 3 * r * kp + skip, kp, sums);
-        s.scale[static_cast<std::size_t>(r)] = !finite ? __builtin_nan("") : inverse > 0.0f ? 1.0 / static_cast<double>(inverse) : 0.0;
+        int8digits::digitsOf(x + r * k, k, tiny ? 0x1p64f : 1.0f, inverse, planes + 3 * r * kp + skip, kp, sums);
+        s.scale[static_cast<std::size_t>(r)] = !finite        ? __builtin_nan("")
+                                               : factor > 0.0 ? 1.0 / ((tiny ? 0x1p64 : 1.0) * static_cast<double>(inverse))
+                                                              : 0.0;
     }
     return {planes, kp, s.scale.data(), s.sums.data()};
 }

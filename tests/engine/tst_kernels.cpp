@@ -685,26 +685,34 @@ void TestKernels::eightBitDotStepsGemvManyEqualsSeparateProducts() {
 }
 
 // int8 steps' digit planes at their edges: a zero row gives zeros, a row with a NaN or an infinity NaN everywhere (as
-// float products would give NaN or infinities), a row spanning 1e30 to 1e-30 stays within the fixed point's bound, and
+// float products would give NaN or infinities), a row spanning 1e30 to 1e-30 and one of values below 1e-33
+// (subnormals among them, where the factor to integers passes float's range) stay within the fixed point's bound, and
 // K = 20000 of -128 codes against the largest activation (every digit plane's integer sums at their largest) is exact.
 void TestKernels::int8StepsTakeExtremeRows() {
     if (!kernels::eightBitDotSteps()) QSKIP("no AVX512-BF16 with AVX512-VBMI on this CPU (or turned off)");
     auto generator = at::detail::createCPUGenerator(63);
     const std::int64_t n = 9, k = 100;
     const auto [w, exact] = eightBitWeights("int8", n, k, generator);
-    auto x = torch::randn({5, k}, generator, torch::kFloat32);
+    auto x = torch::randn({6, k}, generator, torch::kFloat32);
     x[0].zero_();
     x[1][7] = std::nanf("");
     x[2][99] = -std::numeric_limits<float>::infinity();
     x[3] = torch::logspace(-30, 30, k, 10.0, torch::kFloat32) * (torch::randint(0, 2, {k}, generator, torch::kFloat32) * 2 - 1);
-    auto y = torch::full({5, n}, 7.0f, torch::kFloat32);
-    kernels::eightBitDotStepsMatmulTransposed(x.data_ptr<float>(), w.data_ptr(), kernels::WeightType::I8, y.data_ptr<float>(), 5, n, k);
+    x[5] = torch::randn({k}, generator, torch::kFloat32) * 1e-33f;
+    x[5][3] = 1e-40f;  // subnormal
+    auto y = torch::full({6, n}, 7.0f, torch::kFloat32);
+    kernels::eightBitDotStepsMatmulTransposed(x.data_ptr<float>(), w.data_ptr(), kernels::WeightType::I8, y.data_ptr<float>(), 6, n, k);
     QVERIFY(torch::equal(y[0], torch::zeros({n})));
     QVERIFY(y[1].isnan().all().item<bool>());
     QVERIFY(y[2].isnan().all().item<bool>());
     const auto expected = reference(x[3].unsqueeze(0), exact)[0];
     const double bound = 1e30 / 8355000 * exact.abs().sum(1).max().item<double>() + expected.abs().max().item<double>() * 6e-8;
     QVERIFY2((y[3].to(torch::kFloat64) - expected).abs().max().item<double>() < bound, "dynamic range");
+    const auto tiny = reference(x[5].unsqueeze(0), exact)[0];
+    const double tinyBound =
+        x[5].abs().max().item<double>() / 8355000 * exact.abs().sum(1).max().item<double>() + tiny.abs().max().item<double>() * 6e-8;
+    QVERIFY2((y[5].to(torch::kFloat64) - tiny).abs().max().item<double>() < tinyBound, "values below 1e-33");
+    QVERIFY(y[5].abs().max().item<float>() > 0.0f);
     const auto rest = reference(x[4].unsqueeze(0), exact)[0];
     QVERIFY((y[4].to(torch::kFloat64) - rest).abs().max().item<double>() < 1e-3);  // the other rows untouched by these
 
