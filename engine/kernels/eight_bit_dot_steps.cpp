@@ -114,8 +114,8 @@ DRAGOMAN_VBMI_BF16 inline __attribute__((always_inline)) void step(__m512 (&acc)
 // in flight are bounded by the instructions between them (8 rows against the 1.8B's matrices: 42 -> 50 GB/s for FP8
 // codes, 2 threads, Zen 5, with the prefetch into L1 and claims of 128 rows).
 template <int R, int C>
-DRAGOMAN_VBMI_BF16 void tile(const std::uint16_t* x, std::int64_t kp, const std::uint8_t* w, std::int64_t n, std::int64_t k,
-                             std::int64_t skip, float* y, std::int64_t ldy, std::int64_t j) {
+DRAGOMAN_VBMI_BF16 void tile(const std::uint16_t* x, std::int64_t kp, const std::uint8_t* w, std::int64_t k, std::int64_t skip, float* y,
+                             std::int64_t ldy, std::int64_t j) {
     static const Tables t;
     const __m512i table[4] = {_mm512_loadu_si512(t.high.data()), _mm512_loadu_si512(t.high.data() + 64), _mm512_loadu_si512(t.low.data()),
                               _mm512_loadu_si512(t.low.data() + 64)};
@@ -152,34 +152,34 @@ DRAGOMAN_VBMI_BF16 void tile(const std::uint16_t* x, std::int64_t kp, const std:
 // R rows against weight rows [begin, end) of one matrix: C rows per tile as registers allow, the rest one at a time.
 // A decoding step's one row takes 4 weight rows per tile (with their 4 prefetched: 8 measured 0.92x, 3 level).
 template <int R>
-void rowsAgainst(const std::uint16_t* x, std::int64_t kp, const std::uint8_t* w, std::int64_t n, std::int64_t k, std::int64_t skip,
-                 float* y, std::int64_t ldy, std::int64_t begin, std::int64_t end) {
+void rowsAgainst(const std::uint16_t* x, std::int64_t kp, const std::uint8_t* w, std::int64_t k, std::int64_t skip, float* y,
+                 std::int64_t ldy, std::int64_t begin, std::int64_t end) {
     constexpr int C = R == 1 ? 4 : R == 2 ? 6 : R == 3 ? 4 : 3;
     std::int64_t j = begin;
     for (; j + C <= end; j += C)
-        tile<R, C>(x, kp, w, n, k, skip, y, ldy, j);
+        tile<R, C>(x, kp, w, k, skip, y, ldy, j);
     for (; j < end; ++j)
-        tile<R, 1>(x, kp, w, n, k, skip, y, ldy, j);
+        tile<R, 1>(x, kp, w, k, skip, y, ldy, j);
 }
 
 // Every row of x (m rows) against weight rows [begin, end), four activation rows at a time.
-void block(const std::uint16_t* x, std::int64_t m, std::int64_t kp, const std::uint8_t* w, std::int64_t n, std::int64_t k,
-           std::int64_t skip, float* y, std::int64_t ldy, std::int64_t begin, std::int64_t end) {
+void block(const std::uint16_t* x, std::int64_t m, std::int64_t kp, const std::uint8_t* w, std::int64_t k, std::int64_t skip, float* y,
+           std::int64_t ldy, std::int64_t begin, std::int64_t end) {
     for (std::int64_t r = 0; r < m; r += 4) {
         const auto* xr = x + r * kp;
         float* yr = y + r * ldy;
         switch (std::min<std::int64_t>(4, m - r)) {
             case 4:
-                rowsAgainst<4>(xr, kp, w, n, k, skip, yr, ldy, begin, end);
+                rowsAgainst<4>(xr, kp, w, k, skip, yr, ldy, begin, end);
                 break;
             case 3:
-                rowsAgainst<3>(xr, kp, w, n, k, skip, yr, ldy, begin, end);
+                rowsAgainst<3>(xr, kp, w, k, skip, yr, ldy, begin, end);
                 break;
             case 2:
-                rowsAgainst<2>(xr, kp, w, n, k, skip, yr, ldy, begin, end);
+                rowsAgainst<2>(xr, kp, w, k, skip, yr, ldy, begin, end);
                 break;
             default:
-                rowsAgainst<1>(xr, kp, w, n, k, skip, yr, ldy, begin, end);
+                rowsAgainst<1>(xr, kp, w, k, skip, yr, ldy, begin, end);
                 break;
         }
     }
@@ -233,12 +233,12 @@ Layout layoutFor(WeightType type, const float* x, std::int64_t m, std::int64_t k
     return layout;
 }
 
-void blockOf(const Layout& x, std::int64_t m, const void* w, std::int64_t n, std::int64_t k, float* y, std::int64_t ldy, std::int64_t begin,
+void blockOf(const Layout& x, std::int64_t m, const void* w, std::int64_t k, float* y, std::int64_t ldy, std::int64_t begin,
              std::int64_t end) {
     if (x.type == WeightType::I8)
-        int8DigitBlock(x.digits, m, static_cast<const std::int8_t*>(w), n, k, x.skip, y, ldy, begin, end);
+        int8DigitBlock(x.digits, m, static_cast<const std::int8_t*>(w), k, x.skip, y, ldy, begin, end);
     else
-        block(x.narrowed, m, paddedDepth(x.skip + k), static_cast<const std::uint8_t*>(w), n, k, x.skip, y, ldy, begin, end);
+        block(x.narrowed, m, paddedDepth(x.skip + k), static_cast<const std::uint8_t*>(w), k, x.skip, y, ldy, begin, end);
 }
 
 }  // namespace eightbit
@@ -252,8 +252,8 @@ bool eightBitDotSteps() {
 void eightBitDotStepsMatmulTransposed(const float* x, const void* w, WeightType type, float* y, std::int64_t m, std::int64_t n,
                                       std::int64_t k) {
     const auto layout = eightbit::layoutFor(type, x, m, k, eightbit::leadingBytes(w, k));
-    ThreadPool::shared().parallelFor(
-        n, eightbit::kRowBlock, [&](std::int64_t begin, std::int64_t end) { eightbit::blockOf(layout, m, w, n, k, y, n, begin, end); });
+    ThreadPool::shared().parallelFor(n, eightbit::kRowBlock,
+                                     [&](std::int64_t begin, std::int64_t end) { eightbit::blockOf(layout, m, w, k, y, n, begin, end); });
 }
 
 void eightBitDotStepsGemvMany(const float* x, const GemvOutput* outputs, std::size_t count, std::int64_t k) {
@@ -268,7 +268,7 @@ void eightBitDotStepsGemvMany(const float* x, const GemvOutput* outputs, std::si
     }
     ThreadPool::shared().parallelFor(rowsOfOutputs(outputs, count), eightbit::kRowBlock, [&](std::int64_t begin, std::int64_t end) {
         forRowsOfOutputs(outputs, count, begin, end, [&](const GemvOutput& o, std::int64_t from, std::int64_t to) {
-            eightbit::blockOf(layouts[static_cast<std::size_t>(&o - outputs)], 1, o.w, o.n, k, o.y, o.n, from, to);
+            eightbit::blockOf(layouts[static_cast<std::size_t>(&o - outputs)], 1, o.w, k, o.y, o.n, from, to);
         });
     });
 }

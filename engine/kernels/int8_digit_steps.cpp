@@ -1,5 +1,7 @@
 #include "kernels/int8_digit_steps.h"
 
+#include "kernels/simd512.h"
+
 #include <immintrin.h>
 
 #include <algorithm>
@@ -15,9 +17,7 @@ namespace int8digits {
 constexpr std::int64_t kStep = 64;      // codes per vpdpbusd
 constexpr float kLargest = 8355000.0f;  // |X| bound: below 127 * 65793, the largest three balanced digits hold
 constexpr __mmask64 kAllCodes = ~__mmask64{0};
-// GCC 12's unmasked forms of several of these warn about an "undefined" pass-through vector (GCC bug 105593, as
-// simd512.h notes); the zero-masked forms with every lane selected are the same instructions.
-constexpr __mmask16 kLanes16 = 0xFFFF;
+// As simd512.h's kAll16, for GCC bug 105593: the zero-masked forms with every lane selected.
 constexpr __mmask8 kLanes8 = 0xFF;
 
 std::int64_t paddedDepth(std::int64_t k) {
@@ -27,21 +27,16 @@ std::int64_t paddedDepth(std::int64_t k) {
 DRAGOMAN_VNNI float largestMagnitude(const float* x, std::int64_t k, bool& finite) {
     __m512 largest = _mm512_setzero_ps(), poison = _mm512_setzero_ps();  // poison: x * 0 is NaN for a NaN or infinity
     for (std::int64_t i = 0; i < k; i += 16) {
-        const auto lanes = static_cast<__mmask16>(k - i >= 16 ? 0xFFFF : (1u << (k - i)) - 1);
+        const auto lanes = firstLanes16(k - i);
         const __m512 v = _mm512_maskz_loadu_ps(lanes, x + i);
-        largest = _mm512_maskz_max_ps(kLanes16, largest, _mm512_abs_ps(v));
+        largest = _mm512_maskz_max_ps(kAll16, largest, _mm512_abs_ps(v));
         poison = _mm512_fmadd_ps(v, _mm512_setzero_ps(), poison);
     }
-    alignas(64) float lanes[2][16];
-    _mm512_store_ps(lanes[0], poison);
-    _mm512_store_ps(lanes[1], largest);
-    float sum = 0.0f, most = 0.0f;
-    for (int l = 0; l < 16; ++l) {
-        sum += lanes[0][l];
-        most = std::max(most, lanes[1][l]);
-    }
+    const float sum = sum16(poison);
     finite = sum == sum;
-    return most;
+    alignas(64) float lanes[16];
+    _mm512_store_ps(lanes, largest);
+    return *std::max_element(lanes, lanes + 16);
 }
 
 // One row's three digit planes (already zeroed) from its values times `first` (a power of 2) and then `inverse`;
@@ -51,13 +46,13 @@ DRAGOMAN_VNNI void digitsOf(const float* x, std::int64_t k, float first, float i
     const __m512 exact = _mm512_set1_ps(first), factor = _mm512_set1_ps(inverse);
     __m512i total[3] = {_mm512_setzero_si512(), _mm512_setzero_si512(), _mm512_setzero_si512()};
     for (std::int64_t i = 0; i < k; i += 16) {
-        const auto lanes = static_cast<__mmask16>(k - i >= 16 ? 0xFFFF : (1u << (k - i)) - 1);
+        const auto lanes = firstLanes16(k - i);
         __m512i rest = _mm512_maskz_cvtps_epi32(
-            kLanes16, _mm512_mul_ps(_mm512_mul_ps(_mm512_maskz_loadu_ps(lanes, x + i), exact), factor));  // nearest even
+            kAll16, _mm512_mul_ps(_mm512_mul_ps(_mm512_maskz_loadu_ps(lanes, x + i), exact), factor));  // nearest even
         for (int q = 0; q < 3; ++q) {
             // The low byte as a signed digit, the rest carried: X = digit + 256 * rest, exactly.
-            const __m512i digit = q < 2 ? _mm512_maskz_srai_epi32(kLanes16, _mm512_maskz_slli_epi32(kLanes16, rest, 24), 24) : rest;
-            rest = _mm512_maskz_srai_epi32(kLanes16, _mm512_sub_epi32(rest, digit), 8);
+            const __m512i digit = q < 2 ? _mm512_maskz_srai_epi32(kAll16, _mm512_maskz_slli_epi32(kAll16, rest, 24), 24) : rest;
+            rest = _mm512_maskz_srai_epi32(kAll16, _mm512_sub_epi32(rest, digit), 8);
             total[q] = _mm512_add_epi32(total[q], digit);
             _mm512_mask_cvtepi32_storeu_epi8(planes + q * kp + i, lanes, digit);
         }
@@ -112,8 +107,8 @@ DRAGOMAN_VNNI inline std::int64_t weightedSum(const __m512i (&planes)[3]) {
 // R rows against C consecutive weight rows from row j, read from the line where they start (`skip` codes before them
 // masked off); two whole steps per turn of the loop.
 template <int R, int C>
-DRAGOMAN_VNNI void tile(const Int8DigitRows& x, std::int64_t r0, const std::uint8_t* w, std::int64_t n, std::int64_t k, std::int64_t skip,
-                        float* y, std::int64_t ldy, std::int64_t j) {
+DRAGOMAN_VNNI void tile(const Int8DigitRows& x, std::int64_t r0, const std::uint8_t* w, std::int64_t k, std::int64_t skip, float* y,
+                        std::int64_t ldy, std::int64_t j) {
     const std::int8_t* digits = x.digits + 3 * r0 * x.kp;
     const __m512i offset = _mm512_set1_epi8(static_cast<char>(0x80));
     __m512i acc[R][C][3];
@@ -156,14 +151,14 @@ DRAGOMAN_VNNI void tile(const Int8DigitRows& x, std::int64_t r0, const std::uint
 // whose digits fit beside them in registers), the rest alone. One row: 4 weight rows per tile (2 streamed at two
 // thirds the rate, 6 and 8 no faster).
 template <int R>
-void rowsAgainst(const Int8DigitRows& x, std::int64_t r0, const std::uint8_t* w, std::int64_t n, std::int64_t k, std::int64_t skip,
-                 float* y, std::int64_t ldy, std::int64_t begin, std::int64_t end) {
+void rowsAgainst(const Int8DigitRows& x, std::int64_t r0, const std::uint8_t* w, std::int64_t k, std::int64_t skip, float* y,
+                 std::int64_t ldy, std::int64_t begin, std::int64_t end) {
     constexpr int C = R <= 2 ? 4 : 1;
     std::int64_t j = begin;
     for (; j + C <= end; j += C)
-        tile<R, C>(x, r0, w, n, k, skip, y, ldy, j);
+        tile<R, C>(x, r0, w, k, skip, y, ldy, j);
     for (; j < end; ++j)
-        tile<R, 1>(x, r0, w, n, k, skip, y, ldy, j);
+        tile<R, 1>(x, r0, w, k, skip, y, ldy, j);
 }
 
 }  // namespace int8digits
@@ -207,23 +202,23 @@ Int8DigitRows int8DigitRows(const float* x, std::int64_t m, std::int64_t k, std:
     return {planes, kp, s.scale.data(), s.sums.data()};
 }
 
-void int8DigitBlock(const Int8DigitRows& x, std::int64_t m, const std::int8_t* w, std::int64_t n, std::int64_t k, std::int64_t skip,
-                    float* y, std::int64_t ldy, std::int64_t begin, std::int64_t end) {
+void int8DigitBlock(const Int8DigitRows& x, std::int64_t m, const std::int8_t* w, std::int64_t k, std::int64_t skip, float* y,
+                    std::int64_t ldy, std::int64_t begin, std::int64_t end) {
     const auto* codes = reinterpret_cast<const std::uint8_t*>(w);
     for (std::int64_t r = 0; r < m; r += 4) {
         float* yr = y + r * ldy;
         switch (std::min<std::int64_t>(4, m - r)) {
             case 4:
-                int8digits::rowsAgainst<4>(x, r, codes, n, k, skip, yr, ldy, begin, end);
+                int8digits::rowsAgainst<4>(x, r, codes, k, skip, yr, ldy, begin, end);
                 break;
             case 3:
-                int8digits::rowsAgainst<3>(x, r, codes, n, k, skip, yr, ldy, begin, end);
+                int8digits::rowsAgainst<3>(x, r, codes, k, skip, yr, ldy, begin, end);
                 break;
             case 2:
-                int8digits::rowsAgainst<2>(x, r, codes, n, k, skip, yr, ldy, begin, end);
+                int8digits::rowsAgainst<2>(x, r, codes, k, skip, yr, ldy, begin, end);
                 break;
             default:
-                int8digits::rowsAgainst<1>(x, r, codes, n, k, skip, yr, ldy, begin, end);
+                int8digits::rowsAgainst<1>(x, r, codes, k, skip, yr, ldy, begin, end);
                 break;
         }
     }

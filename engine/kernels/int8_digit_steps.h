@@ -37,7 +37,7 @@ Int8DigitRows int8DigitRows(const float* x, std::int64_t m, std::int64_t k, std:
 
 // y[r, j] for the M rows against weight rows [begin, end) of int8 codes w [N, K] (the raw products, before the layer's
 // scale), each read from the 64-byte line at w + j K - skip.
-void int8DigitBlock(const Int8DigitRows& x, std::int64_t m, const std::int8_t* w, std::int64_t n, std::int64_t k, std::int64_t skip,
-                    float* y, std::int64_t ldy, std::int64_t begin, std::int64_t end);
+void int8DigitBlock(const Int8DigitRows& x, std::int64_t m, const std::int8_t* w, std::int64_t k, std::int64_t skip, float* y,
+                    std::int64_t ldy, std::int64_t begin, std::int64_t end);
 
 }  // namespace dragoman::kernels
