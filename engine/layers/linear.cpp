@@ -3,6 +3,7 @@
 #include "kernels/bf16.h"
 #include "kernels/bf16_dot_gemm.h"
 #include "kernels/bf16_matmul.h"
+#include "kernels/channel_epilogue.h"
 #include "kernels/eight_bit_dot_steps.h"
 #include "kernels/onednn_matmul.h"
 #include "kernels/packed_gemm.h"
@@ -195,8 +196,25 @@ Linear::Linear(WeightBinder& weights, const std::string& prefix, std::int64_t ou
     if (bias) bias_ = weights.take(prefix + "bias", {out});
 }
 
-torch::Tensor Linear::scaled(torch::Tensor y) const {
-    return scale_.defined() ? y.mul_(scale_) : y;
+torch::Tensor Linear::scaled(torch::Tensor y, bool withBias) const {
+    const auto& bias = withBias ? bias_ : torch::Tensor();
+    if (!scale_.defined() && !bias.defined()) return y;
+    const auto n = weight_.size(0);
+    const bool inPlace = y.device().is_cpu() && y.scalar_type() == torch::kFloat32 && y.is_contiguous() && y.size(-1) == n &&
+                         (!scale_.defined() || (scale_.scalar_type() == torch::kFloat32 && scale_.is_contiguous())) &&
+                         (!bias.defined() || (bias.scalar_type() == torch::kFloat32 && bias.is_contiguous() && bias.numel() == n));
+    if (!inPlace) {
+        if (scale_.defined()) y.mul_(scale_);
+        return bias.defined() ? y + bias.to(torch::kFloat32) : y;
+    }
+    kernels::ChannelEpilogue epilogue;
+    if (scale_.defined()) {
+        epilogue.scale = scale_.data_ptr<float>();
+        epilogue.scalePerTensor = scale_.numel() == 1;
+    }
+    if (bias.defined()) epilogue.bias = bias.data_ptr<float>();
+    kernels::scaleAndBiasRows(y.data_ptr<float>(), y.numel() / n, n, epilogue);
+    return y;
 }
 
 Linear::Linear(torch::Tensor weight, torch::Tensor bias, torch::Tensor scale, Placement placement)
@@ -220,11 +238,9 @@ bool Linear::rowStable(const LoraSet* lora) const {
 torch::Tensor Linear::operator()(const torch::Tensor& x, const LoraSet* lora) const {
     if (placement_.onCpuKernels()) {
         if (!scale_.defined()) return withDelta(ops::linear(x, weight_, bias_, placement_.bf16Activations), x, lora);
-        auto y = scaled(ops::project(x, weight_, placement_.bf16Activations));
-        return withDelta(bias_.defined() ? y + bias_.to(torch::kFloat32) : y, x, lora);
+        return withDelta(scaled(ops::project(x, weight_, placement_.bf16Activations), true), x, lora);
     }
-    auto y = scaled(ops::libtorchProject(x, weight_));
-    return withDelta(bias_.defined() ? y + bias_.to(torch::kFloat32) : y, x, lora);
+    return withDelta(scaled(ops::libtorchProject(x, weight_), true), x, lora);
 }
 
 torch::Tensor Linear::operator()(const torch::Tensor& x, const std::vector<const LoraSet*>& adapters) const {
@@ -285,7 +301,7 @@ std::vector<torch::Tensor> Linear::many(const torch::Tensor& x, const std::vecto
     else
         kernels::gemvMany(row.data_ptr<float>(), targets.data(), targets.size(), k);
     for (std::size_t i = 0; i < out.size(); ++i)
-        out[i] = layers[i]->withDelta(layers[i]->scaled(ops::withRowsOf(x, out[i], layers[i]->weight_.size(0))), x, lora);
+        out[i] = layers[i]->withDelta(layers[i]->scaled(ops::withRowsOf(x, out[i], layers[i]->weight_.size(0)), false), x, lora);
     return out;
 }
 

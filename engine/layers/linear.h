@@ -58,7 +58,9 @@ public:
 private:
     torch::Tensor withDelta(torch::Tensor y, const torch::Tensor& x, const LoraSet* lora) const;
 
-    torch::Tensor scaled(torch::Tensor y) const;
+    // y (the raw products) times the per-channel scale, plus the bias where `withBias`: in place and in one pass
+    // (kernels/channel_epilogue.h) for a float32 CPU tensor, through libtorch otherwise.
+    torch::Tensor scaled(torch::Tensor y, bool withBias) const;
 
     torch::Tensor weight_, bias_, scale_;
     Placement placement_;

@@ -4,6 +4,7 @@
 #include "kernels/bf16_dot_gemm.h"
 #include "kernels/bf16_matmul.h"
 #include "kernels/causal_attention.h"
+#include "kernels/channel_epilogue.h"
 #include "kernels/eight_bit_dot_steps.h"
 #include "kernels/layer_norm.h"
 #include "kernels/onednn_matmul.h"
@@ -159,6 +160,8 @@ private Q_SLOTS:
     void widenIsExact();
     void scaledLinearMatchesDequantized_data();
     void scaledLinearMatchesDequantized();
+    void channelEpilogueEqualsLibtorch_data();
+    void channelEpilogueEqualsLibtorch();
     void misshapenScaleIsNamed();
     void quantizedWeightNeedsScale();
     void fusedProjectionsOfEightBitWeights();
@@ -1130,6 +1133,44 @@ static double e4m3Value(int code) {
 // A weight-only quantized Linear (int8 or FP8 E4M3 weight, per-channel or per-tensor scale) gives what the
 // dequantized twin (codes times scale in float64) gives: one decoding row, the batched tiles (3 and 8 rows), a
 // prompt on the packed GEMM (40 and 100 rows), short and long weight rows, a K tail, with and without a bias.
+void TestKernels::channelEpilogueEqualsLibtorch_data() {
+    QTest::addColumn<int>("rows");
+    QTest::addColumn<int>("n");
+    QTest::addColumn<QString>("scale");
+    QTest::addColumn<bool>("bias");
+    // 16 x 16004 (the bundled model's output layer in a 16-row step) and 40 x 1000 are split over the pool in
+    // claims that start inside a row; 1 x 7 and 3 x 384 run in one.
+    for (auto [rows, n] : {std::pair{1, 7}, std::pair{3, 384}, std::pair{40, 1000}, std::pair{16, 16004}})
+        for (const char* scale : {"channel", "tensor", "none"})
+            for (bool bias : {false, true})
+                if (QString::fromLatin1(scale) != "none" || bias)
+                    QTest::addRow("%dx%d_%s%s", rows, n, scale, bias ? "_bias" : "") << rows << n << QString::fromLatin1(scale) << bias;
+}
+
+// Bit for bit what libtorch's mul_ by the scale and then + bias give.
+void TestKernels::channelEpilogueEqualsLibtorch() {
+    QFETCH(int, rows);
+    QFETCH(int, n);
+    QFETCH(QString, scale);
+    QFETCH(bool, bias);
+    auto generator = at::detail::createCPUGenerator(17);
+    const auto y = torch::randn({rows, n}, generator, torch::kFloat32) * 37;
+    const auto scales = torch::rand({scale == "tensor" ? 1 : n}, generator, torch::kFloat32) * 0.01 + 1e-4;
+    const auto biases = torch::randn({n}, generator, torch::kFloat32);
+    auto expected = y.clone();
+    if (scale != "none") expected.mul_(scales);
+    if (bias) expected = expected + biases;
+    auto got = y.clone();
+    kernels::ChannelEpilogue epilogue;
+    if (scale != "none") {
+        epilogue.scale = scales.data_ptr<float>();
+        epilogue.scalePerTensor = scale == "tensor";
+    }
+    if (bias) epilogue.bias = biases.data_ptr<float>();
+    kernels::scaleAndBiasRows(got.data_ptr<float>(), rows, n, epilogue);
+    QVERIFY(torch::equal(got, expected));
+}
+
 void TestKernels::scaledLinearMatchesDequantized_data() {
     QTest::addColumn<QString>("type");
     QTest::addColumn<int>("rows");
