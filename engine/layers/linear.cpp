@@ -43,6 +43,21 @@ torch::Tensor widenedBlocksProduct(const torch::Tensor& rows, const torch::Tenso
     return y;
 }
 
+// y [..., n] (a fresh product) += bias, in place where y is a float32 CPU tensor: one pass on the kernel threads
+// (kernels/channel_epilogue.h) instead of an ATen call and a new tensor per projection.
+void addBias(torch::Tensor& y, const torch::Tensor& bias) {
+    if (!bias.defined()) return;
+    const auto b = bias.scalar_type() == torch::kFloat32 && bias.is_contiguous() ? bias : bias.to(torch::kFloat32).contiguous();
+    if (!y.device().is_cpu() || y.scalar_type() != torch::kFloat32 || !y.is_contiguous()) {
+        y = y + b;
+        return;
+    }
+    const auto n = y.size(-1);
+    kernels::ChannelEpilogue epilogue;
+    epilogue.bias = b.data_ptr<float>();
+    kernels::scaleAndBiasRows(y.data_ptr<float>(), y.numel() / n, n, epilogue);
+}
+
 torch::Tensor withRowsOf(const torch::Tensor& x, const torch::Tensor& y, std::int64_t n) {
     auto sizes = x.sizes().vec();
     sizes.back() = n;
@@ -56,15 +71,7 @@ torch::Tensor smallRowsLinear(const torch::Tensor& x, const torch::Tensor& weigh
     const auto rows = x.reshape({-1, k}).contiguous();
     auto y = torch::empty({rows.size(0), n}, torch::kFloat32);
     kernels::f32MatmulTransposed(rows.data_ptr<float>(), weight.data_ptr<float>(), y.data_ptr<float>(), rows.size(0), n, k);
-    if (bias.defined()) {
-        // The bias in a plain loop (a few rows): one ATen call less per projection of a decoding step.
-        const auto b = bias.scalar_type() == torch::kFloat32 && bias.is_contiguous() ? bias : bias.to(torch::kFloat32).contiguous();
-        const float* bp = b.data_ptr<float>();
-        float* yp = y.data_ptr<float>();
-        for (std::int64_t r = 0; r < rows.size(0); ++r)
-            for (std::int64_t j = 0; j < n; ++j)
-                yp[r * n + j] += bp[j];
-    }
+    addBias(y, bias);
     return withRowsOf(x, y, n);
 }
 
@@ -81,7 +88,8 @@ bool rowStableAtAnyCount(const torch::Tensor& weight, bool bf16Activations) {
 torch::Tensor linear(const torch::Tensor& x, const torch::Tensor& weight, const torch::Tensor& bias, bool bf16Activations) {
     if (weight.scalar_type() != torch::kFloat32) {
         auto y = project(x, weight, bf16Activations);
-        return bias.defined() ? y + bias.to(torch::kFloat32) : y;
+        addBias(y, bias);
+        return y;
     }
     const bool tracked = torch::GradMode::is_enabled() && (weight.requires_grad() || x.requires_grad());
     // With AVX2 every row count takes the engine's kernel, whose sums do not depend on the other rows: a source

@@ -1130,9 +1130,6 @@ static double e4m3Value(int code) {
     return sign ? -v : v;
 }
 
-// A weight-only quantized Linear (int8 or FP8 E4M3 weight, per-channel or per-tensor scale) gives what the
-// dequantized twin (codes times scale in float64) gives: one decoding row, the batched tiles (3 and 8 rows), a
-// prompt on the packed GEMM (40 and 100 rows), short and long weight rows, a K tail, with and without a bias.
 void TestKernels::channelEpilogueEqualsLibtorch_data() {
     QTest::addColumn<int>("rows");
     QTest::addColumn<int>("n");
@@ -1171,6 +1168,9 @@ void TestKernels::channelEpilogueEqualsLibtorch() {
     QVERIFY(torch::equal(got, expected));
 }
 
+// A weight-only quantized Linear (int8 or FP8 E4M3 weight, per-channel or per-tensor scale) gives what the
+// dequantized twin (codes times scale in float64) gives: one decoding row, the batched tiles (3 and 8 rows), a
+// prompt on the packed GEMM (40 and 100 rows), short and long weight rows, a K tail, with and without a bias.
 void TestKernels::scaledLinearMatchesDequantized_data() {
     QTest::addColumn<QString>("type");
     QTest::addColumn<int>("rows");
