@@ -33,7 +33,12 @@ void RmsNorm::place(Placement placement) {
 }
 
 LayerNorm::LayerNorm(WeightBinder& weights, const std::string& prefix, std::int64_t dim, double eps)
-    : weight_(weights.take(prefix + "weight", {dim})), bias_(weights.take(prefix + "bias", {dim})), eps_(eps) {}
+    : weight_(weights.take(prefix + "weight", {dim})), bias_(weights.take(prefix + "bias", {dim})), eps_(eps) {
+    // Activations are float32: bf16 parameters (the bundled model's) widened once (exact) so that residual() takes
+    // the fused kernel instead of libtorch's add and norm with a conversion on every call.
+    if (weight_.is_floating_point() && weight_.scalar_type() != torch::kFloat32) weight_ = weight_.to(torch::kFloat32);
+    if (bias_.is_floating_point() && bias_.scalar_type() != torch::kFloat32) bias_ = bias_.to(torch::kFloat32);
+}
 
 torch::Tensor LayerNorm::operator()(const torch::Tensor& x) const {
     if (weight_.scalar_type() != torch::kFloat32)
