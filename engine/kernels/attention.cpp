@@ -75,11 +75,12 @@ void attendHead(const float* query, const float* k, std::int64_t kStride, const 
         axpy(weights[t] * inverse, v + t * vStride, o, headDim);
 }
 
-// A decoding step's attention is a few hundred thousand multiply-adds: handing it to the pool costs more than it
-// saves until the caches are long. fn(i, weights) for every i in [0, count).
+// One sequence's decoding step attends with a few thousand multiply-adds per layer: handing that to the pool costs
+// more than it saves until the cache is long. A batched step's rows share it out (the bundled model's 16 rows,
+// ~80,000: the other core otherwise waited through it). fn(i, weights) for every i in [0, count).
 template <typename Fn>
 void forEachHead(std::int64_t count, std::int64_t work, const Fn& fn) {
-    if (work < (1 << 18)) {
+    if (work < (1 << 15)) {
         std::vector<float> weights;
         for (std::int64_t i = 0; i < count; ++i)
             fn(i, weights);
