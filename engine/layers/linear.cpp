@@ -202,6 +202,10 @@ Linear::Linear(WeightBinder& weights, const std::string& prefix, std::int64_t ou
     // A static activation scale only matters where activations are quantized; they stay float32 here.
     weights.ignore(prefix + "input_scale");
     if (bias) bias_ = weights.take(prefix + "bias", {out});
+    widenBiasOfEightBit();
+}
+
+void Linear::widenBiasOfEightBit() {
     // An 8-bit layer's output is float32 and gets its bias in scaled()'s one pass; a bf16 bias (the bundled model's)
     // widened once here (exact) instead of on every call.
     if (scale_.defined() && bias_.defined() && bias_.is_floating_point()) bias_ = bias_.to(torch::kFloat32);
@@ -229,7 +233,9 @@ torch::Tensor Linear::scaled(torch::Tensor y, bool withBias) const {
 }
 
 Linear::Linear(torch::Tensor weight, torch::Tensor bias, torch::Tensor scale, Placement placement)
-    : weight_(std::move(weight)), bias_(std::move(bias)), scale_(std::move(scale)), placement_(placement) {}
+    : weight_(std::move(weight)), bias_(std::move(bias)), scale_(std::move(scale)), placement_(placement) {
+    widenBiasOfEightBit();
+}
 
 torch::Tensor Linear::withDelta(torch::Tensor y, const torch::Tensor& x, const LoraSet* lora) const {
     const auto* d = lora ? lora->at(slot_) : nullptr;

@@ -61,6 +61,7 @@ private:
     // y (the raw products) times the per-channel scale, plus the bias where `withBias`: in place and in one pass
     // (kernels/channel_epilogue.h) for a float32 CPU tensor, through libtorch otherwise.
     torch::Tensor scaled(torch::Tensor y, bool withBias) const;
+    void widenBiasOfEightBit();
 
     torch::Tensor weight_, bias_, scale_;
     Placement placement_;
