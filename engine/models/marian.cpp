@@ -38,18 +38,16 @@ public:
     std::int64_t maxSteps = 0;
 };
 
-// out = f(x) with libtorch's own elementwise kernel, cut into slices for the kernel threads: libtorch runs on one
-// thread here, and an encoder pass's activations (~160 rows x 1536) kept the other core waiting. Every slice starts
-// at a multiple of 64 values, so each value takes the same vector (or scalar tail) code as in one call: bit-identical.
-template <typename Out>
-torch::Tensor elementwiseOnKernelThreads(const torch::Tensor& x, const Out& f) {
+// f(x) with libtorch's own elementwise kernel (fOut(out, in) its out= form), cut into slices for the kernel threads:
+// libtorch runs on one thread here, and an encoder pass's activations (~160 rows x 1536) kept the other core
+// waiting. Every slice starts at a multiple of 64 values, so each value takes the same vector (or scalar tail) code
+// as in one call: bit-identical. Autograd (tools/train), other devices and small tensors take f(x) as it is.
+template <typename F, typename FOut>
+torch::Tensor elementwiseOnKernelThreads(const torch::Tensor& x, const F& f, const FOut& fOut) {
     constexpr std::int64_t kAligned = 64, kGrain = std::int64_t{8} << 10;
     const bool tracked = torch::GradMode::is_enabled() && x.requires_grad();
-    auto y = torch::empty_like(x, torch::MemoryFormat::Contiguous);
-    if (tracked || !x.device().is_cpu() || x.scalar_type() != torch::kFloat32 || !x.is_contiguous() || x.numel() < 2 * kGrain) {
-        f(y, x);
-        return y;
-    }
+    if (tracked || !x.device().is_cpu() || x.scalar_type() != torch::kFloat32 || !x.is_contiguous() || x.numel() < 2 * kGrain) return f(x);
+    auto y = torch::empty_like(x);
     const auto flatX = x.view({-1}), flatY = y.view({-1});
     const auto n = x.numel();
     const bool inference = c10::InferenceMode::is_enabled();  // the pool's threads take the caller's mode
@@ -57,17 +55,21 @@ torch::Tensor elementwiseOnKernelThreads(const torch::Tensor& x, const Out& f) {
         c10::InferenceMode mode(inference);
         const auto from = begin * kAligned, to = std::min(end * kAligned, n);
         auto out = flatY.narrow(0, from, to - from);
-        f(out, flatX.narrow(0, from, to - from));
+        fOut(out, flatX.narrow(0, from, to - from));
     });
     return y;
 }
 
 torch::Tensor activation(const std::string& name, const torch::Tensor& x) {
     if (name == "swish" || name == "silu")
-        return elementwiseOnKernelThreads(x, [](torch::Tensor& out, const torch::Tensor& in) { torch::silu_out(out, in); });
+        return elementwiseOnKernelThreads(
+            x, [](const torch::Tensor& in) { return torch::silu(in); },
+            [](torch::Tensor& out, const torch::Tensor& in) { torch::silu_out(out, in); });
     if (name == "relu") return torch::relu(x);
     // "gelu": exact erf form, as transformers' ACT2FN["gelu"]
-    return elementwiseOnKernelThreads(x, [](torch::Tensor& out, const torch::Tensor& in) { torch::gelu_out(out, in); });
+    return elementwiseOnKernelThreads(
+        x, [](const torch::Tensor& in) { return torch::gelu(in); },
+        [](torch::Tensor& out, const torch::Tensor& in) { torch::gelu_out(out, in); });
 }
 
 // Dropout as transformers applies it while training (after embeddings, attention outputs and fc2); a no-op
