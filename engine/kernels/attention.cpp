@@ -1,6 +1,7 @@
 #include "kernels/attention.h"
 
 #include "kernels/simd.h"
+#include "kernels/simd512.h"
 #include "kernels/thread_pool.h"
 
 #include <immintrin.h>
@@ -75,6 +76,48 @@ void attendHead(const float* query, const float* k, std::int64_t kStride, const 
         axpy(weights[t] * inverse, v + t * vStride, o, headDim);
 }
 
+// attendHead for headDim = 16 x Chunks on AVX-512, the query and the output held in registers across the cached
+// rows. Bit for bit attendHead with the AVX2 helpers: a 16-lane accumulator is dotAvx2's two 8-lane ones side by
+// side (sum16 adds them, then sums eight as sum8 does), and each output value gets the same multiply-adds in the
+// same order; the softmax is the same scalar code.
+template <int Chunks>
+DRAGOMAN_AVX512 void attendHeadAvx512(const float* query, const float* k, std::int64_t kStride, const float* v, std::int64_t vStride,
+                                      std::int64_t length, float scale, float* o, std::vector<float>& weights) {
+    weights.resize(static_cast<std::size_t>(length));
+    __m512 q[Chunks];
+#pragma GCC unroll 8
+    for (int c = 0; c < Chunks; ++c)
+        q[c] = _mm512_loadu_ps(query + 16 * c);
+    float maximum = -INFINITY;
+    for (std::int64_t t = 0; t < length; ++t) {
+        const float* kt = k + t * kStride;
+        __m512 acc = _mm512_setzero_ps();
+#pragma GCC unroll 8
+        for (int c = 0; c < Chunks; ++c)
+            acc = _mm512_fmadd_ps(q[c], _mm512_loadu_ps(kt + 16 * c), acc);
+        weights[t] = sum16(acc) * scale;
+        maximum = std::max(maximum, weights[t]);
+    }
+    float sum = 0;
+    for (std::int64_t t = 0; t < length; ++t)
+        sum += (weights[t] = std::exp(weights[t] - maximum));
+    const float inverse = 1.0f / sum;
+    __m512 out[Chunks];
+#pragma GCC unroll 8
+    for (int c = 0; c < Chunks; ++c)
+        out[c] = _mm512_setzero_ps();
+    for (std::int64_t t = 0; t < length; ++t) {
+        const __m512 w = _mm512_set1_ps(weights[t] * inverse);
+        const float* vt = v + t * vStride;
+#pragma GCC unroll 8
+        for (int c = 0; c < Chunks; ++c)
+            out[c] = _mm512_fmadd_ps(w, _mm512_loadu_ps(vt + 16 * c), out[c]);
+    }
+#pragma GCC unroll 8
+    for (int c = 0; c < Chunks; ++c)
+        _mm512_storeu_ps(o + 16 * c, out[c]);
+}
+
 // One sequence's decoding step attends with a few thousand multiply-adds per layer: handing that to the pool costs
 // more than it saves until the cache is long. A batched step's rows share it out (the bundled model's 16 rows,
 // ~80,000: the other core otherwise waited through it). fn(i, weights) for every i in [0, count).
@@ -105,6 +148,7 @@ void attendOneQueryEach(const float* q, const AttentionRequest* requests, std::i
                         std::int64_t group, std::int64_t headDim, float scale) {
     const auto dot = hasAvx2() ? dotAvx2 : dotPortable;
     const auto axpy = hasAvx2() ? axpyAvx2 : axpyPortable;
+    const bool wide = hasAvx512();
     // (request, row within it) of every query row.
     std::vector<std::pair<const AttentionRequest*, std::int64_t>> rows;
     std::int64_t work = 0;
@@ -118,9 +162,17 @@ void attendOneQueryEach(const float* q, const AttentionRequest* requests, std::i
         const std::int64_t h = index % heads, kvHead = h / group;
         const auto& keys = request->keys;
         const auto& values = request->values;
-        attendHead(q + index * headDim, keys.data + b * keys.batchStride + kvHead * keys.headStride, keys.rowStride,
-                   values.data + b * values.batchStride + kvHead * values.headStride, values.rowStride, request->length, headDim, scale,
-                   out + index * headDim, weights, dot, axpy);
+        const float* k = keys.data + b * keys.batchStride + kvHead * keys.headStride;
+        const float* v = values.data + b * values.batchStride + kvHead * values.headStride;
+        if (wide && headDim == 64)
+            attendHeadAvx512<4>(q + index * headDim, k, keys.rowStride, v, values.rowStride, request->length, scale, out + index * headDim,
+                                weights);
+        else if (wide && headDim == 128)
+            attendHeadAvx512<8>(q + index * headDim, k, keys.rowStride, v, values.rowStride, request->length, scale, out + index * headDim,
+                                weights);
+        else
+            attendHead(q + index * headDim, k, keys.rowStride, v, values.rowStride, request->length, headDim, scale, out + index * headDim,
+                       weights, dot, axpy);
     });
 }
 

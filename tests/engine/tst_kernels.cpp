@@ -22,8 +22,10 @@
 #include <torch/torch.h>
 
 #include <dlfcn.h>
+#include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <functional>
 #include <initializer_list>
 #include <limits>
@@ -810,6 +812,39 @@ void TestKernels::attentionMatchesReference_data() {
     QTest::newRow("long, parallel") << 1 << 16 << 4 << 700 << false << 128;
 }
 
+// One head of a decoding step in the order of the AVX2 kernel (dotAvx2: two 8-lane partial sums, then sum8's
+// tree; one multiply-add per output value per cached row), in plain C++, for head sizes in multiples of 16: the
+// AVX-512 head kernel must give these very bits.
+static std::vector<float> attendHeadInKernelOrder(const float* q, const float* k, std::int64_t kStride, const float* v,
+                                                  std::int64_t vStride, std::int64_t length, std::int64_t headDim, float scale) {
+    const auto sum8 = [](const float* s) {
+        const float t0 = s[0] + s[4], t1 = s[1] + s[5], t2 = s[2] + s[6], t3 = s[3] + s[7];
+        return (t0 + t2) + (t1 + t3);
+    };
+    std::vector<float> weights(static_cast<std::size_t>(length)), o(static_cast<std::size_t>(headDim), 0.0f);
+    float maximum = -std::numeric_limits<float>::infinity();
+    for (std::int64_t t = 0; t < length; ++t) {
+        const float* kt = k + t * kStride;
+        float lanes[16] = {};
+        for (std::int64_t i = 0; i + 16 <= headDim; i += 16)
+            for (int l = 0; l < 16; ++l)
+                lanes[l] = std::fma(q[i + l], kt[i + l], lanes[l]);
+        float both[8];
+        for (int l = 0; l < 8; ++l)
+            both[l] = lanes[l] + lanes[l + 8];
+        weights[t] = sum8(both) * scale;
+        maximum = std::max(maximum, weights[t]);
+    }
+    float sum = 0;
+    for (std::int64_t t = 0; t < length; ++t)
+        sum += (weights[t] = std::exp(weights[t] - maximum));
+    const float inverse = 1.0f / sum;
+    for (std::int64_t t = 0; t < length; ++t)
+        for (std::int64_t j = 0; j < headDim; ++j)
+            o[j] = std::fma(weights[t] * inverse, v[t * vStride + j], o[j]);
+    return o;
+}
+
 void TestKernels::attentionMatchesReference() {
     QFETCH(int, batch);
     QFETCH(int, heads);
@@ -833,6 +868,25 @@ void TestKernels::attentionMatchesReference() {
     const auto expected = torch::matmul(weights, v).view({batch, heads * headDim});
     const double error = (got.to(torch::kFloat64) - expected).abs().max().item<double>();
     QVERIFY2(error < 1e-5, qPrintable(QString("max error %1").arg(error)));
+
+    // Bit for bit the kernel's own order, whichever instruction set ran it, where every operation is an explicit
+    // vector one (a scalar tail may be contracted into a multiply-add or not, as the compiler likes).
+    if (headDim % 16 != 0) return;
+    const float scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(headDim)));
+    for (int b = 0; b < batch; ++b) {
+        for (int h = 0; h < heads; ++h) {
+            const auto kv = h / group;
+            const auto keyRows = keys.select(0, sharedCache ? 0 : b).select(0, kv),
+                       valueRows = values.select(0, sharedCache ? 0 : b).select(0, kv);
+            const auto want =
+                attendHeadInKernelOrder(queries.data_ptr<float>() + (b * heads + h) * headDim, keyRows.data_ptr<float>(), keyRows.stride(0),
+                                        valueRows.data_ptr<float>(), valueRows.stride(0), length, headDim, scale);
+            const float* have = got.data_ptr<float>() + (b * heads + h) * headDim;
+            for (int j = 0; j < headDim; ++j)
+                QVERIFY2(have[j] == want[static_cast<std::size_t>(j)],
+                         qPrintable(QString("batch %1 head %2 value %3: %4 against %5").arg(b).arg(h).arg(j).arg(have[j]).arg(want[j])));
+        }
+    }
 }
 
 void TestKernels::causalPromptMatchesReference_data() {
