@@ -58,6 +58,15 @@ namespace {
 using Dot = float (*)(const float*, const float*, std::int64_t);
 using Axpy = void (*)(float, const float*, float*, std::int64_t);
 
+// The softmax's scalar middle, shared by both head kernels so that they give the same bits: weights[t] becomes
+// exp(weights[t] - maximum); returns one over their sum.
+float exponentiate(std::vector<float>& weights, std::int64_t length, float maximum) {
+    float sum = 0;
+    for (std::int64_t t = 0; t < length; ++t)
+        sum += (weights[t] = std::exp(weights[t] - maximum));
+    return 1.0f / sum;
+}
+
 // One query head over `length` cached rows: softmax(scale * q . k_t) summed over v_t into o.
 void attendHead(const float* query, const float* k, std::int64_t kStride, const float* v, std::int64_t vStride, std::int64_t length,
                 std::int64_t headDim, float scale, float* o, std::vector<float>& weights, Dot dot, Axpy axpy) {
@@ -67,11 +76,8 @@ void attendHead(const float* query, const float* k, std::int64_t kStride, const 
         weights[t] = dot(query, k + t * kStride, headDim) * scale;
         maximum = std::max(maximum, weights[t]);
     }
-    float sum = 0;
-    for (std::int64_t t = 0; t < length; ++t)
-        sum += (weights[t] = std::exp(weights[t] - maximum));
+    const float inverse = exponentiate(weights, length, maximum);
     std::fill(o, o + headDim, 0.0f);
-    const float inverse = 1.0f / sum;
     for (std::int64_t t = 0; t < length; ++t)
         axpy(weights[t] * inverse, v + t * vStride, o, headDim);
 }
@@ -98,10 +104,7 @@ DRAGOMAN_AVX512 void attendHeadAvx512(const float* query, const float* k, std::i
         weights[t] = sum16(acc) * scale;
         maximum = std::max(maximum, weights[t]);
     }
-    float sum = 0;
-    for (std::int64_t t = 0; t < length; ++t)
-        sum += (weights[t] = std::exp(weights[t] - maximum));
-    const float inverse = 1.0f / sum;
+    const float inverse = exponentiate(weights, length, maximum);
     __m512 out[Chunks];
 #pragma GCC unroll 8
     for (int c = 0; c < Chunks; ++c)
@@ -162,17 +165,16 @@ void attendOneQueryEach(const float* q, const AttentionRequest* requests, std::i
         const std::int64_t h = index % heads, kvHead = h / group;
         const auto& keys = request->keys;
         const auto& values = request->values;
+        const float* query = q + index * headDim;
         const float* k = keys.data + b * keys.batchStride + kvHead * keys.headStride;
         const float* v = values.data + b * values.batchStride + kvHead * values.headStride;
+        float* o = out + index * headDim;
         if (wide && headDim == 64)
-            attendHeadAvx512<4>(q + index * headDim, k, keys.rowStride, v, values.rowStride, request->length, scale, out + index * headDim,
-                                weights);
+            attendHeadAvx512<4>(query, k, keys.rowStride, v, values.rowStride, request->length, scale, o, weights);
         else if (wide && headDim == 128)
-            attendHeadAvx512<8>(q + index * headDim, k, keys.rowStride, v, values.rowStride, request->length, scale, out + index * headDim,
-                                weights);
+            attendHeadAvx512<8>(query, k, keys.rowStride, v, values.rowStride, request->length, scale, o, weights);
         else
-            attendHead(q + index * headDim, k, keys.rowStride, v, values.rowStride, request->length, headDim, scale, out + index * headDim,
-                       weights, dot, axpy);
+            attendHead(query, k, keys.rowStride, v, values.rowStride, request->length, headDim, scale, o, weights, dot, axpy);
     });
 }
 

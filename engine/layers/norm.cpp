@@ -33,24 +33,20 @@ void RmsNorm::place(Placement placement) {
 }
 
 LayerNorm::LayerNorm(WeightBinder& weights, const std::string& prefix, std::int64_t dim, double eps)
-    : weight_(weights.take(prefix + "weight", {dim})), bias_(weights.take(prefix + "bias", {dim})), eps_(eps) {
-    // Activations are float32: bf16 parameters (the bundled model's) widened once (exact) so that residual() takes
-    // the fused kernel instead of libtorch's add and norm with a conversion on every call.
-    if (weight_.is_floating_point() && weight_.scalar_type() != torch::kFloat32) weight_ = weight_.to(torch::kFloat32);
-    if (bias_.is_floating_point() && bias_.scalar_type() != torch::kFloat32) bias_ = bias_.to(torch::kFloat32);
-}
+    // Activations are float32: bf16 parameters (the bundled model's) widened once (exact; float32 ones are kept as
+    // they are, autograd's included), so every call takes float32 parameters and residual() the fused kernel.
+    : weight_(weights.take(prefix + "weight", {dim}).to(torch::kFloat32)),
+      bias_(weights.take(prefix + "bias", {dim}).to(torch::kFloat32)),
+      eps_(eps) {}
 
 torch::Tensor LayerNorm::operator()(const torch::Tensor& x) const {
-    if (weight_.scalar_type() != torch::kFloat32)
-        return torch::layer_norm(x, {x.size(-1)}, weight_.to(torch::kFloat32), bias_.to(torch::kFloat32), eps_);
     return torch::layer_norm(x, {x.size(-1)}, weight_, bias_, eps_);
 }
 
 torch::Tensor LayerNorm::residual(const torch::Tensor& x, const torch::Tensor& h) const {
     const bool tracked = torch::GradMode::is_enabled() && (x.requires_grad() || h.requires_grad() || weight_.requires_grad());
     const auto f32 = torch::kFloat32;
-    if (tracked || x.scalar_type() != f32 || h.scalar_type() != f32 || weight_.scalar_type() != f32 || bias_.scalar_type() != f32 ||
-        !x.is_contiguous() || !h.is_contiguous() || x.sizes() != h.sizes())
+    if (tracked || x.scalar_type() != f32 || h.scalar_type() != f32 || !x.is_contiguous() || !h.is_contiguous() || x.sizes() != h.sizes())
         return (*this)(x + h);
     auto out = torch::empty_like(x);
     const auto d = x.size(-1);
