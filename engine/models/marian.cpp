@@ -31,7 +31,15 @@ public:
 
 class MarianState : public DecoderState {
 public:
+    ~MarianState() override {
+        if (!pool) return;
+        for (auto& cache : layers) {
+            pool->giveBack(std::move(cache.selfK));
+            pool->giveBack(std::move(cache.selfV));
+        }
+    }
     std::int64_t length() const override { return length_; }
+    std::shared_ptr<CachePool> pool;
     std::shared_ptr<const MarianMemory> source;
     std::vector<KvCache> layers;
     std::int64_t length_ = 0;
@@ -387,11 +395,12 @@ std::unique_ptr<DecoderState> MarianModel::startDecoding(std::shared_ptr<const S
     state->source = std::move(memory);
     state->adapter = std::move(adapter);
     state->maxSteps = std::min(maxSteps, config_.maxPositions);
+    state->pool = cachePool_;
     const auto heads = config_.decoderHeads, hd = config_.dModel / heads;
     for (std::size_t i = 0; i < decoder_.size(); ++i) {
         KvCache cache;
-        cache.selfK = torch::empty({batch, heads, state->maxSteps, hd}, torch::kFloat32);
-        cache.selfV = torch::empty_like(cache.selfK);
+        cache.selfK = cachePool_->take({batch, heads, state->maxSteps, hd}, torch::kFloat32);
+        cache.selfV = cachePool_->take({batch, heads, state->maxSteps, hd}, torch::kFloat32);
         state->layers.push_back(std::move(cache));
     }
     return state;

@@ -47,6 +47,8 @@ private Q_SLOTS:
     void decodesMatch_data();
     void decodesMatch();
     void greedyIsDeterministic();
+    void cachePoolKeepsOnlyUnsharedCaches();
+    void handedBackCachesDecodeAsFreshOnes();
     void batchedStepEqualsStepsAlone_data();
     void batchedStepEqualsStepsAlone();
     void concurrentRequestsShareSteps_data();
@@ -245,6 +247,55 @@ void TestMarian::greedyIsDeterministic() {
         if (run == 0) first = ids;
         QCOMPARE(ids, first);
     }
+}
+
+void TestMarian::cachePoolKeepsOnlyUnsharedCaches() {
+    CachePool pool(std::size_t{1} << 20);
+    auto first = pool.take({2, 3, 16, 8}, torch::kFloat32);
+    const auto* storage = first.data_ptr<float>();
+    pool.giveBack(std::move(first));
+    QCOMPARE(pool.bytesHeld(), std::size_t{2 * 3 * 16 * 8 * 4});
+    QVERIFY(pool.take({2, 3, 16, 4}, torch::kFloat32).data_ptr<float>() != storage);  // another shape: a new tensor
+    auto again = pool.take({2, 3, 16, 8}, torch::kFloat32);
+    QCOMPARE(again.data_ptr<float>(), storage);
+    QCOMPARE(pool.bytesHeld(), std::size_t{0});
+    // A cache something else still reads (a view) is not handed out again.
+    const auto view = again.narrow(2, 0, 4);
+    pool.giveBack(std::move(again));
+    QCOMPARE(pool.bytesHeld(), std::size_t{0});
+    // Nor kept past the pool's bound.
+    pool.giveBack(torch::empty({1 << 18}, torch::kFloat32));  // exactly 1 MiB
+    pool.giveBack(torch::empty({4}, torch::kFloat32));
+    QCOMPARE(pool.bytesHeld(), std::size_t{1} << 20);
+}
+
+// Every case decoded greedily and with beams, in one order and then the other, on caches the previous sessions
+// handed back (their rows past the new sequence's length hold the old sequence's keys): the fixture's ids each time.
+void TestMarian::handedBackCachesDecodeAsFreshOnes() {
+    c10::InferenceMode guard;
+    const auto* marian = dynamic_cast<const MarianModel*>(model_->encoderDecoder());
+    QVERIFY(marian);
+    const auto& m = *marian;
+    const std::int64_t maxNew = json_.at("max_new_tokens");
+    const std::vector<TokenId> prefix{m.decoderStartId()};
+    const int cases = static_cast<int>(json_.at("cases").size());
+    std::vector<int> order;
+    for (int i = 0; i < cases; ++i)
+        order.push_back(i);
+    for (int i = cases - 1; i >= 0; --i)
+        order.push_back(i);
+    for (const int i : order)
+        for (const char* mode : {"greedy", "beam"}) {
+            const auto& expected = json_["cases"][i][mode];
+            const bool beam = std::string(mode) == "beam";
+            const std::int64_t beams = beam ? expected.at("num_beams").get<std::int64_t>() : 1;
+            SearchOptions options{maxNew, {m.eosId()}, nullptr, {}};
+            EncoderDecoderSession session(m, m.encode(sourceIds(i)), beams, 1 + maxNew);
+            const auto got = beam ? beamSearch(session, prefix, options, {beams, expected.at("length_penalty"), false})
+                                  : greedySearch(session, prefix, options);
+            QCOMPARE(got, expected.at("generated_ids").get<std::vector<TokenId>>());
+        }
+    QVERIFY(m.cachedBytes() > 0);  // the sessions' caches came back, so the later ones ran on used memory
 }
 
 const RunnableModel& TestMarian::modelNamed(const QString& name) {
