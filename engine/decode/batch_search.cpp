@@ -1,5 +1,6 @@
 #include "decode/batch_search.h"
 
+#include "kernels/argmax.h"
 #include "layers/linear.h"
 #include "util/error.h"
 
@@ -20,7 +21,9 @@ struct Running {
 bool advance(Running& r, torch::Tensor scores) {
     auto& s = *r.sequence;
     if (s.options.processors) s.options.processors->apply(scores, r.history);
-    const auto token = scores[0].argmax().item<TokenId>();
+    const auto row = scores[0].contiguous();
+    const auto token = row.is_cpu() && row.scalar_type() == torch::kFloat32 ? kernels::firstArgmax(row.data_ptr<float>(), row.numel())
+                                                                            : row.argmax().item<TokenId>();
     s.generated.push_back(token);
     r.history[0].push_back(token);
     if (s.options.onToken && !s.options.onToken(token)) return false;

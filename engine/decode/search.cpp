@@ -1,5 +1,7 @@
 #include "decode/search.h"
 
+#include "kernels/argmax.h"
+
 #include <torch/torch.h>
 
 #include <ATen/CPUGeneratorImpl.h>
@@ -23,17 +25,6 @@ std::vector<T> hostValues(const torch::Tensor& t) {
     return std::vector<T>(c.template data_ptr<T>(), c.template data_ptr<T>() + c.numel());
 }
 
-// torch.argmax over one row of scores: the first maximal index, a NaN counting as the largest. A plain loop:
-// every request runs this once per token, and the ATen call cost more than the comparisons.
-TokenId firstArgmax(const float* row, std::int64_t n) {
-    std::int64_t best = 0;
-    for (std::int64_t i = 0; i < n; ++i) {
-        if (std::isnan(row[i])) return i;
-        if (row[i] > row[best]) best = i;
-    }
-    return best;
-}
-
 }  // namespace
 
 std::vector<TokenId> greedySearch(DecodingSession& session, const std::vector<TokenId>& prefix, const SearchOptions& options) {
@@ -43,7 +34,7 @@ std::vector<TokenId> greedySearch(DecodingSession& session, const std::vector<To
     for (std::int64_t i = 0; i < options.maxNewTokens; ++i) {
         auto scores = session.next(torch::tensor({last}, torch::kInt64)).contiguous();
         if (options.processors) options.processors->apply(scores, sequences);
-        last = firstArgmax(scores.data_ptr<float>(), scores.size(-1));
+        last = kernels::firstArgmax(scores.data_ptr<float>(), scores.size(-1));
         generated.push_back(last);
         sequences[0].push_back(last);
         if (options.onToken && !options.onToken(last)) break;

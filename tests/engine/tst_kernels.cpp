@@ -1,5 +1,6 @@
 // The engine's own matrix kernels (engine/kernels) against a float64 reference: every path the dispatch
 // can take (one row, few rows, short and long weight rows, K tails, bf16 and f32 weights, fused GEMVs).
+#include "kernels/argmax.h"
 #include "kernels/bf16.h"
 #include "kernels/bf16_dot_gemm.h"
 #include "kernels/bf16_matmul.h"
@@ -162,6 +163,8 @@ private Q_SLOTS:
     void widenIsExact();
     void scaledLinearMatchesDequantized_data();
     void scaledLinearMatchesDequantized();
+    void firstArgmaxIsTorchArgmax_data();
+    void firstArgmaxIsTorchArgmax();
     void channelEpilogueEqualsLibtorch_data();
     void channelEpilogueEqualsLibtorch();
     void misshapenScaleIsNamed();
@@ -1182,6 +1185,56 @@ static double e4m3Value(int code) {
     const int sign = code >> 7, e = (code >> 3) & 15, m = code & 7;
     const double v = e == 0 ? (m / 8.0) * std::pow(2.0, -6) : (1 + m / 8.0) * std::pow(2.0, e - 7);
     return sign ? -v : v;
+}
+
+void TestKernels::firstArgmaxIsTorchArgmax_data() {
+    QTest::addColumn<int>("n");
+    QTest::addColumn<QString>("shape");
+    // Lengths around a vector's 16 lanes, the bundled model's vocabulary and HY-MT's.
+    for (const int n : {1, 15, 16, 17, 33, 16004, 120818})
+        for (const char* shape : {"random", "ties", "nan", "nans", "zeros", "-inf", "+inf"})
+            QTest::addRow("%d_%s", n, shape) << n << QString::fromLatin1(shape);
+}
+
+// Against torch.argmax and the rule written out (the first maximal value; the first NaN if there is one), on rows
+// whose maximum sits in several places, in the last (masked) lanes, behind NaNs, among signed zeros and infinities.
+void TestKernels::firstArgmaxIsTorchArgmax() {
+    QFETCH(int, n);
+    QFETCH(QString, shape);
+    auto generator = at::detail::createCPUGenerator(static_cast<std::uint64_t>(n));
+    auto row = torch::randn({n}, generator, torch::kFloat32);
+    auto* v = row.data_ptr<float>();
+    const auto at = [n](double share) { return std::min<std::int64_t>(n - 1, static_cast<std::int64_t>(share * n)); };
+    const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+    if (shape == "ties")
+        for (const double share : {0.9, 0.3, 1.0})  // the last value too (a masked lane unless n % 16 == 0)
+            v[at(share)] = 100.0f;
+    if (shape == "nan") v[at(0.7)] = nan;
+    if (shape == "nans") {
+        v[at(0.2)] = 100.0f;
+        v[at(0.6)] = nan;
+        v[at(0.4)] = -nan;
+        v[n - 1] = nan;
+    }
+    if (shape == "zeros") {
+        row.zero_();
+        v[0] = -0.0f;
+    }
+    if (shape == "-inf") row.fill_(-inf);
+    if (shape == "+inf") {
+        v[at(0.8)] = inf;
+        v[at(0.5)] = inf;
+    }
+    std::int64_t expected = 0;  // the rule, written out
+    for (std::int64_t i = 0; i < n; ++i) {
+        if (std::isnan(v[i])) {
+            expected = i;
+            break;
+        }
+        if (v[i] > v[expected]) expected = i;
+    }
+    QCOMPARE(kernels::firstArgmax(v, n), expected);
+    QCOMPARE(row.argmax().item<std::int64_t>(), expected);
 }
 
 void TestKernels::channelEpilogueEqualsLibtorch_data() {
