@@ -114,13 +114,13 @@ void StepBatcher::serve() {
 }
 
 void StepBatcher::between(const std::function<void()>& work) {
-    Prompt prompt{&work, nullptr, {}, false};
+    Prompt prompt{&work, nullptr, {}, false, {}};
     queue(prompt);
 }
 
 void StepBatcher::together(void* input) {
     if (!promptRunner_) throw Error("internal", "this batcher runs no prompts together");
-    Prompt prompt{nullptr, input, {}, false};
+    Prompt prompt{nullptr, input, {}, false, {}};
     queue(prompt);
 }
 
@@ -129,19 +129,19 @@ void StepBatcher::queue(Prompt& prompt) {
     startThread();
     prompts_.push_back(&prompt);
     work_.notify_one();
-    done_.wait(lock, [&] { return prompt.done; });
+    prompt.woken.wait(lock, [&] { return prompt.done; });
     if (prompt.error) std::rethrow_exception(prompt.error);
 }
 
 torch::Tensor StepBatcher::step(void* state, const torch::Tensor& tokens) {
-    Pending pending{state, tokens, {}, {}, false};
+    Pending pending{state, tokens, {}, {}, false, {}};
     std::unique_lock lock(mutex_);
     startThread();
     if (waiting_.empty()) waitingSince_ = Clock::now();
     waiting_.push_back(&pending);
     waitingRows_ += tokens.size(0);
     work_.notify_one();
-    done_.wait(lock, [&] { return pending.done; });
+    pending.woken.wait(lock, [&] { return pending.done; });
     if (pending.error) std::rethrow_exception(pending.error);
     return pending.logits;
 }
@@ -178,10 +178,11 @@ void StepBatcher::runPrompts(std::unique_lock<std::mutex>& lock) {
     counts_.promptSeconds += std::chrono::duration<double>(end - start).count();
     ++counts_.promptRuns;
     counts_.widestPromptRun = std::max(counts_.widestPromptRun, static_cast<std::int64_t>(batch.size()));
-    for (auto* p : batch)
-        p->done = true;
     lastEnd_ = end;
-    done_.notify_all();
+    for (auto* p : batch) {
+        p->done = true;
+        p->woken.notify_one();
+    }
 }
 
 void StepBatcher::runTogether(const std::vector<Prompt*>& batch) {
@@ -251,15 +252,16 @@ void StepBatcher::runBatch(std::unique_lock<std::mutex>& lock) {
     const auto end = Clock::now();
 
     lock.lock();
-    for (auto* p : batch)
-        p->done = true;
     lastEnd_ = end;
     lastStep_ = end - start;
     ++counts_.steps;
     counts_.stepSeconds += std::chrono::duration<double>(end - start).count();
     counts_.rows += rows;
     counts_.widest = std::max(counts_.widest, rows);
-    done_.notify_all();
+    for (auto* p : batch) {
+        p->done = true;
+        p->woken.notify_one();
+    }
 }
 
 }  // namespace dragoman

@@ -88,17 +88,22 @@ public:
     Counts counts() const;
 
 private:
+    // Each waiting request has its own condition variable, notified (under the lock, so the request cannot return
+    // and take it off its stack meanwhile) when its step or prompt is done: one shared one woke every waiting thread
+    // at every step, 16 or more of them on two cores, each to find it was not its turn.
     struct Pending {
         void* state;
         torch::Tensor tokens, logits;
         std::exception_ptr error;
         bool done = false;
+        std::condition_variable woken;
     };
     struct Prompt {
         const std::function<void()>* work;  // between()'s, or null
         void* input;                        // together()'s, or null
         std::exception_ptr error;
         bool done = false;
+        std::condition_variable woken;
     };
     using Clock = std::chrono::steady_clock;
 
@@ -128,7 +133,6 @@ private:
     PromptRunner promptRunner_;
     mutable std::mutex mutex_;
     std::condition_variable work_;   // the batcher's thread waits on it
-    std::condition_variable done_;   // the requests' threads wait on it
     std::condition_variable place_;  // requests waiting to become members wait on it
     std::int64_t members_ = 0;
     std::int64_t joining_ = 0;     // requests waiting for a place
