@@ -28,9 +28,11 @@ StepBatcher::~StepBatcher() {
     work_.notify_one();
     if (thread_.joinable()) thread_.join();
     if (counts_.steps > 0)
-        log::logger().debug("batched steps: {} ({:.1f} rows each on average, {} at most) in {:.3f} s; {} prompt runs in {:.3f} s",
-                            counts_.steps, static_cast<double>(counts_.rows) / static_cast<double>(counts_.steps), counts_.widest,
-                            counts_.stepSeconds, counts_.promptRuns, counts_.promptSeconds);
+        log::logger().debug(
+            "batched steps: {} ({:.1f} rows each on average, {} at most) in {:.3f} s; {} prompt runs in {:.3f} s; {:.3f} s waiting on "
+            "members",
+            counts_.steps, static_cast<double>(counts_.rows) / static_cast<double>(counts_.steps), counts_.widest, counts_.stepSeconds,
+            counts_.promptRuns, counts_.promptSeconds, counts_.idleSeconds);
 }
 
 void StepBatcher::startThread() {
@@ -106,10 +108,16 @@ void StepBatcher::serve() {
             runPrompts(lock);
         else if (stopping_)
             return;
-        else if (waiting_.empty())
-            work_.wait(lock);
-        else
-            work_.wait_until(lock, deadline());
+        else {
+            // Waiting with members in: the time their threads take between one step and their next (idleSeconds).
+            const auto since = Clock::now();
+            const bool members = members_ > 0;
+            if (waiting_.empty())
+                work_.wait(lock);
+            else
+                work_.wait_until(lock, deadline());
+            if (members) counts_.idleSeconds += std::chrono::duration<double>(Clock::now() - since).count();
+        }
     }
 }
 
