@@ -6,11 +6,14 @@
 namespace dragoman {
 
 torch::Tensor CachePool::take(c10::IntArrayRef sizes, const torch::TensorOptions& options) {
+    const bool inference = c10::InferenceMode::is_enabled();
     {
         std::lock_guard lock(mutex_);
         // The most recently handed back first: its lines are the likeliest to be in cache.
         const auto same = std::find_if(free_.rbegin(), free_.rend(), [&](const torch::Tensor& t) {
-            return t.sizes() == sizes && t.dtype() == options.dtype() && t.device() == options.device();
+            // An inference tensor refuses libtorch's in-place operations (a beam's reorder) outside InferenceMode,
+            // so a cache made in one mode only serves the same mode.
+            return t.sizes() == sizes && t.dtype() == options.dtype() && t.device() == options.device() && t.is_inference() == inference;
         });
         if (same != free_.rend()) {
             auto cache = std::move(*same);

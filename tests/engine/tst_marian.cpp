@@ -263,6 +263,19 @@ void TestMarian::cachePoolKeepsOnlyUnsharedCaches() {
     const auto view = again.narrow(2, 0, 4);
     pool.giveBack(std::move(again));
     QCOMPARE(pool.bytesHeld(), std::size_t{0});
+    // A cache made in InferenceMode (an inference tensor, which refuses in-place ATen operations outside it) is not
+    // handed to a caller outside it.
+    {
+        c10::InferenceMode inference;
+        pool.giveBack(pool.take({5}, torch::kFloat32));
+    }
+    QVERIFY(pool.bytesHeld() > 0);
+    QVERIFY(!pool.take({5}, torch::kFloat32).is_inference());
+    {
+        c10::InferenceMode inference;
+        QVERIFY(pool.take({5}, torch::kFloat32).is_inference());
+    }
+    QCOMPARE(pool.bytesHeld(), std::size_t{0});
     // Nor kept past the pool's bound.
     pool.giveBack(torch::empty({1 << 18}, torch::kFloat32));  // exactly 1 MiB
     pool.giveBack(torch::empty({4}, torch::kFloat32));
@@ -296,6 +309,14 @@ void TestMarian::handedBackCachesDecodeAsFreshOnes() {
             QCOMPARE(got, expected.at("generated_ids").get<std::vector<TokenId>>());
         }
     QVERIFY(m.cachedBytes() > 0);  // the sessions' caches came back, so the later ones ran on used memory
+    // Beams reorder their caches with libtorch's copy_, which an inference tensor refuses outside InferenceMode: a
+    // decode outside it must not get the caches the ones above handed back.
+    c10::InferenceMode off(false);
+    const auto& expected = json_["cases"][0]["beam"];
+    const std::int64_t beams = expected.at("num_beams").get<std::int64_t>();
+    EncoderDecoderSession session(m, m.encode(sourceIds(0)), beams, 1 + maxNew);
+    QCOMPARE(beamSearch(session, prefix, {maxNew, {m.eosId()}, nullptr, {}}, {beams, expected.at("length_penalty"), false}),
+             expected.at("generated_ids").get<std::vector<TokenId>>());
 }
 
 const RunnableModel& TestMarian::modelNamed(const QString& name) {
