@@ -19,7 +19,7 @@ std::int64_t firstArgmaxScalar(const float* row, std::int64_t n) {
     return best;
 }
 
-// The first lane of 16 at row + i (masked to the row's end) where `compare` holds against `value`, or -1.
+// The first place in the row where `Predicate` holds against `value` (16 lanes at a time, the last ones masked), or -1.
 template <int Predicate>
 DRAGOMAN_AVX512 std::int64_t firstWhere(const float* row, std::int64_t n, __m512 value) {
     for (std::int64_t i = 0; i < n; i += 16) {
