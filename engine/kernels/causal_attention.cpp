@@ -13,30 +13,13 @@ namespace dragoman::kernels {
 namespace {
 
 constexpr std::int64_t kLanes = 16;
-constexpr int kQueries = 8;             // query vectors sharing one pass over the transposed keys
-constexpr std::int64_t kRowBlock = 8;   // prompt rows per work item (times the query heads of one key/value head)
-constexpr std::int64_t kColumns = 128;  // output columns per pass of the weighted sum (16 accumulators for two queries)
+constexpr int kQueries = 8;              // query vectors sharing one pass over the transposed keys
+constexpr std::int64_t kPromptRows = 8;  // prompt rows per work item (times the query heads of one key/value head)
+constexpr std::int64_t kColumns = 128;   // output columns per pass of the weighted sum (16 accumulators for two queries)
 
 // Keys rounded up to whole pairs of 16-key blocks: the score tile takes two blocks at a time.
 std::int64_t pairedKeys(std::int64_t length) {
     return (length + 2 * kLanes - 1) / (2 * kLanes) * (2 * kLanes);
-}
-
-// e^x for 16 lanes: Cephes' expf (x = n ln 2 + r, |r| <= ln 2 / 2, a degree-6 polynomial in r), scaled by 2^n.
-DRAGOMAN_AVX512 __m512 exp16(__m512 x) {
-    x = _mm512_maskz_max_ps(kAll16, x, _mm512_set1_ps(-103.0f));  // below it e^x is 0 in float32 anyway
-    const __m512 n = _mm512_maskz_roundscale_ps(kAll16, _mm512_mul_ps(x, _mm512_set1_ps(1.44269504088896341f)),
-                                                _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    __m512 r = _mm512_fnmadd_ps(n, _mm512_set1_ps(0.693359375f), x);
-    r = _mm512_fnmadd_ps(n, _mm512_set1_ps(-2.12194440e-4f), r);
-    __m512 p = _mm512_set1_ps(1.9875691500e-4f);
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.3981999507e-3f));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(8.3334519073e-3f));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(4.1665795894e-2f));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.6666665459e-1f));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(5.0000001201e-1f));
-    const __m512 y = _mm512_fmadd_ps(p, _mm512_mul_ps(r, r), _mm512_add_ps(r, _mm512_set1_ps(1.0f)));
-    return _mm512_maskz_scalef_ps(kAll16, y, n);
 }
 
 // One key/value head's keys [0, length) as blocks of 16 keys, each [headDim][16]: block b, dimension d holds
@@ -155,14 +138,14 @@ void attendRows(const QueryLayout& q, const KvLayout& keys, const KvLayout& valu
     });
     // Work items: a key/value head and a block of rows, all query heads of the group. Later rows see more keys, so
     // the items are claimed one at a time.
-    const auto rowBlocks = (rows + kRowBlock - 1) / kRowBlock;
+    const auto rowBlocks = (rows + kPromptRows - 1) / kPromptRows;
     pool.parallelFor(kvHeads * rowBlocks, 1, [&](std::int64_t begin, std::int64_t end) {
         thread_local std::vector<float> scratch;
         scratch.resize(static_cast<std::size_t>(kQueries * padded));
         float* scores = scratch.data();
         for (std::int64_t item = begin; item < end; ++item) {
-            const auto kvHead = item / rowBlocks, row0 = item % rowBlocks * kRowBlock;
-            const auto vectors = std::min(kRowBlock, rows - row0) * group;  // (row, query head) pairs, row by row
+            const auto kvHead = item / rowBlocks, row0 = item % rowBlocks * kPromptRows;
+            const auto vectors = std::min(kPromptRows, rows - row0) * group;  // (row, query head) pairs, row by row
             for (std::int64_t first = 0; first < vectors; first += kQueries) {
                 const auto count = std::min<std::int64_t>(kQueries, vectors - first);
                 std::array<const float*, kQueries> query{};

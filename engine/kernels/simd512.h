@@ -1,6 +1,6 @@
 #pragma once
-// AVX-512 pieces of the matrix kernels (avx512_matmul.h): sixteen consecutive weights of any dtype widened to float32
-// (each exactly as load8() widens it), and the horizontal sum of a 16-lane vector.
+// AVX-512 pieces of the kernels: sixteen consecutive weights of any dtype widened to float32 (each exactly as load8()
+// widens it), the horizontal sum of a 16-lane vector, and e^x for sixteen lanes (attention's softmax, SiLU).
 #include "kernels/simd.h"
 #include "util/overrides.h"
 
@@ -51,6 +51,23 @@ DRAGOMAN_AVX512 inline float sum16(__m512 v) {
     alignas(64) float lanes[16];
     _mm512_store_ps(lanes, v);
     return sum8(_mm256_add_ps(_mm256_load_ps(lanes), _mm256_load_ps(lanes + 8)));
+}
+
+// e^x for 16 lanes: Cephes' expf (x = n ln 2 + r, |r| <= ln 2 / 2, a degree-6 polynomial in r), scaled by 2^n.
+DRAGOMAN_AVX512 inline __m512 exp16(__m512 x) {
+    x = _mm512_maskz_max_ps(kAll16, x, _mm512_set1_ps(-103.0f));  // below it e^x is 0 in float32 anyway
+    const __m512 n = _mm512_maskz_roundscale_ps(kAll16, _mm512_mul_ps(x, _mm512_set1_ps(1.44269504088896341f)),
+                                                _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    __m512 r = _mm512_fnmadd_ps(n, _mm512_set1_ps(0.693359375f), x);
+    r = _mm512_fnmadd_ps(n, _mm512_set1_ps(-2.12194440e-4f), r);
+    __m512 p = _mm512_set1_ps(1.9875691500e-4f);
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.3981999507e-3f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(8.3334519073e-3f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(4.1665795894e-2f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.6666665459e-1f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(5.0000001201e-1f));
+    const __m512 y = _mm512_fmadd_ps(p, _mm512_mul_ps(r, r), _mm512_add_ps(r, _mm512_set1_ps(1.0f)));
+    return _mm512_maskz_scalef_ps(kAll16, y, n);
 }
 
 }  // namespace dragoman::kernels

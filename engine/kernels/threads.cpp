@@ -3,8 +3,6 @@
 #include "util/log.h"
 #include "util/overrides.h"
 
-#include <torch/torch.h>
-
 #include <dlfcn.h>
 #include <malloc.h>
 #include <atomic>
@@ -22,6 +20,13 @@ SetBlasThreads blasSetter() {
     static const auto set = reinterpret_cast<SetBlasThreads>(::dlsym(RTLD_DEFAULT, "openblas_set_num_threads"));
     return set;
 }
+
+// ATen's thread counts, where libtorch is loaded (at::set_num_threads, at::set_num_interop_threads): looked up like
+// OpenBLAS's setter, so the kernels link no libtorch and a process that never loads it skips them.
+struct Aten {
+    void (*setThreads)(int) = reinterpret_cast<void (*)(int)>(::dlsym(RTLD_DEFAULT, "_ZN2at15set_num_threadsEi"));
+    void (*setInteropThreads)(int) = reinterpret_cast<void (*)(int)>(::dlsym(RTLD_DEFAULT, "_ZN2at23set_num_interop_threadsEi"));
+};
 
 // libgomp is loaded with libtorch; looked up like OpenBLAS's setter, so nothing links it directly.
 struct OpenMp {
@@ -59,10 +64,12 @@ int configureThreads(int threads) {
         mallopt(M_MMAP_THRESHOLD, 64 << 20);
         mallopt(M_TRIM_THRESHOLD, 256 << 20);
         const int atenThreads = environmentOverrides().atenThreads;
-        torch::set_num_threads(atenThreads);
+        const Aten aten;
+        if (aten.setThreads) aten.setThreads(atenThreads);
         if (auto set = blasSetter()) set(1);
         try {
-            torch::set_num_interop_threads(1);  // one request at a time: intra-op parallelism is what counts
+            // One request at a time: intra-op parallelism is what counts.
+            if (aten.setInteropThreads) aten.setInteropThreads(1);
         } catch (const std::exception&) {
             // Already started by an earlier parallel op; harmless.
         }

@@ -1,12 +1,11 @@
 #include "layers/linear.h"
 
+#include "cpu/projection.h"
 #include "kernels/bf16.h"
 #include "kernels/bf16_dot_gemm.h"
 #include "kernels/bf16_matmul.h"
 #include "kernels/channel_epilogue.h"
-#include "kernels/eight_bit_dot_steps.h"
 #include "kernels/onednn_matmul.h"
-#include "kernels/packed_gemm.h"
 #include "kernels/simd.h"
 #include "kernels/threads.h"
 
@@ -18,10 +17,7 @@ namespace dragoman {
 namespace ops {
 namespace {
 
-// From this many rows on (a prompt), the packed GEMM (packed_gemm.h) beats the engine's dot-product tiles;
-// below it the tiles win. Best of 6 on the HY-MT1.5-1.8B projection shapes, 2 cores, GFLOP/s, tiles / packed
-// / widened blocks through OpenBLAS: 8 rows 58 / 45 / 12, 16 rows 67 / 63 / 27, 40 rows 100 / 102 / 45,
-// 96 rows 98 / 117 / 75, 200 rows 104 / 133 / 114 (the CPU's FMA peak: 178).
+// Products with this many rows go through cpu::project's packed kernels on AVX2 CPUs.
 constexpr std::int64_t kPackedRows = 32;
 // Without AVX2 (no packed kernel), long prompts widen blocks of the weights into a cache-sized float32 buffer
 // for OpenBLAS's GEMM; nothing is kept, the checkpoint stays bf16.
@@ -58,6 +54,14 @@ void addBias(torch::Tensor& y, const torch::Tensor& bias) {
     kernels::scaleAndBiasRows(y.data_ptr<float>(), y.numel() / n, n, epilogue);
 }
 
+cpu::Dtype cpuDtype(torch::ScalarType type) {
+    // Float8 E4M3 codes are bound as bytes (io/tensor_view.h).
+    return type == torch::kFloat32    ? cpu::Dtype::F32
+           : type == torch::kBFloat16 ? cpu::Dtype::BF16
+           : type == torch::kInt8     ? cpu::Dtype::I8
+                                      : cpu::Dtype::FP8;
+}
+
 torch::Tensor withRowsOf(const torch::Tensor& x, const torch::Tensor& y, std::int64_t n) {
     auto sizes = x.sizes().vec();
     sizes.back() = n;
@@ -76,13 +80,9 @@ torch::Tensor smallRowsLinear(const torch::Tensor& x, const torch::Tensor& weigh
 }
 
 bool rowStableAtAnyCount(const torch::Tensor& weight, bool bf16Activations) {
-    if (!kernels::hasAvx2() || !weight.is_contiguous()) return false;
     const auto type = weight.scalar_type();
-    if (type == torch::kFloat32) return true;
-    // 8-bit weights whose products keep float32 activations: a float32 model's copy, or a bf16 model's on a CPU
-    // without bf16 dot products (whose prompts would otherwise go to oneDNN or the vdpbf16ps tiles).
-    const bool bf16Products = bf16Activations && (kernels::bf16DotProducts() || kernels::onednnBf16Ready());
-    return (type == torch::kInt8 || type == torch::kUInt8) && !bf16Products;
+    if (!weight.is_contiguous() || (type != torch::kFloat32 && type != torch::kInt8 && type != torch::kUInt8)) return false;
+    return cpu::rowStableAtAnyCount(cpuDtype(type), bf16Activations);
 }
 
 torch::Tensor linear(const torch::Tensor& x, const torch::Tensor& weight, const torch::Tensor& bias, bool bf16Activations) {
@@ -112,69 +112,37 @@ torch::Tensor project(const torch::Tensor& x, const torch::Tensor& weight, bool 
     const auto k = weight.size(1), n = weight.size(0);
     const auto rows = x.reshape({-1, k}).contiguous();
     const auto m = rows.size(0);
-    const float* xp = rows.data_ptr<float>();
-    if (type != torch::kBFloat16) {
-        // 8-bit weights: the raw products (Linear applies the scale).
-        if (m >= kPackedRows && !kernels::hasAvx2()) {
-            ParallelBlas blas(x.numel() * n);
-            return withRowsOf(x, torch::mm(rows, floatWeight(weight).t()), n);
-        }
-        auto y = torch::empty({m, n}, torch::kFloat32);
-        // Float32 activations on AVX2 CPUs: the decoding steps' kernel at every row count, as float32 weights go
-        // (rowStableAtAnyCount), so an encoder pass over several sources gives each the numbers it gets alone. The
-        // packed kernel was 10-15 % faster from a few hundred rows on, but its sums depend on the row count.
-        const bool packed = m >= kPackedRows && !rowStableAtAnyCount(weight, bf16Activations);
-        // Prompts on AVX512-BF16 / AMX CPUs: oneDNN on panels widened to bf16 (exact), as bf16 weights go.
-        const auto eightBit = type == torch::kInt8 ? kernels::WeightType::I8 : kernels::WeightType::FP8;
-        if (packed && kernels::onednnBf16Ready() &&
-            kernels::onednnEightBitMatmulTransposed(xp, weight.data_ptr(), eightBit, y.data_ptr<float>(), m, n, k))
-            return withRowsOf(x, y, n);
-        // Prompts of a model quantized from a bf16 one on AVX512-BF16 without AMX: its bf16 semantics, as its bf16
-        // original's prompts (bf16_dot_gemm.h). Decoding steps (fewer rows) take the step kernels below.
-        if (packed && bf16Activations && kernels::bf16DotProducts()) {
-            kernels::bf16DotEightBitMatmulTransposed(xp, weight.data_ptr(), eightBit, y.data_ptr<float>(), m, n, k);
-            return withRowsOf(x, y, n);
-        }
-        // 8-bit decoding steps of a model quantized from a bf16 one on AVX512-VBMI/VNNI CPUs (eight_bit_dot_steps.h): FP8
-        // codes through byte tables onto the vdpbf16ps tiles (bf16 semantics), int8 codes against the rows' 24-bit
-        // digit planes, where float32 activations fell behind the memory.
-        if (!packed && bf16Activations && kernels::eightBitDotSteps()) {
-            kernels::eightBitDotStepsMatmulTransposed(xp, weight.data_ptr(), eightBit, y.data_ptr<float>(), m, n, k);
-            return withRowsOf(x, y, n);
-        }
-        if (type == torch::kInt8) {
-            const auto* w = weight.data_ptr<std::int8_t>();
-            packed ? kernels::i8PackedMatmulTransposed(xp, w, y.data_ptr<float>(), m, n, k)
-                   : kernels::i8MatmulTransposed(xp, w, y.data_ptr<float>(), m, n, k);
-        } else {
-            const auto* w = weight.data_ptr<std::uint8_t>();
-            packed ? kernels::fp8PackedMatmulTransposed(xp, w, y.data_ptr<float>(), m, n, k)
-                   : kernels::fp8MatmulTransposed(xp, w, y.data_ptr<float>(), m, n, k);
-        }
-        return withRowsOf(x, y, n);
+    // Long prompts on CPUs without AVX2 (no packed kernels): OpenBLAS on widened weights. 8-bit weights: the raw
+    // products (Linear applies the scale).
+    if (!kernels::hasAvx2() && type != torch::kBFloat16 && m >= kPackedRows) {
+        ParallelBlas blas(x.numel() * n);
+        return withRowsOf(x, torch::mm(rows, floatWeight(weight).t()), n);
     }
-    torch::Tensor y;
-    const auto* w = reinterpret_cast<const std::uint16_t*>(weight.data_ptr());
-    if (m >= kPackedRows && kernels::onednnBf16Ready()) {
-        // AVX512-BF16 / AMX (onednn_matmul.h); a shape oneDNN has no fast code for falls back to the kernels below.
-        y = torch::empty({m, n}, torch::kFloat32);
-        if (!kernels::onednnBf16MatmulTransposed(xp, w, y.data_ptr<float>(), m, n, k))
-            kernels::bf16PackedMatmulTransposed(xp, w, y.data_ptr<float>(), m, n, k);
-    } else if (bf16Activations && kernels::bf16DotProducts()) {
-        // A bf16 model on AVX512-BF16 without AMX: bf16 activations at every row count (bf16_dot_gemm.h), so a
-        // decoding step reads the weights with one instruction per 32 instead of widening each.
-        y = torch::empty({m, n}, torch::kFloat32);
-        kernels::bf16DotMatmulTransposed(xp, w, y.data_ptr<float>(), m, n, k);
-    } else if (m >= kPackedRows && kernels::hasAvx2()) {
-        y = torch::empty({m, n}, torch::kFloat32);
-        kernels::bf16PackedMatmulTransposed(xp, w, y.data_ptr<float>(), m, n, k);
-    } else if (m >= kGemmRows) {
-        y = widenedBlocksProduct(rows, weight);
-    } else {
-        y = torch::empty({m, n}, torch::kFloat32);
-        kernels::bf16MatmulTransposed(xp, w, y.data_ptr<float>(), m, n, k);
-    }
+    const bool bf16Kernels = kernels::onednnBf16Ready() || (bf16Activations && kernels::bf16DotProducts());
+    if (!kernels::hasAvx2() && type == torch::kBFloat16 && m >= kGemmRows && !bf16Kernels)
+        return withRowsOf(x, widenedBlocksProduct(rows, weight), n);
+    auto y = torch::empty({m, n}, torch::kFloat32);
+    cpu::project(rows.data_ptr<float>(), m, matrixOf(weight), y.data_ptr<float>(), bf16Activations);
     return withRowsOf(x, y, n);
+}
+
+cpu::Matrix matrixOf(const torch::Tensor& weight, const torch::Tensor& scale) {
+    TORCH_CHECK(weight.device().is_cpu() && weight.is_contiguous() && weight.dim() == 2, "matrixOf: a contiguous CPU matrix");
+    const auto type = weight.scalar_type();
+    TORCH_CHECK(type == torch::kFloat32 || type == torch::kBFloat16 || type == torch::kInt8 || type == torch::kUInt8,
+                "matrixOf: float32, bfloat16, int8 or float8 E4M3 codes");
+    TORCH_CHECK(!scale.defined() || (scale.scalar_type() == torch::kFloat32 && scale.is_contiguous() && scale.device().is_cpu()),
+                "matrixOf: a float32 scale");
+    cpu::Matrix m;
+    m.data = weight.data_ptr();
+    m.type = cpuDtype(type);
+    m.rows = weight.size(0);
+    m.cols = weight.size(1);
+    if (scale.defined()) {
+        m.scale = scale.data_ptr<float>();
+        m.scalePerTensor = scale.numel() == 1;
+    }
+    return m;
 }
 
 torch::Tensor floatWeight(const torch::Tensor& weight) {
@@ -280,43 +248,31 @@ torch::Tensor Linear::operator()(const torch::Tensor& x, const std::vector<const
 std::vector<torch::Tensor> Linear::many(const torch::Tensor& x, const std::vector<const Linear*>& layers, const LoraSet* lora) {
     const auto k = x.size(-1);
     bool fused = x.numel() == k && x.scalar_type() == torch::kFloat32;
-    // One kernel family per call: bf16 dot products (bf16 activations) for all, 8-bit codes on the step kernels
-    // (eight_bit_dot_steps.h) for all, or float32 activations for all.
-    bool dotProducts = true, eightBitProducts = true, floatProducts = true;
-    for (const auto* l : layers) {
-        const auto& w = l->weight_;
-        const auto type = w.scalar_type();
-        const bool eightBit = (type == torch::kInt8 || type == torch::kUInt8) && l->scale_.defined();
-        const bool bf16Dot = type == torch::kBFloat16 && l->placement_.bf16Activations && kernels::bf16DotProducts();
-        const bool eightBitDot = eightBit && l->placement_.bf16Activations && kernels::eightBitDotSteps();
-        dotProducts = dotProducts && bf16Dot;
-        eightBitProducts = eightBitProducts && eightBitDot;
-        floatProducts = floatProducts && !bf16Dot && !eightBitDot;
-        fused = fused && l->placement_.onCpuKernels() && !l->bias_.defined() && (type == torch::kBFloat16 || eightBit) &&
-                (eightBit || !l->scale_.defined()) && w.is_contiguous() && w.size(1) == k;
-    }
-    fused = fused && (dotProducts || eightBitProducts || floatProducts);
+    for (const auto* l : layers)
+        fused = fused && l->placement_.onCpuKernels() && !l->bias_.defined() && l->weight_.is_contiguous() && l->weight_.size(1) == k &&
+                l->placement_.bf16Activations == layers.front()->placement_.bf16Activations;
     std::vector<torch::Tensor> out;
+    if (fused) {
+        const auto row = x.reshape({k}).contiguous();
+        std::vector<cpu::Matrix> matrices;
+        std::vector<const cpu::Matrix*> ws;
+        std::vector<float*> ys;
+        for (const auto* l : layers) {
+            matrices.push_back(l->matrix());
+            out.push_back(torch::empty(l->weight_.size(0), torch::kFloat32));
+            ys.push_back(out.back().data_ptr<float>());
+        }
+        for (const auto& m : matrices)
+            ws.push_back(&m);
+        fused =
+            cpu::projectRowTogether(row.data_ptr<float>(), k, ws.data(), ys.data(), ws.size(), layers.front()->placement_.bf16Activations);
+    }
     if (!fused) {
+        out.clear();
         for (const auto* l : layers)
             out.push_back((*l)(x, lora));
         return out;
     }
-    const auto row = x.reshape({k}).contiguous();
-    std::vector<kernels::GemvOutput> targets;
-    for (const auto* l : layers) {
-        out.push_back(torch::empty(l->weight_.size(0), torch::kFloat32));
-        const auto type = l->weight_.scalar_type() == torch::kBFloat16 ? kernels::WeightType::BF16
-                          : l->weight_.scalar_type() == torch::kInt8   ? kernels::WeightType::I8
-                                                                       : kernels::WeightType::FP8;
-        targets.push_back({l->weight_.data_ptr(), type, out.back().data_ptr<float>(), l->weight_.size(0)});
-    }
-    if (dotProducts)
-        kernels::bf16DotGemvMany(row.data_ptr<float>(), targets.data(), targets.size(), k);
-    else if (eightBitProducts)
-        kernels::eightBitDotStepsGemvMany(row.data_ptr<float>(), targets.data(), targets.size(), k);
-    else
-        kernels::gemvMany(row.data_ptr<float>(), targets.data(), targets.size(), k);
     for (std::size_t i = 0; i < out.size(); ++i)
         out[i] = layers[i]->withDelta(layers[i]->scaled(ops::withRowsOf(x, out[i], layers[i]->weight_.size(0)), false), x, lora);
     return out;
@@ -326,6 +282,10 @@ void numberSlots(const std::vector<const Linear*>& linears) {
     int slot = 0;
     for (const auto* linear : linears)
         const_cast<Linear*>(linear)->setSlot(slot++);
+}
+
+cpu::Matrix Linear::matrix() const {
+    return ops::matrixOf(weight_, scale_);
 }
 
 std::int64_t Linear::bytes() const {

@@ -6,6 +6,7 @@
 // accumulation, the scale applied to the sums; kernels/), other dtypes are widened per call; elsewhere (a CUDA
 // device, or the CPU with Placement::libtorchOps) libtorch's float32 matmul over a widened copy per call.
 // Architectures only compose layers.
+#include "cpu/matrix.h"
 #include "layers/lora.h"
 #include "layers/placement.h"
 #include "layers/weights.h"
@@ -51,7 +52,9 @@ public:
     const torch::Tensor& weight() const { return weight_; }
     const torch::Tensor& bias() const { return bias_; }
     const torch::Tensor& scale() const { return scale_; }  // float32 [out] or [1]; undefined: none
-    std::int64_t bytes() const;                            // read per use (decoding-bandwidth reports)
+    // The weight and scale as the CPU kernels read them (cpu/matrix.h): for a CPU layer without a bias, contiguous.
+    cpu::Matrix matrix() const;
+    std::int64_t bytes() const;  // read per use (decoding-bandwidth reports)
     // Moves the tensors to `placement`'s device once (in the checkpoint's dtype).
     void place(Placement placement);
 
@@ -100,6 +103,10 @@ torch::Tensor linear(const torch::Tensor& x, const torch::Tensor& weight, const 
 // x W^T with libtorch's own float32 matmul, bf16 weights widened for the call (a temporary; device memory
 // keeps them bf16). Float32 keeps the reference's 1e-4 parity: bf16 products measured up to 8e-2 off.
 torch::Tensor libtorchProject(const torch::Tensor& x, const torch::Tensor& weight);
+
+// A contiguous CPU weight (float32, bf16, int8 or E4M3 codes bound as bytes) and its float32 scale ([out], [1] or
+// undefined) as the CPU kernels read them.
+cpu::Matrix matrixOf(const torch::Tensor& weight, const torch::Tensor& scale = {});
 
 // The weight as float32 values (a copy unless it is float32): float8 E4M3 codes (bound as bytes) decoded,
 // int8 and bf16 widened. For libtorch's paths; the CPU kernels read the weights as mapped.

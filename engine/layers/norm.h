@@ -20,6 +20,7 @@ public:
     torch::Tensor operator()(const torch::Tensor& x) const;
     std::int64_t bytes() const { return weight_.defined() ? static_cast<std::int64_t>(weight_.nbytes()) : 0; }
     void place(Placement placement);
+    const torch::Tensor& weight() const { return weight_; }
 
 private:
     torch::Tensor weight_;

@@ -1,5 +1,6 @@
 #include "models/hunyuan.h"
 
+#include "cpu/hunyuan_forward.h"
 #include "kernels/threads.h"
 #include "layers/attention.h"
 #include "models/config_reader.h"
@@ -15,14 +16,78 @@
 namespace dragoman {
 namespace {
 
+constexpr std::size_t kLinearsPerLayer = 7;  // linears()' order: q, k, v, o, gate, up, down (cpu::Adapter's slots)
+
+// A LoraSet's deltas as the CPU forward reads them (cpu::Adapter), made when a state first runs with that adapter.
+class AdapterViews : public cpu::Adapter {
+public:
+    AdapterViews(const LoraSet& set, std::size_t slots) {
+        for (std::size_t i = 0; i < slots; ++i) {
+            const auto* d = set.at(static_cast<int>(i));
+            if (d)
+                deltas_.push_back(cpu::LowRank{ops::matrixOf(readable(d->a)), ops::matrixOf(readable(d->b)), d->scale});
+            else
+                deltas_.emplace_back();
+        }
+    }
+    const cpu::LowRank* at(std::int64_t slot) const override {
+        const auto i = static_cast<std::size_t>(slot);
+        return i < deltas_.size() && deltas_[i] ? &*deltas_[i] : nullptr;
+    }
+
+private:
+    // The adapter's own tensors where the kernels read them (float32 or bf16, contiguous), else a float32 copy kept here.
+    torch::Tensor readable(const torch::Tensor& t) {
+        if ((t.scalar_type() == torch::kFloat32 || t.scalar_type() == torch::kBFloat16) && t.is_contiguous() && t.device().is_cpu())
+            return t;
+        kept_.push_back(t.to(torch::kCPU, torch::kFloat32).contiguous());
+        return kept_.back();
+    }
+
+    std::vector<std::optional<cpu::LowRank>> deltas_;
+    std::vector<torch::Tensor> kept_;
+};
+
 class HunyuanState : public CausalState {
 public:
-    std::int64_t length() const override { return length_; }
-    std::int64_t capacity() const override { return capacity_; }
-    std::vector<torch::Tensor> keys, values;          // per layer [kvHeads, capacity, headDim], float32
-    std::vector<torch::Tensor> keyViews, valueViews;  // the same as [1, kvHeads, capacity, headDim] (attention::CacheView)
-    std::int64_t length_ = 0, capacity_ = 0;
+    std::int64_t length() const override { return cache.length; }
+    std::int64_t capacity() const override { return cache.capacity; }
+    std::vector<torch::Tensor> keys, values;  // per layer [kvHeads, capacity, headDim], float32
+    // The same memory as the CPU forward reads it (no pointers off the CPU); its length and capacity everywhere.
+    cpu::KvCache cache;
+    // The request's adapter (CausalState::adapter) as the CPU forward reads it.
+    const cpu::Adapter* adapterView(std::size_t slots) {
+        const LoraSet* set = adapter.get();
+        if (!set) return nullptr;
+        if (viewed_ != set) {
+            views_ = std::make_unique<AdapterViews>(*set, slots);
+            viewed_ = set;
+        }
+        return views_.get();
+    }
+
+private:
+    const LoraSet* viewed_ = nullptr;
+    std::unique_ptr<AdapterViews> views_;
 };
+
+// A norm's weight, a matrix, as the CPU kernels read them: as mapped where they can (float32 or bf16; 8-bit codes
+// with their scales), otherwise (float16) a float32 copy kept in `kept`.
+torch::Tensor kernelReadable(const torch::Tensor& t, std::vector<torch::Tensor>& kept) {
+    const auto type = t.scalar_type();
+    const bool readable = type == torch::kFloat32 || type == torch::kBFloat16 || type == torch::kInt8 || type == torch::kUInt8;
+    if (readable && t.is_contiguous()) return t;
+    kept.push_back(t.to(torch::kFloat32).contiguous());
+    return kept.back();
+}
+
+cpu::NormWeight normWeight(const RmsNorm& norm, std::vector<torch::Tensor>& kept) {
+    if (!norm.weight().defined()) return {};
+    auto w = norm.weight();
+    if (w.scalar_type() != torch::kBFloat16)
+        w = w.scalar_type() == torch::kFloat32 && w.is_contiguous() ? w : kernelReadable(w.to(torch::kFloat32), kept);
+    return {w.data_ptr(), w.scalar_type() == torch::kBFloat16 ? cpu::Dtype::BF16 : cpu::Dtype::F32};
+}
 
 }  // namespace
 
@@ -80,7 +145,10 @@ HunyuanModel::HunyuanModel(const HunyuanConfig& config, const WeightTable& weigh
                                 l.v.bytes() + l.o.bytes() + l.gate.bytes() + l.up.bytes() + l.down.bytes();
     weightBytesPerToken_ += lmHead_.bytes() + finalNorm_.bytes();
     numberSlots(linears());
-    if (placement_.onCpuKernels()) return;
+    if (placement_.onCpuKernels()) {
+        cpu_ = buildCpuForward();
+        return;
+    }
     // Off the engine's CPU kernels: one copy to device memory (none on the CPU), in the checkpoint's dtype;
     // the tied output layer stays the same tensor as the embeddings.
     const bool tied = lmHead_.weight().is_same(embed_.weight());
@@ -115,13 +183,15 @@ std::vector<const Linear*> HunyuanModel::linears() const {
 
 std::unique_ptr<CausalState> HunyuanModel::start(std::int64_t maxTokens) const {
     auto state = std::make_unique<HunyuanState>();
-    state->capacity_ = std::max<std::int64_t>(1, std::min(maxTokens, config_.maxPositions));
+    state->cache.capacity = std::max<std::int64_t>(1, std::min(maxTokens, config_.maxPositions));
     for (std::int64_t i = 0; i < config_.layers; ++i) {
-        state->keys.push_back(torch::empty({config_.kvHeads, state->capacity_, config_.headDim},
+        state->keys.push_back(torch::empty({config_.kvHeads, state->cache.capacity, config_.headDim},
                                            torch::TensorOptions().dtype(torch::kFloat32).device(placement_.device)));
         state->values.push_back(torch::empty_like(state->keys.back()));
-        state->keyViews.push_back(state->keys.back().unsqueeze(0));
-        state->valueViews.push_back(state->values.back().unsqueeze(0));
+        if (cpu_) {
+            state->cache.keys.push_back(state->keys.back().data_ptr<float>());
+            state->cache.values.push_back(state->values.back().data_ptr<float>());
+        }
     }
     return state;
 }
@@ -129,21 +199,59 @@ std::unique_ptr<CausalState> HunyuanModel::start(std::int64_t maxTokens) const {
 void HunyuanModel::copyState(const CausalState& from, CausalState& to) const {
     const auto& source = static_cast<const HunyuanState&>(from);
     auto& target = static_cast<HunyuanState&>(to);
-    if (source.length_ > target.capacity_)
-        throw Error("internal",
-                    "a cache of " + std::to_string(target.capacity_) + " positions cannot take " + std::to_string(source.length_));
+    const auto length = source.cache.length;
+    if (length > target.cache.capacity)
+        throw Error("internal", "a cache of " + std::to_string(target.cache.capacity) + " positions cannot take " + std::to_string(length));
     for (std::size_t i = 0; i < source.keys.size(); ++i) {
-        target.keys[i].narrow(1, 0, source.length_).copy_(source.keys[i].narrow(1, 0, source.length_));
-        target.values[i].narrow(1, 0, source.length_).copy_(source.values[i].narrow(1, 0, source.length_));
+        target.keys[i].narrow(1, 0, length).copy_(source.keys[i].narrow(1, 0, length));
+        target.values[i].narrow(1, 0, length).copy_(source.values[i].narrow(1, 0, length));
     }
-    target.length_ = source.length_;
+    target.cache.length = length;
+}
+
+cpu::HunyuanForward HunyuanModel::buildCpuForward() {
+    const auto matrix = [&](const torch::Tensor& weight, const torch::Tensor& scale) {
+        return ops::matrixOf(kernelReadable(weight, widened_), scale);
+    };
+    cpu::HunyuanShape shape;
+    shape.hidden = config_.hidden;
+    shape.intermediate = config_.intermediate;
+    shape.heads = config_.heads;
+    shape.kvHeads = config_.kvHeads;
+    shape.headDim = config_.headDim;
+    shape.vocab = config_.vocabSize;
+    shape.maxPositions = config_.maxPositions;
+    shape.rmsEps = config_.rmsEps;
+    shape.ropeBase = config_.ropeBase();
+    shape.qkNorm = config_.qkNorm;
+    shape.bf16Activations = placement_.bf16Activations;
+    cpu::HunyuanWeights w;
+    w.embeddings = matrix(embed_.weight(), embed_.scale());
+    w.finalNorm = normWeight(finalNorm_, widened_);
+    w.output = matrix(lmHead_.weight(), lmHead_.scale());
+    for (const auto& l : layers_) {
+        cpu::HunyuanLayerWeights c;
+        c.inputNorm = normWeight(l.inputNorm, widened_);
+        c.qNorm = normWeight(l.qNorm, widened_);
+        c.kNorm = normWeight(l.kNorm, widened_);
+        c.postNorm = normWeight(l.postNorm, widened_);
+        c.q = matrix(l.q.weight(), l.q.scale());
+        c.k = matrix(l.k.weight(), l.k.scale());
+        c.v = matrix(l.v.weight(), l.v.scale());
+        c.o = matrix(l.o.weight(), l.o.scale());
+        c.gate = matrix(l.gate.weight(), l.gate.scale());
+        c.up = matrix(l.up.weight(), l.up.scale());
+        c.down = matrix(l.down.weight(), l.down.scale());
+        w.layers.push_back(c);
+    }
+    return cpu::HunyuanForward(shape, std::move(w));
 }
 
 torch::Tensor HunyuanModel::attendProjected(std::size_t index, CausalState& base, const HunyuanLayer& l, const torch::Tensor& qp,
                                             const torch::Tensor& kp, const torch::Tensor& vp, const Rotary::Angles& angles) const {
     auto& state = static_cast<HunyuanState&>(base);
     const auto t = qp.size(0), heads = config_.heads, kvHeads = config_.kvHeads, hd = config_.headDim;
-    const auto start = state.length_, total = start + t;
+    const auto start = state.cache.length, total = start + t;
     auto q = rotary_(qp.view({t, heads, hd}).transpose(0, 1), angles);  // [H, T, hd]
     auto k = rotary_(kp.view({t, kvHeads, hd}).transpose(0, 1), angles);
     auto v = vp.view({t, kvHeads, hd}).transpose(0, 1);
@@ -154,45 +262,17 @@ torch::Tensor HunyuanModel::attendProjected(std::size_t index, CausalState& base
     state.keys[index].narrow(1, start, t).copy_(k);
     state.values[index].narrow(1, start, t).copy_(v);
     const auto keys = state.keys[index].narrow(1, 0, total), values = state.values[index].narrow(1, 0, total);
-    if (t == 1 && placement_.onCpuKernels())  // a decoding step: one pass of the engine's attention kernel, heads merged
-        return attention::oneQuery(q.reshape({1, heads * hd}), keys.unsqueeze(0), values.unsqueeze(0), heads);
-    return attention::causalPrompt(q, keys, values, start, placement_.onCpuKernels());
+    return attention::causalPrompt(q, keys, values, start, false);
 }
 
 torch::Tensor HunyuanModel::attendStep(std::size_t index, const std::vector<CausalState*>& states, const HunyuanLayer& l,
                                        const torch::Tensor& qp, const torch::Tensor& kp, const torch::Tensor& vp,
                                        const std::vector<Rotary::Angles>& angles) const {
-    const auto rows = qp.size(0), heads = config_.heads, kvHeads = config_.kvHeads, hd = config_.headDim;
-    if (!placement_.onCpuKernels()) {
-        std::vector<torch::Tensor> contexts;
-        for (std::int64_t b = 0; b < rows; ++b)
-            contexts.push_back(attendProjected(index, *states[static_cast<std::size_t>(b)], l, qp.narrow(0, b, 1), kp.narrow(0, b, 1),
-                                               vp.narrow(0, b, 1), angles[static_cast<std::size_t>(b)]));
-        return torch::cat(contexts);
-    }
-    // Row for row what attendProjected does for one position: rotary, then the q/k norms (row-wise kernels, so
-    // all rows in one call each), the new key and value into each sequence's cache, then one attention call.
-    auto q = rotary_.eachRow(qp.contiguous(), heads, angles);
-    auto k = rotary_.eachRow(kp.contiguous(), kvHeads, angles);
-    if (config_.qkNorm) {
-        q = l.qNorm(q.view({rows * heads, hd})).view({rows, heads * hd});
-        k = l.kNorm(k.view({rows * kvHeads, hd})).view({rows, kvHeads * hd});
-    }
-    const auto v = vp.contiguous();
-    const float *newKeys = k.data_ptr<float>(), *newValues = v.data_ptr<float>();
-    std::vector<attention::CacheView> caches;
-    for (std::int64_t b = 0; b < rows; ++b) {
-        auto& state = static_cast<HunyuanState&>(*states[static_cast<std::size_t>(b)]);
-        const auto at = state.length_;
-        float *keys = state.keys[index].data_ptr<float>(), *values = state.values[index].data_ptr<float>();
-        for (std::int64_t h = 0; h < kvHeads; ++h) {
-            const auto from = (b * kvHeads + h) * hd, to = (h * state.capacity_ + at) * hd;
-            std::copy_n(newKeys + from, hd, keys + to);
-            std::copy_n(newValues + from, hd, values + to);
-        }
-        caches.push_back({&state.keyViews[index], &state.valueViews[index], 1, at + 1});
-    }
-    return attention::oneQueryEach(q, caches, heads);
+    std::vector<torch::Tensor> contexts;
+    for (std::int64_t b = 0; b < qp.size(0); ++b)
+        contexts.push_back(attendProjected(index, *states[static_cast<std::size_t>(b)], l, qp.narrow(0, b, 1), kp.narrow(0, b, 1),
+                                           vp.narrow(0, b, 1), angles[static_cast<std::size_t>(b)]));
+    return torch::cat(contexts);
 }
 
 torch::Tensor HunyuanModel::attention(const HunyuanLayer& l, std::size_t index, CausalState& state, const torch::Tensor& x,
@@ -206,12 +286,12 @@ torch::Tensor HunyuanModel::run(CausalState& base, const torch::Tensor& ids, std
     auto& state = static_cast<HunyuanState&>(base);
     const auto t = ids.size(0);
     if (t == 0) throw Error("input", "no tokens to run");
-    if (state.length_ + t > state.capacity_)
-        throw Error("input", "sequence of " + std::to_string(state.length_ + t) + " tokens exceeds the cache of " +
-                                 std::to_string(state.capacity_) + " (the model allows " + std::to_string(config_.maxPositions) + ")");
+    if (state.cache.length + t > state.cache.capacity)
+        throw Error("input", "sequence of " + std::to_string(state.cache.length + t) + " tokens exceeds the cache of " +
+                                 std::to_string(state.cache.capacity) + " (the model allows " + std::to_string(config_.maxPositions) + ")");
     if (ids.min().item<std::int64_t>() < 0 || ids.max().item<std::int64_t>() >= config_.vocabSize)
         throw Error("input", "a token id lies outside the vocabulary of " + std::to_string(config_.vocabSize));
-    const auto angles = rotary_.at(state.length_, t);
+    const auto angles = rotary_.at(state.cache.length, t);
     auto x = embed_(ids);  // [T, H]
     if (hidden) hidden->push_back(x);
     for (std::size_t i = 0; i < layers_.size(); ++i) {
@@ -222,14 +302,24 @@ torch::Tensor HunyuanModel::run(CausalState& base, const torch::Tensor& ids, std
         x = x + l.down(torch::silu(gateUp[0]) * gateUp[1], state.adapter.get());
         if (hidden) hidden->push_back(x);
     }
-    state.length_ += t;
+    state.cache.length += t;
     x = finalNorm_(x);
     if (hidden) hidden->push_back(x);
     return x;
 }
 
-torch::Tensor HunyuanModel::forward(CausalState& state, const torch::Tensor& ids, bool allPositions) const {
-    auto x = run(state, ids, nullptr);
+torch::Tensor HunyuanModel::forward(CausalState& base, const torch::Tensor& ids, bool allPositions) const {
+    if (cpu_) {
+        auto& state = static_cast<HunyuanState&>(base);
+        const auto flat = ids.to(torch::kCPU, torch::kInt64).contiguous().view({-1});
+        const auto t = flat.size(0);
+        auto logits =
+            allPositions ? torch::empty({t, config_.vocabSize}, torch::kFloat32) : torch::empty({config_.vocabSize}, torch::kFloat32);
+        cpu_->prompt(state.cache, flat.data_ptr<std::int64_t>(), t, state.adapterView(layers_.size() * kLinearsPerLayer),
+                     logits.data_ptr<float>(), allPositions, state.interrupted);
+        return logits;
+    }
+    auto x = run(base, ids, nullptr);
     // Logits come back to the CPU, where search and sampling run (a no-op there).
     if (!allPositions) return lmHead_(x.narrow(0, x.size(0) - 1, 1)).view({config_.vocabSize}).to(torch::kCPU);
     return lmHead_(x).to(torch::kCPU);
@@ -238,18 +328,31 @@ torch::Tensor HunyuanModel::forward(CausalState& state, const torch::Tensor& ids
 torch::Tensor HunyuanModel::stepMany(const std::vector<CausalState*>& states, const std::vector<TokenId>& ids) const {
     const auto rows = static_cast<std::int64_t>(states.size());
     if (rows == 0 || ids.size() != states.size()) throw Error("input", "a batched step feeds one token to each sequence");
+    if (cpu_) {
+        std::vector<cpu::KvCache*> caches;
+        std::vector<const cpu::Adapter*> adapters;
+        for (auto* state : states) {
+            auto& s = static_cast<HunyuanState&>(*state);
+            caches.push_back(&s.cache);
+            adapters.push_back(s.adapterView(layers_.size() * kLinearsPerLayer));
+        }
+        const std::vector<std::int64_t> flat(ids.begin(), ids.end());
+        auto logits = torch::empty({rows, config_.vocabSize}, torch::kFloat32);
+        cpu_->step(caches.data(), flat.data(), adapters.data(), rows, logits.data_ptr<float>());
+        return logits;
+    }
     std::vector<HunyuanState*> sequences;
     std::vector<Rotary::Angles> angles;
     std::vector<const LoraSet*> adapters;
     for (std::size_t b = 0; b < states.size(); ++b) {
         auto& state = static_cast<HunyuanState&>(*states[b]);
-        if (state.length_ + 1 > state.capacity_)
-            throw Error("input", "sequence of " + std::to_string(state.length_ + 1) + " tokens exceeds the cache of " +
-                                     std::to_string(state.capacity_));
+        if (state.cache.length + 1 > state.cache.capacity)
+            throw Error("input", "sequence of " + std::to_string(state.cache.length + 1) + " tokens exceeds the cache of " +
+                                     std::to_string(state.cache.capacity));
         if (ids[b] < 0 || ids[b] >= config_.vocabSize)
             throw Error("input", "a token id lies outside the vocabulary of " + std::to_string(config_.vocabSize));
         sequences.push_back(&state);
-        angles.push_back(rotary_.at(state.length_, 1));
+        angles.push_back(rotary_.at(state.cache.length, 1));
         adapters.push_back(state.adapter.get());
     }
     auto x = embed_(torch::tensor(ids, torch::kInt64));  // [B, H]
@@ -262,12 +365,23 @@ torch::Tensor HunyuanModel::stepMany(const std::vector<CausalState*>& states, co
         x = x + l.down(torch::silu(l.gate(post, adapters)) * l.up(post, adapters), adapters);
     }
     for (auto* state : sequences)
-        state->length_ += 1;
+        state->cache.length += 1;
     return lmHead_(finalNorm_(x)).to(torch::kCPU);
 }
 
 torch::Tensor HunyuanModel::hiddenStates(const torch::Tensor& ids) const {
     auto state = start(ids.size(0));
+    if (cpu_) {
+        const auto flat = ids.to(torch::kCPU, torch::kInt64).contiguous().view({-1});
+        std::vector<std::vector<float>> rows;
+        std::vector<float> logits(static_cast<std::size_t>(config_.vocabSize));
+        cpu_->prompt(static_cast<HunyuanState&>(*state).cache, flat.data_ptr<std::int64_t>(), flat.size(0), nullptr, logits.data(), false,
+                     {}, &rows);
+        std::vector<torch::Tensor> hidden;
+        for (auto& r : rows)
+            hidden.push_back(torch::from_blob(r.data(), {flat.size(0), config_.hidden}, torch::kFloat32).clone());
+        return torch::stack(hidden);
+    }
     std::vector<torch::Tensor> hidden;
     run(*state, ids, &hidden);
     return torch::stack(hidden).to(torch::kCPU);

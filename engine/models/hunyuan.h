@@ -6,6 +6,7 @@
 // per-head RMSNorm of q and k applied after RoPE, SiLU-gated MLP, and the output layer tied to the
 // embeddings when lm_head.weight is absent. On the CPU the weights are used as mapped (bf16 stays bf16); on a
 // CUDA device they are copied there once (layers/placement.h).
+#include "cpu/hunyuan_forward.h"
 #include "layers/embedding.h"
 #include "layers/linear.h"
 #include "layers/norm.h"
@@ -62,6 +63,8 @@ private:
                              const torch::Tensor& k, const torch::Tensor& v, const std::vector<Rotary::Angles>& angles) const;
     torch::Tensor attention(const HunyuanLayer& layer, std::size_t index, CausalState& state, const torch::Tensor& x,
                             const Rotary::Angles& angles) const;
+    // The CPU path's forward over the bound weights (cpu/hunyuan_forward.h).
+    cpu::HunyuanForward buildCpuForward();
 
     HunyuanConfig config_;
     Placement placement_;
@@ -71,6 +74,10 @@ private:
     Rotary rotary_;
     std::vector<HunyuanLayer> layers_;
     std::int64_t weightBytesPerToken_ = 0;
+    // On the CPU kernels every pass runs here, libtorch only wrapping ids and logits; off them (a CUDA device,
+    // Placement::libtorchOps) the layers above run as libtorch operations.
+    std::optional<cpu::HunyuanForward> cpu_;
+    std::vector<torch::Tensor> widened_;  // float32 copies of weights the kernels cannot read as stored (float16)
 };
 
 }  // namespace dragoman

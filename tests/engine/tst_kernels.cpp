@@ -12,6 +12,7 @@
 #include "kernels/packed_gemm.h"
 #include "kernels/rms_norm.h"
 #include "kernels/rope.h"
+#include "kernels/silu_mul.h"
 #include "kernels/simd512.h"
 #include "kernels/thread_pool.h"
 #include "kernels/threads.h"
@@ -25,6 +26,7 @@
 #include <dlfcn.h>
 #include <algorithm>
 #include <atomic>
+#include <bit>
 #include <chrono>
 #include <cmath>
 #include <functional>
@@ -165,6 +167,8 @@ private Q_SLOTS:
     void scaledLinearMatchesDequantized();
     void firstArgmaxIsTorchArgmax_data();
     void firstArgmaxIsTorchArgmax();
+    void siluMulMatchesReference_data();
+    void siluMulMatchesReference();
     void channelEpilogueEqualsLibtorch_data();
     void channelEpilogueEqualsLibtorch();
     void misshapenScaleIsNamed();
@@ -1185,6 +1189,65 @@ static double e4m3Value(int code) {
     const int sign = code >> 7, e = (code >> 3) & 15, m = code & 7;
     const double v = e == 0 ? (m / 8.0) * std::pow(2.0, -6) : (1 + m / 8.0) * std::pow(2.0, e - 7);
     return sign ? -v : v;
+}
+
+void TestKernels::siluMulMatchesReference_data() {
+    QTest::addColumn<int>("count");
+    QTest::addColumn<QString>("values");
+    // Lengths with and without a masked tail, and one long enough to be shared out over the pool; values of every
+    // regime: ordinary, large (e^-g overflows float32 for g < -88.7), tiny, and the special values.
+    for (int count : {1, 15, 16, 17, 100, 65536 * 2 + 9})
+        for (const char* values : {"normal", "large", "tiny", "special"})
+            QTest::addRow("%s_%d", values, count) << count << QString(values);
+}
+
+void TestKernels::siluMulMatchesReference() {
+    QFETCH(int, count);
+    QFETCH(QString, values);
+    const auto n = static_cast<std::size_t>(count);
+    std::vector<float> gate(n), up(n);
+    std::uint32_t state = 12345;
+    const auto uniform = [&] {  // [-1, 1)
+        state = state * 1664525u + 1013904223u;
+        return static_cast<float>(state >> 8) / static_cast<float>(1u << 23) - 1.0f;
+    };
+    const float special[] = {0.0f,
+                             -0.0f,
+                             std::numeric_limits<float>::infinity(),
+                             -std::numeric_limits<float>::infinity(),
+                             std::numeric_limits<float>::quiet_NaN(),
+                             88.0f,
+                             -88.0f,
+                             89.0f,
+                             -89.0f,
+                             104.0f,
+                             -104.0f,
+                             1e-40f};
+    for (std::size_t i = 0; i < n; ++i) {
+        const float scale = values == "normal" ? 8.0f : values == "large" ? 200.0f : values == "tiny" ? 1e-30f : 1.0f;
+        gate[i] = values == "special" ? special[i % std::size(special)] : uniform() * scale;
+        up[i] = uniform() * 3.0f;
+    }
+    std::vector<float> out(n), inPlace = gate;
+    kernels::siluMul(gate.data(), up.data(), out.data(), count);
+    kernels::siluMul(inPlace.data(), up.data(), inPlace.data(), count);  // out may alias gate
+    for (std::size_t i = 0; i < n; ++i) {
+        const double g = gate[i];
+        const double expected = g / (1.0 + std::exp(-g)) * up[i];
+        QVERIFY2(std::isnan(out[i]) == std::isnan(expected),
+                 qPrintable(QString("%1: silu(%2) * %3 gave %4, expected %5").arg(i).arg(g).arg(up[i]).arg(out[i]).arg(expected)));
+        QCOMPARE(std::bit_cast<std::uint32_t>(inPlace[i]), std::bit_cast<std::uint32_t>(out[i]));
+        if (std::isnan(expected)) continue;
+        if (std::isinf(expected)) {
+            QCOMPARE(static_cast<double>(out[i]), expected);
+            continue;
+        }
+        // exp16 is within 2 ulp of expf; the division and the product round once each. Past float32's range (e^-g
+        // overflowing, or a product under the smallest normal) the result is a zero or a subnormal of the right sign.
+        const double error = std::abs(out[i] - expected);
+        QVERIFY2(error <= 8e-7 * std::abs(expected) + 1e-36,
+                 qPrintable(QString("%1: silu(%2) * %3 gave %4, expected %5").arg(i).arg(g).arg(up[i]).arg(out[i]).arg(expected)));
+    }
 }
 
 void TestKernels::firstArgmaxIsTorchArgmax_data() {
