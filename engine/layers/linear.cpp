@@ -248,9 +248,12 @@ torch::Tensor Linear::operator()(const torch::Tensor& x, const std::vector<const
 std::vector<torch::Tensor> Linear::many(const torch::Tensor& x, const std::vector<const Linear*>& layers, const LoraSet* lora) {
     const auto k = x.size(-1);
     bool fused = x.numel() == k && x.scalar_type() == torch::kFloat32;
-    for (const auto* l : layers)
-        fused = fused && l->placement_.onCpuKernels() && !l->bias_.defined() && l->weight_.is_contiguous() && l->weight_.size(1) == k &&
-                l->placement_.bf16Activations == layers.front()->placement_.bf16Activations;
+    for (const auto* l : layers) {
+        const auto type = l->weight_.scalar_type();
+        const bool readable = type == torch::kBFloat16 || type == torch::kInt8 || type == torch::kUInt8;  // what the fused kernels read
+        fused = fused && readable && l->placement_.onCpuKernels() && !l->bias_.defined() && l->weight_.is_contiguous() &&
+                l->weight_.size(1) == k && l->placement_.bf16Activations == layers.front()->placement_.bf16Activations;
+    }
     std::vector<torch::Tensor> out;
     if (fused) {
         const auto row = x.reshape({k}).contiguous();

@@ -84,8 +84,11 @@ torch::Tensor kernelReadable(const torch::Tensor& t, std::vector<torch::Tensor>&
 cpu::NormWeight normWeight(const RmsNorm& norm, std::vector<torch::Tensor>& kept) {
     if (!norm.weight().defined()) return {};
     auto w = norm.weight();
-    if (w.scalar_type() != torch::kBFloat16)
-        w = w.scalar_type() == torch::kFloat32 && w.is_contiguous() ? w : kernelReadable(w.to(torch::kFloat32), kept);
+    const bool readable = (w.scalar_type() == torch::kBFloat16 || w.scalar_type() == torch::kFloat32) && w.is_contiguous();
+    if (!readable) {
+        kept.push_back(w.to(torch::kFloat32).contiguous());
+        w = kept.back();
+    }
     return {w.data_ptr(), w.scalar_type() == torch::kBFloat16 ? cpu::Dtype::BF16 : cpu::Dtype::F32};
 }
 

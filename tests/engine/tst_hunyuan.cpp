@@ -131,6 +131,8 @@ private Q_SLOTS:
     void outputLayerFollowsTieRule();
     void libtorchOpsPathMatches_data();
     void libtorchOpsPathMatches();
+    void float16WeightsRunAsTheirWidenedValues_data();
+    void float16WeightsRunAsTheirWidenedValues();
     void deviceChoiceFollowsTheRequest();
 
 private:
@@ -646,6 +648,34 @@ void TestHunyuan::libtorchOpsPathMatches() {
         logits = model.forward(*state, ids({expectedIds[i]}));
     }
     QVERIFY(clearSteps > 0);
+}
+
+void TestHunyuan::float16WeightsRunAsTheirWidenedValues_data() {
+    addFixtureRows();
+}
+
+// A float16 checkpoint (no kernel reads float16): the CPU forward runs float32 copies of its weights, so its logits
+// are those of a float32 checkpoint holding the same values, bit for bit, prompt and steps.
+void TestHunyuan::float16WeightsRunAsTheirWidenedValues() {
+    QFETCH(QString, fixture);
+    QFETCH(int, caseIndex);
+    c10::InferenceMode guard;
+    const auto& f = fixtures_.at(fixture.toStdString());
+    WeightTable half, widened;
+    for (const auto& [name, tensor] : f.model->loaded.weights) {
+        half.emplace(name, tensor.is_floating_point() ? tensor.to(torch::kFloat16) : tensor);
+        widened.emplace(name, half.at(name).is_floating_point() ? half.at(name).to(torch::kFloat32) : tensor);
+    }
+    const HunyuanModel fromHalf(f.hunyuan().config(), half, "float16"), fromFloat(f.hunyuan().config(), widened, "float32");
+    const auto input = f.inputIds(caseIndex);
+    auto a = fromHalf.start(static_cast<std::int64_t>(input.size()) + 3), b = fromFloat.start(static_cast<std::int64_t>(input.size()) + 3);
+    auto logitsA = fromHalf.forward(*a, ids(input)), logitsB = fromFloat.forward(*b, ids(input));
+    for (int step = 0; step < 3; ++step) {
+        QVERIFY2(torch::equal(logitsA, logitsB), qPrintable(QString("step %1: max diff %2").arg(step).arg(maxDiff(logitsA, logitsB))));
+        const auto next = logitsB.argmax().item<TokenId>();
+        logitsA = fromHalf.forward(*a, ids({next}));
+        logitsB = fromFloat.forward(*b, ids({next}));
+    }
 }
 
 void TestHunyuan::deviceChoiceFollowsTheRequest() {

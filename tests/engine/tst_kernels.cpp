@@ -174,6 +174,7 @@ private Q_SLOTS:
     void misshapenScaleIsNamed();
     void quantizedWeightNeedsScale();
     void fusedProjectionsOfEightBitWeights();
+    void manyProjectsWeightsNoKernelReads();
     void attentionMatchesReference_data();
     void attentionMatchesReference();
     void causalPromptMatchesReference_data();
@@ -1408,6 +1409,18 @@ void TestKernels::scaledLinearMatchesDequantized() {
 
 // q/k/v-like 8-bit layers (int8 and FP8, channel and tensor scales, mixed with bf16) fused into one pass give
 // each layer exactly its own product.
+// One row through layers whose weights no fused kernel reads (float16 beside bf16): each projected as it is alone.
+void TestKernels::manyProjectsWeightsNoKernelReads() {
+    auto generator = at::detail::createCPUGenerator(29);
+    const Linear half(torch::randn({5, 64}, generator, torch::kFloat32).to(torch::kFloat16), {});
+    const Linear bf16(torch::randn({3, 64}, generator, torch::kFloat32).to(torch::kBFloat16), {});
+    const auto x = torch::randn({1, 64}, generator, torch::kFloat32);
+    const auto out = Linear::many(x, {&half, &bf16});
+    QCOMPARE(out.size(), std::size_t{2});
+    QVERIFY(torch::equal(out[0], half(x)));
+    QVERIFY(torch::equal(out[1], bf16(x)));
+}
+
 void TestKernels::fusedProjectionsOfEightBitWeights() {
     torch::manual_seed(11);
     const std::int64_t k = 256;
