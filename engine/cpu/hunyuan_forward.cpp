@@ -63,19 +63,28 @@ float widenedCode(const Matrix& table, std::int64_t index) {
 }  // namespace
 
 struct HunyuanForward::Scratch {
-    std::vector<float> x, h, q, k, v, context, out, gate, up, cos, sin;
-    std::vector<float> lowRank, delta, gathered, gatheredOut;  // adapters' deltas
+    std::vector<float> h, q, k, v, context, out, gate, up, cos, sin;
+    std::vector<float> lowRank, delta, gathered;  // adapters' deltas
     std::vector<std::int64_t> positions;
     std::vector<const Adapter*> adapters;
     std::vector<kernels::AttentionRequest> requests;
+
+    // A long prompt's buffers are not kept past the call: every request thread has its own scratch, and each would
+    // otherwise hold its longest prompt's activations for good (hundreds of MB for a few thousand tokens).
+    void trim() {
+        constexpr std::size_t kKeptFloats = std::size_t{4} << 20;  // 16 MiB per buffer
+        for (auto* buffer : {&h, &q, &k, &v, &context, &out, &gate, &up, &cos, &sin, &lowRank, &delta, &gathered})
+            if (buffer->capacity() > kKeptFloats) std::vector<float>().swap(*buffer);
+    }
 };
 
 HunyuanForward::HunyuanForward(HunyuanShape shape, HunyuanWeights weights) : shape_(shape), weights_(std::move(weights)) {
-    // inv_freq as transformers computes it: 1 / base^(arange(0, d, 2) / d), the exponent in float32.
+    // inv_freq as transformers computes it: 1 / base^(arange(0, d, 2) / d), all in float32.
     const auto half = shape_.headDim / 2;
+    const auto base = static_cast<float>(shape_.ropeBase);
     for (std::int64_t i = 0; i < half; ++i) {
         const float exponent = static_cast<float>(2 * i) / static_cast<float>(shape_.headDim);
-        inverseFrequencies_.push_back(static_cast<float>(1.0 / std::pow(shape_.ropeBase, static_cast<double>(exponent))));
+        inverseFrequencies_.push_back(1.0f / std::pow(base, exponent));
     }
 }
 
@@ -301,6 +310,7 @@ void HunyuanForward::prompt(KvCache& cache, const std::int64_t* ids, std::int64_
         head(x.data(), count, logits, s);
     else
         head(x.data() + (count - 1) * h, 1, logits, s);
+    s.trim();
 }
 
 void HunyuanForward::step(KvCache* const* caches, const std::int64_t* ids, const Adapter* const* adapters, std::int64_t rows,

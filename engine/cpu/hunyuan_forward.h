@@ -78,6 +78,7 @@ public:
     void step(KvCache* const* caches, const std::int64_t* ids, const Adapter* const* adapters, std::int64_t rows, float* logits) const;
 
     const HunyuanShape& shape() const { return shape_; }
+    const std::vector<float>& inverseFrequencies() const { return inverseFrequencies_; }  // RoPE's, [headDim / 2]
     std::int64_t layers() const { return static_cast<std::int64_t>(weights_.layers.size()); }
 
 private:

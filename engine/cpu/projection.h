@@ -1,7 +1,9 @@
 #pragma once
-// x W^T on the CPU kernels, the kernel chosen by the weights' dtype, the row count and the CPU (the one place that
-// choice is made: the layers' tensors and the libtorch-free forward passes both come here). The raw products: an
-// 8-bit matrix's scale is the caller's (kernels/channel_epilogue.h), so several outputs can share one pass.
+// x W^T on the CPU kernels, the kernel chosen by the weights' dtype, the row count and the CPU (the one place the
+// engine's kernels are chosen: the layers' tensors and the libtorch-free forward passes both come here; only on CPUs
+// without AVX2 do the layers send long prompts to OpenBLAS through libtorch first, where the forward passes take the
+// portable kernels). The raw products: an 8-bit matrix's scale is the caller's (kernels/channel_epilogue.h), so several
+// outputs can share one pass.
 #include "cpu/matrix.h"
 
 #include <cstddef>

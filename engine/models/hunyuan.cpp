@@ -16,8 +16,6 @@
 namespace dragoman {
 namespace {
 
-constexpr std::size_t kLinearsPerLayer = 7;  // linears()' order: q, k, v, o, gate, up, down (cpu::Adapter's slots)
-
 // A LoraSet's deltas as the CPU forward reads them (cpu::Adapter), made when a state first runs with that adapter.
 class AdapterViews : public cpu::Adapter {
 public:
@@ -55,20 +53,10 @@ public:
     std::vector<torch::Tensor> keys, values;  // per layer [kvHeads, capacity, headDim], float32
     // The same memory as the CPU forward reads it (no pointers off the CPU); its length and capacity everywhere.
     cpu::KvCache cache;
-    // The request's adapter (CausalState::adapter) as the CPU forward reads it.
-    const cpu::Adapter* adapterView(std::size_t slots) {
-        const LoraSet* set = adapter.get();
-        if (!set) return nullptr;
-        if (viewed_ != set) {
-            views_ = std::make_unique<AdapterViews>(*set, slots);
-            viewed_ = set;
-        }
-        return views_.get();
-    }
-
-private:
-    const LoraSet* viewed_ = nullptr;
-    std::unique_ptr<AdapterViews> views_;
+    // The request's adapter (CausalState::adapter) as the CPU forward reads it (HunyuanModel::adapterView), and the
+    // adapter it was made for, held so that the views never outlive what they point into.
+    std::shared_ptr<const LoraSet> viewed;
+    std::shared_ptr<const cpu::Adapter> view;
 };
 
 // A norm's weight, a matrix, as the CPU kernels read them: as mapped where they can (float32 or bf16; 8-bit codes
@@ -212,6 +200,21 @@ void HunyuanModel::copyState(const CausalState& from, CausalState& to) const {
     target.cache.length = length;
 }
 
+const cpu::Adapter* HunyuanModel::adapterView(CausalState& base) const {
+    auto& state = static_cast<HunyuanState&>(base);
+    if (!state.adapter) return nullptr;
+    if (state.viewed != state.adapter) {
+        std::lock_guard lock(adapterViewsMutex_);
+        auto& entry = adapterViews_[state.adapter.get()];
+        if (entry.first.lock() != state.adapter)
+            entry = {state.adapter, std::make_shared<const AdapterViews>(*state.adapter, linears().size())};
+        state.view = entry.second;
+        state.viewed = state.adapter;
+        std::erase_if(adapterViews_, [](const auto& e) { return e.second.first.expired(); });  // adapters no longer resident
+    }
+    return state.view.get();
+}
+
 cpu::HunyuanForward HunyuanModel::buildCpuForward() {
     const auto matrix = [&](const torch::Tensor& weight, const torch::Tensor& scale) {
         return ops::matrixOf(kernelReadable(weight, widened_), scale);
@@ -231,7 +234,8 @@ cpu::HunyuanForward HunyuanModel::buildCpuForward() {
     cpu::HunyuanWeights w;
     w.embeddings = matrix(embed_.weight(), embed_.scale());
     w.finalNorm = normWeight(finalNorm_, widened_);
-    w.output = matrix(lmHead_.weight(), lmHead_.scale());
+    // A tied output layer reads the embeddings' own table (and its one float32 copy, where it needs one).
+    w.output = lmHead_.weight().is_same(embed_.weight()) ? w.embeddings : matrix(lmHead_.weight(), lmHead_.scale());
     for (const auto& l : layers_) {
         cpu::HunyuanLayerWeights c;
         c.inputNorm = normWeight(l.inputNorm, widened_);
@@ -318,8 +322,8 @@ torch::Tensor HunyuanModel::forward(CausalState& base, const torch::Tensor& ids,
         const auto t = flat.size(0);
         auto logits =
             allPositions ? torch::empty({t, config_.vocabSize}, torch::kFloat32) : torch::empty({config_.vocabSize}, torch::kFloat32);
-        cpu_->prompt(state.cache, flat.data_ptr<std::int64_t>(), t, state.adapterView(layers_.size() * kLinearsPerLayer),
-                     logits.data_ptr<float>(), allPositions, state.interrupted);
+        cpu_->prompt(state.cache, flat.data_ptr<std::int64_t>(), t, adapterView(state), logits.data_ptr<float>(), allPositions,
+                     state.interrupted);
         return logits;
     }
     auto x = run(base, ids, nullptr);
@@ -337,7 +341,7 @@ torch::Tensor HunyuanModel::stepMany(const std::vector<CausalState*>& states, co
         for (auto* state : states) {
             auto& s = static_cast<HunyuanState&>(*state);
             caches.push_back(&s.cache);
-            adapters.push_back(s.adapterView(layers_.size() * kLinearsPerLayer));
+            adapters.push_back(adapterView(s));
         }
         const std::vector<std::int64_t> flat(ids.begin(), ids.end());
         auto logits = torch::empty({rows, config_.vocabSize}, torch::kFloat32);

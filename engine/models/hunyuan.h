@@ -16,6 +16,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <map>
+#include <mutex>
 #include <optional>
 
 namespace dragoman {
@@ -50,6 +52,8 @@ public:
     std::vector<VocabularyTable> vocabularyTables() const override;
     const HunyuanConfig& config() const { return config_; }
     const Placement& placement() const { return placement_; }
+    // The forward its CPU path runs (null off the CPU kernels).
+    const cpu::HunyuanForward* cpuForward() const { return cpu_ ? &*cpu_ : nullptr; }
 
 private:
     torch::Tensor run(CausalState& state, const torch::Tensor& ids, std::vector<torch::Tensor>* hidden) const;
@@ -65,6 +69,9 @@ private:
                             const Rotary::Angles& angles) const;
     // The CPU path's forward over the bound weights (cpu/hunyuan_forward.h).
     cpu::HunyuanForward buildCpuForward();
+    // The state's adapter as the CPU forward reads it: one view per resident adapter, shared by every state that runs
+    // with it (rows of one adapter in a batched step share its products). Null without an adapter.
+    const cpu::Adapter* adapterView(CausalState& state) const;
 
     HunyuanConfig config_;
     Placement placement_;
@@ -78,6 +85,8 @@ private:
     // Placement::libtorchOps) the layers above run as libtorch operations.
     std::optional<cpu::HunyuanForward> cpu_;
     std::vector<torch::Tensor> widened_;  // float32 copies of weights the kernels cannot read as stored (float16)
+    mutable std::mutex adapterViewsMutex_;
+    mutable std::map<const LoraSet*, std::pair<std::weak_ptr<const LoraSet>, std::shared_ptr<const cpu::Adapter>>> adapterViews_;
 };
 
 }  // namespace dragoman

@@ -175,6 +175,11 @@ void TestHunyuan::ropeFrequenciesMatch() {
     const auto& f = fixtures_.at(fixture.toStdString());
     QCOMPARE(f.hunyuan().config().ropeBase(), f.json["rope"]["base"].get<double>());
     QVERIFY(maxDiff(hunyuanInverseFrequencies(f.hunyuan().config()), f.tensor("rope_inv_freq")) == 0.0f);
+    // The CPU forward's own (it computes them without libtorch): the same float32 values.
+    QVERIFY(f.hunyuan().cpuForward());
+    auto own = f.hunyuan().cpuForward()->inverseFrequencies();
+    QVERIFY(maxDiff(torch::from_blob(own.data(), {static_cast<std::int64_t>(own.size())}, torch::kFloat32), f.tensor("rope_inv_freq")) ==
+            0.0f);
 }
 
 void TestHunyuan::logitsMatch_data() {
