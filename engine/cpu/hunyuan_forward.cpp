@@ -104,9 +104,13 @@ void HunyuanForward::linear(const float* x, std::int64_t rows, const Matrix& w, 
                             Scratch& s) const {
     project(x, rows, w, y, shape_.bf16Activations);
     applyScale(w, y, rows);
+    addDeltas(x, rows, w.cols, w.rows, slot, adapters, y, s);
+}
+
+void HunyuanForward::addDeltas(const float* x, std::int64_t rows, std::int64_t in, std::int64_t out, std::int64_t slot,
+                               const Adapter* const* adapters, float* y, Scratch& s) const {
     if (!adapters) return;
     // Each adapter's delta on its rows: scale * B (A x), two thin products, never the merged matrix.
-    const auto in = w.cols, out = w.rows;
     for (std::int64_t first = 0; first < rows; ++first) {
         const Adapter* adapter = adapters[first];
         if (!adapter || std::find(adapters, adapters + first, adapter) != adapters + first) continue;  // none, or done
@@ -162,19 +166,7 @@ void HunyuanForward::layer(std::int64_t index, KvCache* const* caches, const Ada
             auto y = ys.begin();
             for (const auto& o : outputs) {
                 applyScale(*o.first, *y, 1);
-                if (first) {
-                    // The raw products are done: the delta alone (the adapter's rows are this one row).
-                    const LowRank* delta = first->at(slot + o.second);
-                    if (delta) {
-                        float* low = sized(s.lowRank, delta->a.rows);
-                        float* add = sized(s.delta, o.first->rows);
-                        project(in, 1, delta->a, low, false);
-                        project(low, 1, delta->b, add, false);
-                        const auto scale = static_cast<float>(delta->scale);
-                        for (std::int64_t j = 0; j < o.first->rows; ++j)
-                            (*y)[j] = std::fma(scale, add[j], (*y)[j]);
-                    }
-                }
+                addDeltas(in, 1, o.first->cols, o.first->rows, slot + o.second, adapters, *y, s);
                 ++y;
             }
             return;

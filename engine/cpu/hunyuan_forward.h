@@ -87,6 +87,9 @@ private:
     void embed(const std::int64_t* ids, std::int64_t count, float* x) const;
     void linear(const float* x, std::int64_t rows, const Matrix& w, std::int64_t slot, const Adapter* const* adapters, float* y,
                 Scratch& s) const;
+    // y [rows, out] += each row's adapter delta for `slot` (adapters null: none).
+    void addDeltas(const float* x, std::int64_t rows, std::int64_t in, std::int64_t out, std::int64_t slot, const Adapter* const* adapters,
+                   float* y, Scratch& s) const;
     void layer(std::int64_t index, KvCache* const* caches, const Adapter* const* adapters, std::int64_t rows, bool oneSequence, float* x,
                Scratch& s) const;
     // RoPE on `count` rows of `heads` heads, row i at the position whose cos and sin tables the scratch holds.
