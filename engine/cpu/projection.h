@@ -15,6 +15,11 @@ namespace dragoman::cpu {
 // with AVX512-BF16 (kernels/bf16_dot_gemm.h), as the model computes.
 void project(const float* x, std::int64_t m, const Matrix& w, float* y, bool bf16Activations);
 
+// Up to this many rows (a decoding step, a few beams, a batch of sequences) products run on the decoding kernels,
+// which sum each output in the same order whatever the row count: a batched step gives each sequence the numbers of
+// its step alone.
+constexpr std::int64_t kSmallRows = 16;
+
 // Whether products by matrices of this dtype give each output row the numbers of its input row alone, whatever rows
 // come with it, at every row count on this CPU: float32, and 8-bit with float32 activations, on AVX2 CPUs.
 bool rowStableAtAnyCount(Dtype type, bool bf16Activations);

@@ -1,10 +1,8 @@
 #include "decode/batch_search.h"
 
+#include "cpu/projection.h"
 #include "kernels/argmax.h"
-#include "layers/linear.h"
 #include "util/error.h"
-
-#include <torch/torch.h>
 
 #include <algorithm>
 
@@ -18,12 +16,10 @@ struct Running {
 };
 
 // Takes the step's scores for one sequence (processors applied, as greedySearch does); false when it ends.
-bool advance(Running& r, torch::Tensor scores) {
+bool advance(Running& r, Logits scores) {
     auto& s = *r.sequence;
     if (s.options.processors) s.options.processors->apply(scores, r.history);
-    const auto row = scores[0].contiguous();
-    const auto token = row.is_cpu() && row.scalar_type() == torch::kFloat32 ? kernels::firstArgmax(row.data_ptr<float>(), row.numel())
-                                                                            : row.argmax().item<TokenId>();
+    const auto token = kernels::firstArgmax(scores.row(0), scores.vocab());
     s.generated.push_back(token);
     r.history[0].push_back(token);
     if (s.options.onToken && !s.options.onToken(token)) return false;
@@ -36,7 +32,7 @@ bool advance(Running& r, torch::Tensor scores) {
 void greedyBatch(const CausalLanguageModel& model, std::vector<BatchedSequence>& sequences, std::size_t maxBatch) {
     // Steps of up to kSmallRows rows run on the decoding kernels, which give each row its numbers alone; wider
     // products (prompts) take other kernels, so a wider batch could change a sequence's tokens.
-    maxBatch = std::clamp<std::size_t>(maxBatch, 1, static_cast<std::size_t>(ops::kSmallRows));
+    maxBatch = std::clamp<std::size_t>(maxBatch, 1, static_cast<std::size_t>(cpu::kSmallRows));
     std::vector<Running> running;
     std::size_t next = 0;
     // Prefills waiting sequences while there is room: each alone, as CausalSession does.
@@ -49,13 +45,13 @@ void greedyBatch(const CausalLanguageModel& model, std::vector<BatchedSequence>&
             Running r{&s, model.start(static_cast<std::int64_t>(s.prompt.size()) + s.options.maxNewTokens), {s.prompt}};
             r.state->interrupted = s.interrupted;
             r.state->adapter = s.adapter;
-            torch::Tensor scores;
+            Logits scores;
             try {
-                scores = model.forward(*r.state, torch::tensor(s.prompt, torch::kInt64)).unsqueeze(0);
+                scores = model.forward(*r.state, s.prompt);
             } catch (const Cancelled&) {
                 continue;  // stopped during its prompt: it ends with nothing generated
             }
-            if (advance(r, scores.contiguous())) running.push_back(std::move(r));
+            if (advance(r, scores)) running.push_back(std::move(r));
         }
     };
     admit();
@@ -66,10 +62,10 @@ void greedyBatch(const CausalLanguageModel& model, std::vector<BatchedSequence>&
             states.push_back(r.state.get());
             last.push_back(r.sequence->generated.back());
         }
-        const auto logits = model.stepMany(states, last).contiguous();  // [B, V]
+        const auto logits = model.stepMany(states, last);  // [B, V]
         std::vector<Running> still;
         for (std::size_t b = 0; b < running.size(); ++b)
-            if (advance(running[b], logits.narrow(0, static_cast<std::int64_t>(b), 1).clone())) still.push_back(std::move(running[b]));
+            if (advance(running[b], logits.slice(static_cast<std::int64_t>(b), 1))) still.push_back(std::move(running[b]));
         running = std::move(still);
         admit();  // a finished sequence's place goes to the next one at once
     }

@@ -1,6 +1,9 @@
 #include "decode/batched_steps.h"
 
+#include "decode/logits_tensor.h"
 #include "models/batched_decoder.h"
+
+#include "util/error.h"
 
 #include <torch/torch.h>
 
@@ -9,14 +12,16 @@
 namespace dragoman {
 
 StepBatcher::Runner causalSteps(const CausalLanguageModel& model) {
-    return [&model](const std::vector<void*>& states, const std::vector<torch::Tensor>& tokens) {
+    return [&model](const std::vector<void*>& states, const std::vector<std::vector<TokenId>>& tokens) {
+        for (const auto& t : tokens)
+            if (t.size() != 1) throw Error("internal", "a decoder-only model's step feeds one token per sequence");
         // Alone, the plain step: it fuses projections a batched step keeps apart (the same numbers either way).
-        if (states.size() == 1) return model.forward(*static_cast<CausalState*>(states[0]), tokens[0].reshape({1})).unsqueeze(0);
+        if (states.size() == 1) return model.forward(*static_cast<CausalState*>(states[0]), tokens[0]);
         std::vector<CausalState*> sequences;
         std::vector<TokenId> ids;
         for (std::size_t i = 0; i < states.size(); ++i) {
             sequences.push_back(static_cast<CausalState*>(states[i]));
-            ids.push_back(tokens[i].reshape({1}).item<TokenId>());
+            ids.push_back(tokens[i][0]);
         }
         return model.stepMany(sequences, ids);
     };
@@ -24,15 +29,18 @@ StepBatcher::Runner causalSteps(const CausalLanguageModel& model) {
 
 StepBatcher::Runner encoderDecoderSteps(const EncoderDecoderModel& model) {
     const auto* batched = dynamic_cast<const BatchedDecoder*>(&model);
-    return [&model, batched](const std::vector<void*>& states, const std::vector<torch::Tensor>& tokens) {
+    return [&model, batched](const std::vector<void*>& states, const std::vector<std::vector<TokenId>>& tokens) {
         std::vector<DecoderState*> sequences;
-        for (auto* state : states)
-            sequences.push_back(static_cast<DecoderState*>(state));
-        if (batched && sequences.size() > 1) return batched->stepMany(sequences, tokens);
+        std::vector<torch::Tensor> ids;
+        for (std::size_t i = 0; i < states.size(); ++i) {
+            sequences.push_back(static_cast<DecoderState*>(states[i]));
+            ids.push_back(torch::tensor(tokens[i], torch::kInt64));
+        }
+        if (batched && sequences.size() > 1) return logitsOf(batched->stepMany(sequences, ids));
         std::vector<torch::Tensor> rows;
         for (std::size_t i = 0; i < sequences.size(); ++i)
-            rows.push_back(model.step(*sequences[i], tokens[i]));
-        return torch::cat(rows);
+            rows.push_back(model.step(*sequences[i], ids[i]));
+        return logitsOf(torch::cat(rows));
     };
 }
 

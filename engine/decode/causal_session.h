@@ -2,9 +2,11 @@
 // A decoder-only model over one prompt, as a DecodingSession: the whole prompt is run once (prefill) when
 // the session starts, and the first next() returns its last position's logits; later calls feed one token.
 #include "decode/decoding_session.h"
+#include "decode/step_batcher.h"
 #include "models/causal_lm.h"
 #include "util/error.h"
 
+#include <algorithm>
 #include <memory>
 #include <optional>
 #include <utility>
@@ -24,14 +26,15 @@ public:
         state_->interrupted = std::move(interrupted);
         state_->adapter = std::move(adapter);
         startMember(
-            batcher, [&] { pending_ = model.forward(*state_, torch::tensor(prompt, torch::kInt64)).unsqueeze(0); }, member_);
+            batcher, [&] { pending_ = model.forward(*state_, prompt); }, member_);
     }
-    torch::Tensor next(const torch::Tensor& tokens) override {
-        if (pending_.defined()) return std::exchange(pending_, torch::Tensor());  // the prompt's last token was fed already
-        if (member_) return member_->step(state_.get(), tokens.reshape({1}));
-        return model_.forward(*state_, tokens.reshape({1})).unsqueeze(0);
+    Logits next(const std::vector<TokenId>& tokens) override {
+        if (!pending_.empty()) return std::exchange(pending_, Logits());  // the prompt's last token was fed already
+        if (tokens.size() != 1) throw Error("internal", "a decoder-only session decodes one hypothesis");
+        if (member_) return member_->step(state_.get(), tokens);
+        return model_.forward(*state_, tokens);
     }
-    void reorder(const torch::Tensor&) override {
+    void reorder(const std::vector<std::int64_t>&) override {
         throw Error("unsupported", "beam search over a decoder-only model takes a CausalBeamSession");
     }
     const CausalState& state() const { return *state_; }
@@ -39,7 +42,7 @@ public:
 private:
     const CausalLanguageModel& model_;
     std::unique_ptr<CausalState> state_;
-    torch::Tensor pending_;
+    Logits pending_;
     std::optional<StepBatcher::Member> member_;  // last: leaves the batch before the state goes
 };
 
@@ -58,21 +61,21 @@ public:
             states_.push_back(model.start(capacity));
             states_.back()->adapter = adapter;
         }
-        pending_ = model.forward(*states_[0], torch::tensor(prompt, torch::kInt64)).unsqueeze(0).expand({beams, -1}).contiguous();
+        const auto last = model.forward(*states_[0], prompt);
+        pending_ = Logits::allocate(beams, last.vocab());
+        for (std::int64_t b = 0; b < beams; ++b)
+            std::copy(last.row(0), last.row(0) + last.vocab(), pending_.row(b));
         for (std::size_t b = 1; b < states_.size(); ++b)
             model.copyState(*states_[0], *states_[b]);
     }
-    torch::Tensor next(const torch::Tensor& tokens) override {
-        if (pending_.defined()) return std::exchange(pending_, torch::Tensor());  // every beam's prompt, run once
+    Logits next(const std::vector<TokenId>& tokens) override {
+        if (!pending_.empty()) return std::exchange(pending_, Logits());  // every beam's prompt, run once
         std::vector<CausalState*> states;
         for (auto& state : states_)
             states.push_back(state.get());
-        const auto ids = tokens.contiguous();
-        return model_.stepMany(states, std::vector<TokenId>(ids.data_ptr<std::int64_t>(), ids.data_ptr<std::int64_t>() + ids.numel()));
+        return model_.stepMany(states, tokens);
     }
-    void reorder(const torch::Tensor& beams) override {
-        const auto sources = beams.contiguous();
-        const auto* from = sources.data_ptr<std::int64_t>();
+    void reorder(const std::vector<std::int64_t>& from) override {
         const auto count = states_.size();
         std::vector<std::unique_ptr<CausalState>> next(count);
         std::vector<std::int64_t> firstTaker(count, -1);
@@ -97,7 +100,7 @@ public:
 private:
     const CausalLanguageModel& model_;
     std::vector<std::unique_ptr<CausalState>> states_;
-    torch::Tensor pending_;
+    Logits pending_;
 };
 
 }  // namespace dragoman

@@ -1,48 +1,19 @@
 #pragma once
 // One request's view of a model while generating: feed a token per hypothesis, get next-token logits.
-#include "decode/step_batcher.h"
-#include "models/encoder_decoder.h"
+#include "decode/logits.h"
+#include "text/tokenizer.h"
 
-#include <optional>
+#include <vector>
 
 namespace dragoman {
 
 class DecodingSession {
 public:
     virtual ~DecodingSession() = default;
-    // tokens [B] int64 -> logits [B, V] float32
-    virtual torch::Tensor next(const torch::Tensor& tokens) = 0;
-    // Keep hypotheses `beams` ([B] indices), in that order.
-    virtual void reorder(const torch::Tensor& beams) = 0;
-};
-
-// An encoder-decoder model over one encoded source, with `batch` hypotheses and the request's adapter. With a
-// batcher (built on decode/batched_steps.h's encoderDecoderSteps for the same model), its steps are shared with
-// the other requests decoding at the same time.
-class EncoderDecoderSession : public DecodingSession {
-public:
-    EncoderDecoderSession(const EncoderDecoderModel& model, const torch::Tensor& encoded, std::int64_t batch, std::int64_t maxSteps,
-                          std::shared_ptr<const LoraSet> adapter = nullptr, StepBatcher* batcher = nullptr)
-        : model_(model) {
-        startMember(
-            batcher, [&] { state_ = model.startDecoding(encoded, batch, maxSteps, std::move(adapter)); }, member_);
-    }
-    // Over a source the batcher's prompts already remembered (decode/batched_steps.h's SourcePrompt): nothing left
-    // to run on the batcher's thread, the session joins at once.
-    EncoderDecoderSession(const EncoderDecoderModel& model, std::shared_ptr<const SourceMemory> source, std::int64_t batch,
-                          std::int64_t maxSteps, std::shared_ptr<const LoraSet> adapter = nullptr, StepBatcher* batcher = nullptr)
-        : model_(model), state_(model.startDecoding(std::move(source), batch, maxSteps, std::move(adapter))) {
-        if (batcher) member_.emplace(*batcher);
-    }
-    torch::Tensor next(const torch::Tensor& tokens) override {
-        return member_ ? member_->step(state_.get(), tokens) : model_.step(*state_, tokens);
-    }
-    void reorder(const torch::Tensor& beams) override { model_.reorder(*state_, beams); }
-
-private:
-    const EncoderDecoderModel& model_;
-    std::unique_ptr<DecoderState> state_;
-    std::optional<StepBatcher::Member> member_;  // last: leaves the batch before the state goes
+    // One token per hypothesis -> logits [hypotheses, V]
+    virtual Logits next(const std::vector<TokenId>& tokens) = 0;
+    // Keep hypotheses `beams` (indices), in that order.
+    virtual void reorder(const std::vector<std::int64_t>& beams) = 0;
 };
 
 }  // namespace dragoman

@@ -1,7 +1,6 @@
 #include "decode/logits_processors.h"
 
-#include <torch/torch.h>
-
+#include <algorithm>
 #include <limits>
 #include <map>
 
@@ -24,12 +23,11 @@ bool LogitsProcessors::empty() const {
     return repetitionPenalty_ == 1.0 && noRepeatNgram_ == 0 && badSingle_.empty() && badSequences_.empty() && !forcedEos_;
 }
 
-torch::Tensor& LogitsProcessors::apply(torch::Tensor& scores, const std::vector<std::vector<TokenId>>& sequences) const {
+void LogitsProcessors::apply(Logits& scores, const std::vector<std::vector<TokenId>>& sequences) const {
     const float minusInf = -std::numeric_limits<float>::infinity();
-    const auto vocab = scores.size(1);
-    auto* data = scores.data_ptr<float>();  // [B, V] float32, contiguous
-    for (std::size_t b = 0; b < sequences.size(); ++b) {
-        float* row = data + b * vocab;
+    const auto vocab = scores.vocab();
+    for (std::size_t b = 0; b < sequences.size() && static_cast<std::int64_t>(b) < scores.rows(); ++b) {
+        float* row = scores.row(static_cast<std::int64_t>(b));
         const auto& seq = sequences[b];
         if (repetitionPenalty_ != 1.0) {
             // RepetitionPenaltyLogitsProcessor: every token already in the sequence, once.
@@ -61,7 +59,6 @@ torch::Tensor& LogitsProcessors::apply(torch::Tensor& scores, const std::vector<
             row[*forcedEos_] = 0.0f;
         }
     }
-    return scores;
 }
 
 }  // namespace dragoman

@@ -3,7 +3,10 @@
 // no-repeat n-grams, bad words, forced EOS at the last position.
 #include "decode/generation_config.h"
 
-#include <torch/types.h>
+#include "decode/logits.h"
+#include "text/tokenizer.h"
+
+#include <optional>
 
 #include <vector>
 
@@ -15,8 +18,8 @@ public:
     // From a generation config; `maxLength` counts the decoder start (or prompt) tokens too.
     LogitsProcessors(const GenerationConfig& config, std::int64_t maxLength);
 
-    // scores [B, V] (modified in place and returned); sequences: every hypothesis's tokens so far.
-    torch::Tensor& apply(torch::Tensor& scores, const std::vector<std::vector<TokenId>>& sequences) const;
+    // scores [B, V] (modified in place); sequences: every hypothesis's tokens so far, one per row.
+    void apply(Logits& scores, const std::vector<std::vector<TokenId>>& sequences) const;
     bool empty() const;
 
 private:

@@ -2,12 +2,11 @@
 
 #include "kernels/argmax.h"
 
-#include <torch/torch.h>
-
-#include <ATen/CPUGeneratorImpl.h>
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <numeric>
+#include <random>
 
 namespace dragoman {
 namespace {
@@ -16,13 +15,59 @@ bool isEos(TokenId id, const std::vector<TokenId>& eos) {
     return std::find(eos.begin(), eos.end(), id) != eos.end();
 }
 
-constexpr float kFinishedOff = -1.0e9f;  // transformers' "not a candidate" score
+constexpr float kOff = -std::numeric_limits<float>::infinity();  // the warpers' filter value
 
-// A small result tensor's values, read once: per-element item() calls cost an ATen dispatch each.
-template <typename T>
-std::vector<T> hostValues(const torch::Tensor& t) {
-    const auto c = t.to(c10::CppTypeToScalarType<T>::value).contiguous();
-    return std::vector<T>(c.template data_ptr<T>(), c.template data_ptr<T>() + c.numel());
+// TopKLogitsWarper: every score below the k-th largest is filtered out (ties with it stay).
+void keepTopK(float* row, std::int64_t vocab, std::int64_t k) {
+    if (k <= 0 || k >= vocab) return;
+    std::vector<float> values(row, row + vocab);
+    std::nth_element(values.begin(), values.begin() + (k - 1), values.end(), std::greater<>());
+    const float kth = values[static_cast<std::size_t>(k - 1)];
+    for (std::int64_t v = 0; v < vocab; ++v)
+        if (row[v] < kth) row[v] = kOff;
+}
+
+// TopPLogitsWarper: in ascending order, the tokens whose cumulative probability stays <= 1 - top_p are filtered out,
+// the most likely one always kept. Filtered tokens (probability 0) are left out of the sort: after top-k that is
+// all but k of them.
+void keepTopP(float* row, std::int64_t vocab, double topP) {
+    if (topP >= 1.0) return;
+    std::vector<std::int64_t> order;
+    for (std::int64_t v = 0; v < vocab; ++v)
+        if (row[v] != kOff) order.push_back(v);
+    if (order.empty()) return;
+    std::stable_sort(order.begin(), order.end(), [row](std::int64_t a, std::int64_t b) { return row[a] < row[b]; });
+    const float top = row[order.back()];
+    float total = 0.0f;
+    std::vector<float> probabilities(order.size());
+    for (std::size_t i = 0; i < order.size(); ++i)
+        total += probabilities[i] = std::exp(row[order[i]] - top);
+    float cumulative = 0.0f;
+    for (std::size_t i = 0; i + 1 < order.size(); ++i) {
+        cumulative += probabilities[i] / total;
+        if (cumulative > static_cast<float>(1.0 - topP)) break;
+        row[order[i]] = kOff;
+    }
+}
+
+// One draw from softmax(row): the first token whose cumulative probability passes a uniform number in [0, 1).
+TokenId draw(const float* row, std::int64_t vocab, std::mt19937_64& generator) {
+    const float top = *std::max_element(row, row + vocab);
+    std::vector<double> weights(static_cast<std::size_t>(vocab));
+    double total = 0.0;
+    for (std::int64_t v = 0; v < vocab; ++v)
+        total += weights[static_cast<std::size_t>(v)] = row[v] == kOff ? 0.0 : std::exp(static_cast<double>(row[v] - top));
+    const double target = static_cast<double>(generator() >> 11) * 0x1.0p-53 * total;  // 53 random bits
+    double cumulative = 0.0;
+    TokenId last = -1;
+    for (std::int64_t v = 0; v < vocab; ++v) {
+        const double w = weights[static_cast<std::size_t>(v)];
+        if (w <= 0.0) continue;
+        cumulative += w;
+        last = v;
+        if (cumulative > target) return v;
+    }
+    return last < 0 ? kernels::firstArgmax(row, vocab) : last;  // rounding at the very end: the last likely token
 }
 
 }  // namespace
@@ -32,9 +77,9 @@ std::vector<TokenId> greedySearch(DecodingSession& session, const std::vector<To
     std::vector<TokenId> generated;
     TokenId last = prefix.back();
     for (std::int64_t i = 0; i < options.maxNewTokens; ++i) {
-        auto scores = session.next(torch::tensor({last}, torch::kInt64)).contiguous();
+        auto scores = session.next({last});
         if (options.processors) options.processors->apply(scores, sequences);
-        last = kernels::firstArgmax(scores.data_ptr<float>(), scores.size(-1));
+        last = kernels::firstArgmax(scores.row(0), scores.vocab());
         generated.push_back(last);
         sequences[0].push_back(last);
         if (options.onToken && !options.onToken(last)) break;
@@ -45,142 +90,27 @@ std::vector<TokenId> greedySearch(DecodingSession& session, const std::vector<To
 
 std::vector<TokenId> sampleSearch(DecodingSession& session, const std::vector<TokenId>& prefix, const SearchOptions& options,
                                   const SamplingOptions& sampling) {
-    auto generator = at::detail::createCPUGenerator(sampling.seed);
+    std::mt19937_64 generator(sampling.seed);
     std::vector<std::vector<TokenId>> sequences{prefix};
     std::vector<TokenId> generated;
     TokenId last = prefix.back();
-    const float off = -std::numeric_limits<float>::infinity();
     for (std::int64_t i = 0; i < options.maxNewTokens; ++i) {
-        auto scores = session.next(torch::tensor({last}, torch::kInt64)).contiguous();
+        auto scores = session.next({last});
         if (options.processors) options.processors->apply(scores, sequences);
-        auto row = scores[0];
-        if (sampling.temperature > 0 && sampling.temperature != 1.0) row = row / sampling.temperature;
-        if (sampling.topK > 0 && sampling.topK < row.size(0)) {
-            const auto kth = std::get<0>(torch::topk(row, sampling.topK)).min();
-            row = row.masked_fill(row < kth, off);
-        }
-        if (sampling.topP < 1.0) {
-            // TopPLogitsWarper: drop the tokens whose ascending cumulative probability stays <= 1 - top_p,
-            // always keeping the most likely one.
-            auto [sorted, order] = torch::sort(row, 0, false);
-            auto cumulative = torch::softmax(sorted, 0).cumsum(0);
-            auto remove = cumulative <= (1.0 - sampling.topP);
-            remove[-1] = false;
-            row = row.index_fill(0, order.masked_select(remove), off);
-        }
-        last = torch::multinomial(torch::softmax(row, 0), 1, false, generator).item<TokenId>();
+        float* row = scores.row(0);
+        const auto vocab = scores.vocab();
+        if (sampling.temperature > 0 && sampling.temperature != 1.0)
+            for (std::int64_t v = 0; v < vocab; ++v)
+                row[v] /= static_cast<float>(sampling.temperature);
+        keepTopK(row, vocab, sampling.topK);
+        keepTopP(row, vocab, sampling.topP);
+        last = draw(row, vocab, generator);
         generated.push_back(last);
         sequences[0].push_back(last);
         if (options.onToken && !options.onToken(last)) break;
         if (isEos(last, options.eosIds)) break;
     }
     return generated;
-}
-
-std::vector<TokenId> beamSearch(DecodingSession& session, const std::vector<TokenId>& prefix, const SearchOptions& options,
-                                const BeamOptions& beam) {
-    const std::int64_t B = beam.beams;
-    const std::int64_t K =
-        std::max<std::int64_t>(2, 1 + static_cast<std::int64_t>(options.eosIds.size())) * B;  // max(2, 1 + n_eos) * beams
-    const std::int64_t promptLength = static_cast<std::int64_t>(prefix.size());
-    const std::int64_t maxLength = promptLength + options.maxNewTokens;
-
-    std::vector<std::vector<TokenId>> running(B, prefix), finished(B, prefix);
-    auto runningScores = torch::full({B}, kFinishedOff, torch::kFloat32);
-    runningScores[0] = 0.0f;
-    auto finishedScores = torch::full({B}, kFinishedOff, torch::kFloat32);
-    std::vector<bool> isFinished(B, false);
-    bool heuristicUnsatisfied = true;
-    std::int64_t curLength = promptLength;
-    // Every running hypothesis fed its last token; the first step feeds the prefix's last token B times.
-    auto inputs = torch::full({B}, prefix.back(), torch::kInt64);
-
-    for (;;) {
-        auto logits = session.next(inputs);
-        auto logProbs = torch::log_softmax(logits, -1).contiguous();
-        if (options.processors) options.processors->apply(logProbs, running);
-        const auto vocab = logProbs.size(1);
-        auto accumulated = (logProbs + runningScores.unsqueeze(1)).reshape({B * vocab});
-        auto [topValues, topIndices] = torch::topk(accumulated, K);
-        const auto sourceBeams = hostValues<std::int64_t>(topIndices.div(vocab, "floor"));
-        const auto tokens = hostValues<std::int64_t>(topIndices.remainder(vocab));
-
-        std::vector<std::vector<TokenId>> candidates(K);
-        std::vector<bool> hits(K);
-        const bool atMax = curLength + 1 >= maxLength;
-        for (std::int64_t k = 0; k < K; ++k) {
-            candidates[k] = running[sourceBeams[k]];
-            candidates[k].push_back(tokens[k]);
-            hits[k] = isEos(tokens[k], options.eosIds) || atMax;
-        }
-        // Running beams for the next step: the best B candidates that did not just finish.
-        auto hitMask = torch::tensor(std::vector<float>(hits.begin(), hits.end()), torch::kFloat32);
-        auto runningCandidates = topValues + hitMask * kFinishedOff;
-        const auto nextBeamsTensor = std::get<1>(torch::topk(runningCandidates, B));
-        const auto nextBeams = hostValues<std::int64_t>(nextBeamsTensor);
-        std::vector<std::vector<TokenId>> nextRunning(B);
-        for (std::int64_t b = 0; b < B; ++b)
-            nextRunning[b] = candidates[nextBeams[b]];
-        runningScores = runningCandidates.index_select(0, nextBeamsTensor);
-
-        // Finished hypotheses: candidates that ended here and rank among the top B, merged with those kept.
-        const double generatedLength = static_cast<double>(curLength + 1 - promptLength);
-        auto candidateScores = topValues / static_cast<float>(std::pow(generatedLength, beam.lengthPenalty));
-        const bool allFinished = std::all_of(isFinished.begin(), isFinished.end(), [](bool f) { return f; });
-        std::vector<float> offsets(K);
-        for (std::int64_t k = 0; k < K; ++k) {
-            const bool justFinished = hits[k] && k < B;
-            offsets[k] = ((allFinished && beam.earlyStopping) ? kFinishedOff : 0.0f) + (heuristicUnsatisfied ? 0.0f : kFinishedOff) +
-                         (justFinished ? 0.0f : kFinishedOff);
-        }
-        candidateScores = candidateScores + torch::tensor(offsets, torch::kFloat32);
-        auto mergedScores = torch::cat({finishedScores, candidateScores});
-        const auto keepTensor = std::get<1>(torch::topk(mergedScores, B));
-        const auto keep = hostValues<std::int64_t>(keepTensor);
-        std::vector<std::vector<TokenId>> nextFinished(B);
-        std::vector<bool> nextIsFinished(B);
-        for (std::int64_t b = 0; b < B; ++b) {
-            const auto index = keep[b];
-            if (index < B) {
-                nextFinished[b] = finished[index];
-                nextIsFinished[b] = isFinished[index];
-            } else {
-                nextFinished[b] = candidates[index - B];
-                nextIsFinished[b] = hits[index - B] && (index - B) < B;
-            }
-        }
-        finishedScores = mergedScores.index_select(0, keepTensor);
-        finished = std::move(nextFinished);
-        isFinished = std::move(nextIsFinished);
-        curLength += 1;
-
-        // Early-stop heuristic and loop condition, as transformers.
-        const double bestLength = static_cast<double>(curLength - promptLength);
-        const float bestPossible = runningScores[0].item<float>() / static_cast<float>(std::pow(bestLength, beam.lengthPenalty));
-        const float worstFinished = finishedScores.min().item<float>();
-        bool canImprove = false;
-        for (std::int64_t b = 0; b < B; ++b)
-            canImprove |= bestPossible > (isFinished[b] ? worstFinished : kFinishedOff);
-        heuristicUnsatisfied = heuristicUnsatisfied && canImprove;
-        const bool existsOpen = !(std::all_of(isFinished.begin(), isFinished.end(), [](bool f) { return f; }) && beam.earlyStopping);
-        const bool validContinuation = !std::all_of(hits.begin(), hits.end(), [](bool h) { return h; });
-        if (!(heuristicUnsatisfied && existsOpen && validContinuation)) break;
-
-        // Continue: reorder the cache to the chosen source beams (unless every beam continues itself, as
-        // it mostly does once the beams settle) and feed their new tokens.
-        std::vector<std::int64_t> chosenSources(B);
-        bool identity = true;
-        for (std::int64_t b = 0; b < B; ++b)
-            identity &= (chosenSources[b] = sourceBeams[nextBeams[b]]) == b;
-        if (!identity) session.reorder(torch::tensor(chosenSources, torch::kInt64));
-        running = std::move(nextRunning);
-        std::vector<TokenId> last(B);
-        for (std::int64_t b = 0; b < B; ++b)
-            last[b] = running[b].back();
-        inputs = torch::tensor(last, torch::kInt64);
-    }
-    const auto& best = finished[0];
-    return std::vector<TokenId>(best.begin() + promptLength, best.end());
 }
 
 }  // namespace dragoman

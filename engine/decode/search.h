@@ -1,5 +1,6 @@
 #pragma once
-// Greedy decoding and beam search with Hugging Face generate() semantics (batch of one request).
+// Greedy decoding and sampling with Hugging Face generate() semantics (batch of one request); beam search is in
+// decode/beam_search.h.
 #include "decode/decoding_session.h"
 #include "decode/logits_processors.h"
 
@@ -18,12 +19,6 @@ struct SearchOptions {
     TokenCallback onToken;                         // greedy only
 };
 
-struct BeamOptions {
-    std::int64_t beams = 4;
-    double lengthPenalty = 1.0;
-    bool earlyStopping = false;
-};
-
 struct SamplingOptions {
     double temperature = 1.0, topP = 1.0;
     std::int64_t topK = 0;  // 0: no top-k filter
@@ -31,17 +26,13 @@ struct SamplingOptions {
 };
 
 // Sampling as generate(do_sample=True): processors, then temperature, top-k and top-p warpers, then one draw
-// from the softmax with a generator seeded by `sampling.seed` (same seed, same output).
+// from the softmax with a generator seeded by `sampling.seed` (same seed, same output; the draws are our own
+// generator's, so the tokens are not those of a given torch seed).
 std::vector<TokenId> sampleSearch(DecodingSession& session, const std::vector<TokenId>& prefix, const SearchOptions& options,
                                   const SamplingOptions& sampling);
 
 // `prefix`: the sequence so far (decoder start, or the prompt); its last token is fed first.
 // Returns the generated tokens only, up to and including EOS.
 std::vector<TokenId> greedySearch(DecodingSession& session, const std::vector<TokenId>& prefix, const SearchOptions& options);
-
-// Port of transformers' vectorised GenerationMixin._beam_search for one request: top 2*beams candidates of
-// log_softmax + beam score, finished hypotheses scored sum_logprobs / generated_length^length_penalty.
-std::vector<TokenId> beamSearch(DecodingSession& session, const std::vector<TokenId>& prefix, const SearchOptions& options,
-                                const BeamOptions& beam);
 
 }  // namespace dragoman

@@ -3,8 +3,6 @@
 #include "util/error.h"
 #include "util/log.h"
 
-#include <torch/torch.h>
-
 #include <algorithm>
 
 namespace dragoman {
@@ -141,13 +139,13 @@ void StepBatcher::queue(Prompt& prompt) {
     if (prompt.error) std::rethrow_exception(prompt.error);
 }
 
-torch::Tensor StepBatcher::step(void* state, const torch::Tensor& tokens) {
-    Pending pending{state, tokens, {}, {}, false, {}};
+Logits StepBatcher::step(void* state, const std::vector<TokenId>& tokens) {
+    Pending pending{state, &tokens, {}, {}, false, {}};
     std::unique_lock lock(mutex_);
     startThread();
     if (waiting_.empty()) waitingSince_ = Clock::now();
     waiting_.push_back(&pending);
-    waitingRows_ += tokens.size(0);
+    waitingRows_ += static_cast<std::int64_t>(tokens.size());
     work_.notify_one();
     pending.woken.wait(lock, [&] { return pending.done; });
     if (pending.error) std::rethrow_exception(pending.error);
@@ -222,8 +220,9 @@ void startMember(StepBatcher* batcher, const std::function<void()>& prompt, std:
 void StepBatcher::runBatch(std::unique_lock<std::mutex>& lock) {
     std::vector<Pending*> batch;
     std::int64_t rows = 0;
-    while (!waiting_.empty() && (batch.empty() || rows + waiting_.front()->tokens.size(0) <= maxRows_)) {
-        rows += waiting_.front()->tokens.size(0);
+    const auto rowsOf = [](const Pending* p) { return static_cast<std::int64_t>(p->tokens->size()); };
+    while (!waiting_.empty() && (batch.empty() || rows + rowsOf(waiting_.front()) <= maxRows_)) {
+        rows += rowsOf(waiting_.front());
         batch.push_back(waiting_.front());
         waiting_.pop_front();
     }
@@ -233,17 +232,19 @@ void StepBatcher::runBatch(std::unique_lock<std::mutex>& lock) {
 
     const auto start = Clock::now();
     std::vector<void*> states;
-    std::vector<torch::Tensor> tokens;
+    std::vector<std::vector<TokenId>> tokens;
     for (const auto* p : batch) {
         states.push_back(p->state);
-        tokens.push_back(p->tokens);
+        tokens.push_back(*p->tokens);
     }
     try {
         const auto logits = runner_(states, tokens);
+        if (logits.rows() != rows)
+            throw Error("internal", "a batched step returned " + std::to_string(logits.rows()) + " rows for " + std::to_string(rows));
         std::int64_t offset = 0;
         for (auto* p : batch) {
-            p->logits = logits.narrow(0, offset, p->tokens.size(0));
-            offset += p->tokens.size(0);
+            p->logits = logits.slice(offset, rowsOf(p));
+            offset += rowsOf(p);
         }
     } catch (...) {
         // A step refused for one state (its cache full, say) must not fail the others: each runs alone.
@@ -251,7 +252,7 @@ void StepBatcher::runBatch(std::unique_lock<std::mutex>& lock) {
         for (auto* p : batch) {
             if (p->error) continue;
             try {
-                p->logits = runner_({p->state}, {p->tokens});
+                p->logits = runner_({p->state}, {*p->tokens});
             } catch (...) {
                 p->error = std::current_exception();
             }

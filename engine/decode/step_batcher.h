@@ -23,7 +23,8 @@
 // when the waiting requests run low, instead of one or two at a time between steps (the bundled model: ~15 sources
 // per pass, 1.3x less time per source, and 15.6 rows per step instead of 13.8, the places no longer left empty
 // while a source is encoded).
-#include <torch/types.h>
+#include "decode/logits.h"
+#include "text/tokenizer.h"
 
 #include <chrono>
 #include <condition_variable>
@@ -40,9 +41,9 @@ namespace dragoman {
 
 class StepBatcher {
 public:
-    // Runs one step for several states (opaque to the batcher): tokens[i] ([B_i] int64) feed states[i].
-    // Returns float32 logits [sum B_i, V], the states' rows one after another.
-    using Runner = std::function<torch::Tensor(const std::vector<void*>& states, const std::vector<torch::Tensor>& tokens)>;
+    // Runs one step for several states (opaque to the batcher): tokens[i] (B_i ids, one per hypothesis) feed
+    // states[i]. Returns logits [sum B_i, V], the states' rows one after another.
+    using Runner = std::function<Logits(const std::vector<void*>& states, const std::vector<std::vector<TokenId>>& tokens)>;
 
     // Runs several requests' prompts as one (each opaque to the batcher: what together() was given), writing each
     // one's result into it. Throws for the lot; the batcher then runs each alone to find whose it was.
@@ -61,8 +62,8 @@ public:
         ~Member() { batcher_.leave(); }
         Member(const Member&) = delete;
         Member& operator=(const Member&) = delete;
-        // One step for `state` (tokens [B] int64): its logits [B, V]. Throws what the step throws for it.
-        torch::Tensor step(void* state, const torch::Tensor& tokens) { return batcher_.step(state, tokens); }
+        // One step for `state` (B ids): its logits [B, V]. Throws what the step throws for it.
+        Logits step(void* state, const std::vector<TokenId>& tokens) { return batcher_.step(state, tokens); }
 
     private:
         StepBatcher& batcher_;
@@ -94,7 +95,8 @@ private:
     // at every step, 16 or more of them on two cores, each to find it was not its turn.
     struct Pending {
         void* state;
-        torch::Tensor tokens, logits;
+        const std::vector<TokenId>* tokens;
+        Logits logits;
         std::exception_ptr error;
         bool done = false;
         std::condition_variable woken;
@@ -110,7 +112,7 @@ private:
 
     void join();
     void leave();
-    torch::Tensor step(void* state, const torch::Tensor& tokens);
+    Logits step(void* state, const std::vector<TokenId>& tokens);
     // Starts the batcher's thread on first use (a model that never translates needs none). Lock held.
     void startThread();
     // The batcher's thread: runs ready steps, then prompts, until the batcher goes.

@@ -5,6 +5,7 @@
 // compressed-tensors uses for quantized Linear weights; a looked-up row is its codes times its scale.
 #include "layers/placement.h"
 #include "layers/weights.h"
+#include "models/vocabulary_table.h"
 
 #include <torch/types.h>
 
@@ -12,14 +13,6 @@
 #include <vector>
 
 namespace dragoman {
-
-// A [vocab, dim] table of a network as the checkpoint names it (an embedding table, a separate output layer)
-// and the modules whose stored weight repeats it (tied copies some exports keep): what a quantized copy may
-// write in 8 bits, dropping the repeats.
-struct VocabularyTable {
-    std::string module;  // its weight is module + ".weight"
-    std::vector<std::string> aliases;
-};
 
 class Embedding {
 public:

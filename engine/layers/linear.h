@@ -7,6 +7,7 @@
 // device, or the CPU with Placement::libtorchOps) libtorch's float32 matmul over a widened copy per call.
 // Architectures only compose layers.
 #include "cpu/matrix.h"
+#include "cpu/projection.h"
 #include "layers/lora.h"
 #include "layers/placement.h"
 #include "layers/weights.h"
@@ -88,7 +89,7 @@ torch::Tensor project(const torch::Tensor& x, const torch::Tensor& weight, bool 
 // engine's own kernel: it streams W once at memory speed for all rows, where libtorch sent one row to a GEMM
 // 2-4x slower than mv() and OpenBLAS ran 4 rows at ~8 GFLOP/s. The kernel sums each output in the same order
 // whatever the row count, so a batched step gives each sequence the numbers of its step alone.
-constexpr std::int64_t kSmallRows = 16;
+constexpr std::int64_t kSmallRows = cpu::kSmallRows;
 torch::Tensor smallRowsLinear(const torch::Tensor& x, const torch::Tensor& weight, const torch::Tensor& bias = {});
 // Whether products by `weight` take one kernel at any row count on this CPU, so each output row depends on its own
 // input row alone, whatever rows come with it: an AVX2 CPU and a contiguous weight, float32 (smallRowsLinear()) or

@@ -1,11 +1,10 @@
 #pragma once
 // What generation needs from a decoder-only model. The model is read-only and shared; the KV cache lives in
-// a CausalState owned by one request, preallocated for the longest sequence the request may reach.
-#include "layers/embedding.h"
-#include "layers/lora.h"
+// a CausalState owned by one request, preallocated for the longest sequence the request may reach. No libtorch
+// here: the CPU path runs without it (cpu/), the libtorch models convert at their edge (decode/logits_tensor.h).
+#include "decode/logits.h"
+#include "models/vocabulary_table.h"
 #include "text/tokenizer.h"
-
-#include <torch/types.h>
 
 #include <functional>
 #include <memory>
@@ -15,6 +14,7 @@
 namespace dragoman {
 
 class Linear;
+class LoraSet;
 
 class CausalState {
 public:
@@ -35,19 +35,14 @@ public:
 
     // A fresh cache with room for `maxTokens` tokens (prompt and generated).
     virtual std::unique_ptr<CausalState> start(std::int64_t maxTokens) const = 0;
-    // Feeds `ids` ([T] int64) after what the state holds. Returns float32 logits: [T, V] when allPositions,
-    // else [V] for the last position only. Throws Error("input") past the cache's capacity, Cancelled when
-    // the state's `interrupted` says so.
-    virtual torch::Tensor forward(CausalState& state, const torch::Tensor& ids, bool allPositions = false) const = 0;
-    // One decoding step for several sequences at once: states[i] is fed ids[i]. Returns float32 logits [B, V]
-    // whose row i equals what forward(*states[i], {ids[i]}) returns alone, bit for bit (decode/batch_search.h
-    // relies on it). The default runs them one by one; a model overrides it to read its weights once for all.
-    virtual torch::Tensor stepMany(const std::vector<CausalState*>& states, const std::vector<TokenId>& ids) const {
-        std::vector<torch::Tensor> rows;
-        for (std::size_t i = 0; i < states.size(); ++i)
-            rows.push_back(forward(*states[i], torch::tensor({ids[i]}, torch::kInt64)));
-        return torch::stack(rows);
-    }
+    // Feeds `ids` after what the state holds. Returns logits [T, V] when allPositions, else [1, V] for the last
+    // position only. Throws Error("input") past the cache's capacity or for an id outside the vocabulary,
+    // Cancelled when the state's `interrupted` says so.
+    virtual Logits forward(CausalState& state, const std::vector<TokenId>& ids, bool allPositions = false) const = 0;
+    // One decoding step for several sequences at once: states[i] is fed ids[i]. Returns logits [B, V] whose row i
+    // equals what forward(*states[i], {ids[i]}) returns alone, bit for bit (decode/batch_search.h relies on it).
+    // The default runs them one by one; a model overrides it to read its weights once for all.
+    virtual Logits stepMany(const std::vector<CausalState*>& states, const std::vector<TokenId>& ids) const;
 
     // Makes `to` (a state of this model with at least `from`'s length of room) hold what `from` holds: its cache and
     // length (beam search: a hypothesis continued by two beams). The adapter is not copied.

@@ -1,6 +1,7 @@
 #include "models/hunyuan.h"
 
 #include "cpu/hunyuan_forward.h"
+#include "decode/logits_tensor.h"
 #include "kernels/threads.h"
 #include "layers/attention.h"
 #include "models/config_reader.h"
@@ -315,24 +316,27 @@ torch::Tensor HunyuanModel::run(CausalState& base, const torch::Tensor& ids, std
     return x;
 }
 
-torch::Tensor HunyuanModel::forward(CausalState& base, const torch::Tensor& ids, bool allPositions) const {
+Logits HunyuanModel::forward(CausalState& base, const std::vector<TokenId>& ids, bool allPositions) const {
+    const auto t = static_cast<std::int64_t>(ids.size());
     if (cpu_) {
         auto& state = static_cast<HunyuanState&>(base);
-        const auto flat = ids.to(torch::kCPU, torch::kInt64).contiguous().view({-1});
-        const auto t = flat.size(0);
-        auto logits =
-            allPositions ? torch::empty({t, config_.vocabSize}, torch::kFloat32) : torch::empty({config_.vocabSize}, torch::kFloat32);
-        cpu_->prompt(state.cache, flat.data_ptr<std::int64_t>(), t, adapterView(state), logits.data_ptr<float>(), allPositions,
-                     state.interrupted);
+        auto logits = Logits::allocate(allPositions ? t : 1, config_.vocabSize);
+        cpu_->prompt(state.cache, ids.data(), t, adapterView(state), logits.data(), allPositions, state.interrupted);
         return logits;
     }
-    auto x = run(base, ids, nullptr);
-    // Logits come back to the CPU, where search and sampling run (a no-op there).
-    if (!allPositions) return lmHead_(x.narrow(0, x.size(0) - 1, 1)).view({config_.vocabSize}).to(torch::kCPU);
-    return lmHead_(x).to(torch::kCPU);
+    auto x = run(base, torch::tensor(ids, torch::kInt64), nullptr);
+    // Logits come back to the CPU, where search and sampling run.
+    return logitsOf(lmHead_(allPositions ? x : x.narrow(0, x.size(0) - 1, 1)));
 }
 
-torch::Tensor HunyuanModel::stepMany(const std::vector<CausalState*>& states, const std::vector<TokenId>& ids) const {
+torch::Tensor HunyuanModel::forward(CausalState& state, const torch::Tensor& ids, bool allPositions) const {
+    const auto flat = ids.to(torch::kCPU, torch::kInt64).contiguous().view({-1});
+    auto logits = tensorOf(
+        forward(state, std::vector<TokenId>(flat.data_ptr<std::int64_t>(), flat.data_ptr<std::int64_t>() + flat.numel()), allPositions));
+    return allPositions ? logits : logits.view({config_.vocabSize});
+}
+
+Logits HunyuanModel::stepMany(const std::vector<CausalState*>& states, const std::vector<TokenId>& ids) const {
     const auto rows = static_cast<std::int64_t>(states.size());
     if (rows == 0 || ids.size() != states.size()) throw Error("input", "a batched step feeds one token to each sequence");
     if (cpu_) {
@@ -343,9 +347,8 @@ torch::Tensor HunyuanModel::stepMany(const std::vector<CausalState*>& states, co
             caches.push_back(&s.cache);
             adapters.push_back(adapterView(s));
         }
-        const std::vector<std::int64_t> flat(ids.begin(), ids.end());
-        auto logits = torch::empty({rows, config_.vocabSize}, torch::kFloat32);
-        cpu_->step(caches.data(), flat.data(), adapters.data(), rows, logits.data_ptr<float>());
+        auto logits = Logits::allocate(rows, config_.vocabSize);
+        cpu_->step(caches.data(), ids.data(), adapters.data(), rows, logits.data());
         return logits;
     }
     std::vector<HunyuanState*> sequences;
@@ -373,7 +376,7 @@ torch::Tensor HunyuanModel::stepMany(const std::vector<CausalState*>& states, co
     }
     for (auto* state : sequences)
         state->cache.length += 1;
-    return lmHead_(finalNorm_(x)).to(torch::kCPU);
+    return logitsOf(lmHead_(finalNorm_(x)));
 }
 
 torch::Tensor HunyuanModel::hiddenStates(const torch::Tensor& ids) const {

@@ -38,10 +38,12 @@ public:
 
     std::unique_ptr<CausalState> start(std::int64_t maxTokens) const override;
     void copyState(const CausalState& from, CausalState& to) const override;
-    torch::Tensor forward(CausalState& state, const torch::Tensor& ids, bool allPositions = false) const override;
+    Logits forward(CausalState& state, const std::vector<TokenId>& ids, bool allPositions = false) const override;
     // The projections, norms and MLP run on all rows at once (each weight read once per step), and so do rotary
     // (each row at its own position), the q/k norms and attention (each row over its own cache).
-    torch::Tensor stepMany(const std::vector<CausalState*>& states, const std::vector<TokenId>& ids) const override;
+    Logits stepMany(const std::vector<CausalState*>& states, const std::vector<TokenId>& ids) const override;
+    // forward() for ids ([T] int64) as a tensor: [T, V] when allPositions, else [V].
+    torch::Tensor forward(CausalState& state, const torch::Tensor& ids, bool allPositions = false) const;
     // Hidden states of a fresh run over `ids`: embeddings, each layer's output, the final norm ([L + 2, T, H]).
     torch::Tensor hiddenStates(const torch::Tensor& ids) const;
 

@@ -9,8 +9,6 @@
 #include "util/error.h"
 #include "util/log.h"
 
-#include <torch/torch.h>
-
 #include <algorithm>
 
 namespace dragoman {

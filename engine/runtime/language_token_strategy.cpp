@@ -1,7 +1,8 @@
 #include "runtime/language_token_strategy.h"
 
 #include "decode/batched_steps.h"
-#include "decode/search.h"
+#include "decode/beam_search.h"
+#include "decode/encoder_decoder_session.h"
 #include "runtime/language_tokens.h"
 #include "text/languages.h"
 #include "text/marian_tokenizer.h"

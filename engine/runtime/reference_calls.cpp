@@ -1,7 +1,9 @@
 #include "runtime/reference_calls.h"
 
+#include "decode/beam_search.h"
 #include "decode/causal_session.h"
-#include "decode/search.h"
+#include "decode/encoder_decoder_session.h"
+#include "decode/logits_tensor.h"
 #include "util/error.h"
 
 namespace dragoman {
@@ -52,7 +54,7 @@ TeacherForced teacherForcedLogits(const RunnableModel& model, const std::vector<
         if (decoderIds) throw Error("input", "decoder ids are for encoder-decoder models; " + model.id() + " is decoder-only");
         auto state = c->start(static_cast<std::int64_t>(ids.size()));
         state->adapter = adapter;
-        return {c->forward(*state, torch::tensor(ids, torch::kInt64), true), {}};
+        return {tensorOf(c->forward(*state, ids, true)), {}};
     }
     const auto& m = *model.encoderDecoder();
     const auto targets = decoderIds.value_or(std::vector<TokenId>{m.decoderStartId()});
@@ -62,7 +64,7 @@ TeacherForced teacherForcedLogits(const RunnableModel& model, const std::vector<
     EncoderDecoderSession session(m, encoded, 1, static_cast<std::int64_t>(targets.size()), adapter);
     std::vector<torch::Tensor> rows;
     for (auto id : targets)
-        rows.push_back(session.next(torch::tensor({id}, torch::kInt64))[0]);
+        rows.push_back(tensorOf(session.next({id}))[0]);
     return {torch::stack(rows), encoded};
 }
 

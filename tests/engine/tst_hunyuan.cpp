@@ -7,8 +7,9 @@
 // (exercised on the CPU) with the device choice.
 #include "decode/batch_search.h"
 #include "decode/batched_steps.h"
+#include "decode/beam_search.h"
 #include "decode/causal_session.h"
-#include "decode/search.h"
+#include "decode/logits_tensor.h"
 #include "io/tensor_view.h"
 #include "kernels/bf16_dot_gemm.h"
 #include "models/hunyuan.h"
@@ -52,6 +53,14 @@ torch::Tensor ids(const std::vector<TokenId>& v) {
     return torch::tensor(v, torch::kInt64);
 }
 
+// CausalLanguageModel::forward() as a tensor: [T, V] with allPositions, else [V].
+torch::Tensor forwardTensor(const CausalLanguageModel& model, CausalState& state, const torch::Tensor& input, bool allPositions = false) {
+    const auto flat = input.to(torch::kInt64).contiguous().view({-1});
+    const std::vector<TokenId> values(flat.data_ptr<TokenId>(), flat.data_ptr<TokenId>() + flat.numel());
+    const auto logits = tensorOf(model.forward(state, values, allPositions));
+    return allPositions ? logits : logits.view({-1});
+}
+
 float maxDiff(const torch::Tensor& a, const torch::Tensor& b) {
     return (a - b).abs().max().item<float>();
 }
@@ -72,23 +81,23 @@ class ReplaySession : public DecodingSession {
 public:
     ReplaySession(const CausalLanguageModel& model, std::vector<TokenId> prompt, std::int64_t beams)
         : model_(model), prompt_(std::move(prompt)), histories_(static_cast<std::size_t>(beams)) {}
-    torch::Tensor next(const torch::Tensor& tokens) override {
+    Logits next(const std::vector<TokenId>& tokens) override {
         std::vector<torch::Tensor> rows;
         for (std::size_t b = 0; b < histories_.size(); ++b) {
-            if (started_) histories_[b].push_back(tokens[static_cast<std::int64_t>(b)].item<TokenId>());
+            if (started_) histories_[b].push_back(tokens[b]);
             auto state = model_.start(static_cast<std::int64_t>(prompt_.size() + histories_[b].size()));
-            auto logits = model_.forward(*state, ids(prompt_));
+            auto logits = forwardTensor(model_, *state, ids(prompt_));
             for (const auto token : histories_[b])
-                logits = model_.forward(*state, ids({token}));
+                logits = forwardTensor(model_, *state, ids({token}));
             rows.push_back(logits);
         }
         started_ = true;
-        return torch::stack(rows);
+        return logitsOf(torch::stack(rows));
     }
-    void reorder(const torch::Tensor& beams) override {
+    void reorder(const std::vector<std::int64_t>& beams) override {
         auto previous = histories_;
         for (std::size_t b = 0; b < histories_.size(); ++b)
-            histories_[b] = previous[static_cast<std::size_t>(beams[static_cast<std::int64_t>(b)].item<std::int64_t>())];
+            histories_[b] = previous[static_cast<std::size_t>(beams[b])];
     }
 
 private:
@@ -193,7 +202,7 @@ void TestHunyuan::logitsMatch() {
     const auto& f = fixtures_.at(fixture.toStdString());
     const auto input = f.inputIds(caseIndex);
     auto state = f.model->causal()->start(static_cast<std::int64_t>(input.size()));
-    const auto logits = f.model->causal()->forward(*state, ids(input), true);
+    const auto logits = forwardTensor(*f.model->causal(), *state, ids(input), true);
     const auto expected = f.tensor(f.json["cases"][caseIndex]["logits"].get<std::string>());
     QCOMPARE(logits.sizes().vec(), expected.sizes().vec());
     const float diff = maxDiff(logits, expected);
@@ -233,7 +242,7 @@ void TestHunyuan::greedyThroughCacheMatches() {
     const auto stepLogits = f.tensor(greedy["step_logits"].get<std::string>());
     const auto input = f.inputIds(caseIndex);
     auto state = f.model->causal()->start(static_cast<std::int64_t>(input.size() + expectedIds.size()));
-    auto logits = f.model->causal()->forward(*state, ids(input));
+    auto logits = forwardTensor(*f.model->causal(), *state, ids(input));
     int clearSteps = 0;
     for (std::size_t i = 0; i < expectedIds.size(); ++i) {
         const auto expected = stepLogits[static_cast<std::int64_t>(i)];
@@ -244,7 +253,7 @@ void TestHunyuan::greedyThroughCacheMatches() {
             ++clearSteps;
             QCOMPARE(logits.argmax().item<TokenId>(), expectedIds[i]);
         }
-        logits = f.model->causal()->forward(*state, ids({expectedIds[i]}));
+        logits = forwardTensor(*f.model->causal(), *state, ids({expectedIds[i]}));
     }
     if (tolerance(f) == 1e-4f) QCOMPARE(clearSteps, static_cast<int>(expectedIds.size()));
 }
@@ -256,11 +265,11 @@ void TestHunyuan::greedyIsDeterministic() {
     std::vector<TokenId> first;
     for (int run = 0; run < 10; ++run) {
         auto state = f.model->causal()->start(static_cast<std::int64_t>(input.size()) + 20);
-        auto logits = f.model->causal()->forward(*state, ids(input));
+        auto logits = forwardTensor(*f.model->causal(), *state, ids(input));
         std::vector<TokenId> out;
         for (int i = 0; i < 20; ++i) {
             out.push_back(logits.argmax().item<TokenId>());
-            logits = f.model->causal()->forward(*state, ids({out.back()}));
+            logits = forwardTensor(*f.model->causal(), *state, ids({out.back()}));
         }
         if (run == 0) first = out;
         QCOMPARE(nlohmann::json(out).dump(), nlohmann::json(first).dump());
@@ -317,17 +326,17 @@ void TestHunyuan::batchedStepEqualsStepsAlone() {
             states->push_back(network.start(static_cast<std::int64_t>(c.prompts[r].size()) + 8));
             states->back()->adapter = c.adapters[r];
         }
-        network.forward(*batched.back(), ids(c.prompts[r]));
-        next.push_back(network.forward(*alone.back(), ids(c.prompts[r])).argmax().item<TokenId>());
+        forwardTensor(network, *batched.back(), ids(c.prompts[r]));
+        next.push_back(forwardTensor(network, *alone.back(), ids(c.prompts[r])).argmax().item<TokenId>());
     }
     for (int step = 0; step < 6; ++step) {
         std::vector<CausalState*> states;
         for (auto& s : batched)
             states.push_back(s.get());
-        const auto together = network.stepMany(states, next);
+        const auto together = tensorOf(network.stepMany(states, next));
         QCOMPARE(together.sizes().vec(), (std::vector<std::int64_t>{rows, network.vocabSize()}));
         for (int r = 0; r < rows; ++r) {
-            const auto one = network.forward(*alone[r], ids({next[r]}));
+            const auto one = forwardTensor(network, *alone[r], ids({next[r]}));
             QVERIFY2(torch::equal(together[r], one),
                      qPrintable(QString("row %1, step %2: max diff %3").arg(r).arg(step).arg(maxDiff(together[r], one))));
             next[r] = one.argmax().item<TokenId>();
@@ -430,11 +439,11 @@ void TestHunyuan::promptInPiecesEqualsWholePrompt() {
     const auto& f = fixtures_.at("hunyuan-tiny-f32");
     const auto input = f.inputIds(0);
     auto whole = f.model->causal()->start(static_cast<std::int64_t>(input.size()));
-    const auto expected = f.model->causal()->forward(*whole, ids(input), true);
+    const auto expected = forwardTensor(*f.model->causal(), *whole, ids(input), true);
     auto pieces = f.model->causal()->start(static_cast<std::int64_t>(input.size()));
     const std::vector<TokenId> a(input.begin(), input.begin() + 17), b(input.begin() + 17, input.end());
-    const auto first = f.model->causal()->forward(*pieces, ids(a), true);
-    const auto second = f.model->causal()->forward(*pieces, ids(b), true);
+    const auto first = forwardTensor(*f.model->causal(), *pieces, ids(a), true);
+    const auto second = forwardTensor(*f.model->causal(), *pieces, ids(b), true);
     QVERIFY(maxDiff(torch::cat({first, second}), expected) <= tolerance(f));
     QCOMPARE(pieces->length(), static_cast<std::int64_t>(input.size()));
 }
@@ -478,7 +487,7 @@ void TestHunyuan::beamSearchEqualsHypothesesReplayed() {
         struct Watch : CausalBeamSession {
             using CausalBeamSession::CausalBeamSession;
             bool* moved = nullptr;
-            void reorder(const torch::Tensor& sources) override {
+            void reorder(const std::vector<std::int64_t>& sources) override {
                 *moved = true;
                 CausalBeamSession::reorder(sources);
             }
@@ -494,13 +503,13 @@ void TestHunyuan::cacheOverflowIsAnInputError() {
     const auto& f = fixtures_.at("hunyuan-tiny");
     auto state = f.model->causal()->start(4);
     try {
-        f.model->causal()->forward(*state, ids({1, 2, 3, 4, 5}));
+        forwardTensor(*f.model->causal(), *state, ids({1, 2, 3, 4, 5}));
         QFAIL("overflowed the cache");
     } catch (const Error& e) {
         QCOMPARE(QString::fromStdString(e.category()), QStringLiteral("input"));
     }
     try {
-        f.model->causal()->forward(*state, ids({100000}));
+        forwardTensor(*f.model->causal(), *state, ids({100000}));
         QFAIL("accepted an id outside the vocabulary");
     } catch (const Error& e) {
         QVERIFY(QString::fromUtf8(e.what()).contains("vocabulary"));

@@ -9,6 +9,8 @@
 
 #include <torch/torch.h>
 
+#include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <limits>
@@ -21,17 +23,23 @@ constexpr float kInf = std::numeric_limits<float>::infinity();
 
 std::vector<float> run(const GenerationConfig& config, std::int64_t maxLength, std::vector<float> scores,
                        const std::vector<TokenId>& sequence) {
-    auto tensor = torch::tensor(scores).view({1, -1}).clone();
-    LogitsProcessors(config, maxLength).apply(tensor, {sequence});
-    return std::vector<float>(tensor.data_ptr<float>(), tensor.data_ptr<float>() + tensor.numel());
+    auto logits = Logits::allocate(1, static_cast<std::int64_t>(scores.size()));
+    std::copy(scores.begin(), scores.end(), logits.row(0));
+    LogitsProcessors(config, maxLength).apply(logits, {sequence});
+    return std::vector<float>(logits.row(0), logits.row(0) + logits.vocab());
 }
 
 // Hands greedySearch the given score rows, one per step, whatever token it feeds.
 class ScoreRows : public DecodingSession {
 public:
     explicit ScoreRows(std::vector<std::vector<float>> rows) : rows_(std::move(rows)) {}
-    torch::Tensor next(const torch::Tensor&) override { return torch::tensor(rows_.at(step_++)).view({1, -1}).clone(); }
-    void reorder(const torch::Tensor&) override {}
+    Logits next(const std::vector<TokenId>&) override {
+        const auto& row = rows_.at(step_++);
+        auto logits = Logits::allocate(1, static_cast<std::int64_t>(row.size()));
+        std::copy(row.begin(), row.end(), logits.row(0));
+        return logits;
+    }
+    void reorder(const std::vector<std::int64_t>&) override {}
 
 private:
     std::vector<std::vector<float>> rows_;
@@ -52,6 +60,8 @@ private Q_SLOTS:
     void generationConfigRefusesOutOfRange_data();
     void generationConfigRefusesOutOfRange();
     void greedyPicksAsTorchArgmax();
+    void samplingDrawsFromTheWarpedDistribution_data();
+    void samplingDrawsFromTheWarpedDistribution();
 };
 
 void TestLogitsProcessors::processors_data() {
@@ -165,6 +175,61 @@ void TestLogitsProcessors::greedyPicksAsTorchArgmax() {
     options.maxNewTokens = static_cast<std::int64_t>(rows.size());
     options.eosIds = {99};
     QCOMPARE(greedySearch(session, {7}, options), expected);
+}
+
+Q_DECLARE_METATYPE(std::vector<double>)
+
+void TestLogitsProcessors::samplingDrawsFromTheWarpedDistribution_data() {
+    QTest::addColumn<std::vector<float>>("scores");
+    QTest::addColumn<double>("temperature");
+    QTest::addColumn<double>("topP");
+    QTest::addColumn<int>("topK");
+    QTest::addColumn<std::vector<double>>("expected");  // each token's probability after the warpers
+    const std::vector<float> four{std::log(0.5f), std::log(0.3f), std::log(0.15f), std::log(0.05f)};
+    QTest::newRow("plain softmax") << four << 1.0 << 1.0 << 0 << std::vector<double>{0.5, 0.3, 0.15, 0.05};
+    // Temperature 0.5 squares the probabilities: 1, 4, 0.25 over 5.25.
+    QTest::newRow("temperature 0.5") << std::vector<float>{0.0f, std::log(2.0f), std::log(0.5f)} << 0.5 << 1.0 << 0
+                                     << std::vector<double>{1 / 5.25, 4 / 5.25, 0.25 / 5.25};
+    QTest::newRow("top-k 2") << four << 1.0 << 1.0 << 2 << std::vector<double>{0.625, 0.375, 0, 0};
+    // Ascending cumulative 0.05, 0.2, 0.5, 1: top_p 0.9 drops what stays <= 0.1 (the last token alone).
+    QTest::newRow("top-p 0.9") << four << 1.0 << 0.9 << 0 << std::vector<double>{0.5 / 0.95, 0.3 / 0.95, 0.15 / 0.95, 0};
+    // After top-k 3: 0.158, 0.474, 1 ascending; top_p 0.6 drops what stays <= 0.4.
+    QTest::newRow("top-k 3 then top-p 0.6") << four << 1.0 << 0.6 << 3 << std::vector<double>{0.625, 0.375, 0, 0};
+    QTest::newRow("top-p keeps the most likely") << four << 1.0 << 0.1 << 0 << std::vector<double>{1, 0, 0, 0};
+    QTest::newRow("filtered tokens are never drawn")
+        << std::vector<float>{-kInf, 1.0f, -kInf, 1.0f} << 0.7 << 0.95 << 0 << std::vector<double>{0, 0.5, 0, 0.5};
+}
+
+// sampleSearch() draws from softmax(scores / temperature) after HF's top-k and top-p warpers: over 4000 draws each
+// token's share lies within 0.035 of its probability (4.4 standard deviations at most), and a filtered token never
+// comes. The same seed gives the same tokens; another seed others.
+void TestLogitsProcessors::samplingDrawsFromTheWarpedDistribution() {
+    QFETCH(std::vector<float>, scores);
+    QFETCH(double, temperature);
+    QFETCH(double, topP);
+    QFETCH(int, topK);
+    QFETCH(std::vector<double>, expected);
+    constexpr int kDraws = 4000;
+    SearchOptions options;
+    options.maxNewTokens = kDraws;
+    auto sample = [&](std::uint64_t seed) {
+        ScoreRows session(std::vector<std::vector<float>>(kDraws, scores));
+        return sampleSearch(session, {0}, options, {temperature, topP, topK, seed});
+    };
+    const auto drawn = sample(11);
+    QCOMPARE(drawn.size(), std::size_t(kDraws));
+    std::vector<int> counts(scores.size());
+    for (auto token : drawn) {
+        QVERIFY(token >= 0 && token < static_cast<TokenId>(scores.size()));
+        ++counts[static_cast<std::size_t>(token)];
+    }
+    for (std::size_t t = 0; t < scores.size(); ++t) {
+        const double share = static_cast<double>(counts[t]) / kDraws;
+        QVERIFY2(expected[t] == 0 ? counts[t] == 0 : std::abs(share - expected[t]) <= 0.035,
+                 qPrintable(QString("token %1: drawn %2 of %3, probability %4").arg(t).arg(counts[t]).arg(kDraws).arg(expected[t])));
+    }
+    QCOMPARE(sample(11), drawn);
+    if (std::count(expected.begin(), expected.end(), 0.0) + 1 < static_cast<std::ptrdiff_t>(expected.size())) QVERIFY(sample(12) != drawn);
 }
 
 #include "tst_logits_processors.moc"

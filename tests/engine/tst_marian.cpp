@@ -1,7 +1,8 @@
 // MarianMTModel parity with the golden reference (tests/fixtures/marian-tiny): sinusoids, encoder layers and
 // teacher-forced logits within 1e-4; generated ids exact for greedy, beam, with and without HF processors.
 #include "decode/batched_steps.h"
-#include "decode/search.h"
+#include "decode/beam_search.h"
+#include "decode/encoder_decoder_session.h"
 #include "io/safetensors_writer.h"
 #include "io/tensor_view.h"
 #include "models/marian.h"
@@ -130,7 +131,7 @@ void TestMarian::teacherForcedLogitsMatch() {
         EncoderDecoderSession session(m, m.encode(sourceIds(c)), 1, static_cast<std::int64_t>(decoderIds.size()));
         std::vector<torch::Tensor> rows;
         for (auto id : decoderIds)
-            rows.push_back(session.next(torch::tensor({id}, torch::kInt64))[0]);
+            rows.push_back(tensorOf(session.next({id}))[0]);
         const auto expected = expectedTensor("case" + std::to_string(c) + ".teacher_forcing_logits");
         const float diff = (torch::stack(rows) - expected).abs().max().item<float>();
         QVERIFY2(diff <= 1e-4f, ("case " + std::to_string(c) + ": max diff " + std::to_string(diff)).c_str());
@@ -201,7 +202,7 @@ void TestMarian::bf16CheckpointComputesOnWidenedWeights() {
             EncoderDecoderSession session(m, m.encode(sourceIds(c)), 1, static_cast<std::int64_t>(decoderIds.size()));
             std::vector<torch::Tensor> rows;
             for (auto id : decoderIds)
-                rows.push_back(session.next(torch::tensor({id}, torch::kInt64))[0]);
+                rows.push_back(tensorOf(session.next({id}))[0]);
             return torch::stack(rows);
         };
         const float diff = (logitsOf(*bf16->encoderDecoder()) - logitsOf(*f32->encoderDecoder())).abs().max().item<float>();
@@ -446,7 +447,7 @@ void TestMarian::refusedStepFailsItsRequestOnly() {
     c10::InferenceMode guard;
     const auto& m = *model_->encoderDecoder();
     StepBatcher batcher(encoderDecoderSteps(m));
-    const auto start = torch::full({1}, m.decoderStartId(), torch::kInt64);
+    const std::vector<TokenId> start{m.decoderStartId()};
     EncoderDecoderSession roomy(m, m.encode(sourceIds(0)), 1, 20, nullptr, &batcher);
     std::string refused;
     std::thread cramped([&] {
@@ -460,7 +461,7 @@ void TestMarian::refusedStepFailsItsRequestOnly() {
         }
     });
     for (int i = 0; i < 4; ++i)
-        QCOMPARE(roomy.next(start).size(0), std::int64_t(1));
+        QCOMPARE(roomy.next(start).rows(), std::int64_t(1));
     cramped.join();
     QVERIFY2(refused.find("positions") != std::string::npos, refused.c_str());
 }

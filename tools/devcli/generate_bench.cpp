@@ -3,7 +3,10 @@
 #include "kernels/stream_read.h"
 
 #include "decode/batched_steps.h"
-#include "decode/search.h"
+#include "decode/beam_search.h"
+#include "decode/encoder_decoder_session.h"
+#include "decode/logits_tensor.h"
+#include "kernels/argmax.h"
 #include "kernels/onednn_matmul.h"
 #include "kernels/thread_pool.h"
 #include "kernels/threads.h"
@@ -87,6 +90,11 @@ double measureGemvBandwidth(torch::ScalarType type) {
 
 namespace {
 
+// The first most likely token of a row.
+TokenId topOf(const Logits& logits, std::int64_t row = 0) {
+    return kernels::firstArgmax(logits.row(row), logits.vocab());
+}
+
 // The causal workload's prompt, shared with tools/baselines/hunyuan_eager.py: id j is 2 + (j*131) % (vocab - 3).
 std::vector<TokenId> benchmarkPrompt(const CausalLanguageModel& m, std::int64_t tokens) {
     std::vector<TokenId> prompt;
@@ -107,10 +115,10 @@ TimedRequest timedRequest(const CausalLanguageModel& m, const std::vector<TokenI
     r.start = Clock::now();
     auto state = m.start(static_cast<std::int64_t>(prompt.size()) + newTokens);
     state->adapter = std::move(adapter);
-    auto next = m.forward(*state, torch::tensor(prompt, torch::kInt64)).argmax().item<TokenId>();
+    auto next = topOf(m.forward(*state, prompt));
     const auto firstToken = Clock::now();
     for (std::int64_t i = 1; i < newTokens; ++i)
-        next = m.forward(*state, torch::tensor({next}, torch::kInt64)).argmax().item<TokenId>();
+        next = topOf(m.forward(*state, {next}));
     r.end = Clock::now();
     r.ttft = std::chrono::duration<double>(firstToken - r.start).count();
     r.decodeTokensPerS =
@@ -134,7 +142,7 @@ double batchedDecodeRate(const CausalLanguageModel& m, std::int64_t promptTokens
         states.push_back(m.start(promptTokens + newTokens));
         states.back()->adapter = adapter;
         pointers.push_back(states.back().get());
-        next.push_back(m.forward(*states.back(), torch::tensor(prompt, torch::kInt64)).argmax().item<TokenId>());
+        next.push_back(topOf(m.forward(*states.back(), prompt)));
         prompts.push_back(std::move(prompt));
     }
     std::vector<std::vector<TokenId>> generated(static_cast<std::size_t>(batch));
@@ -142,7 +150,7 @@ double batchedDecodeRate(const CausalLanguageModel& m, std::int64_t promptTokens
     for (std::int64_t i = 1; i < newTokens; ++i) {
         const auto logits = m.stepMany(pointers, next);
         for (std::int64_t b = 0; b < batch; ++b) {
-            next[static_cast<std::size_t>(b)] = logits[b].argmax().item<TokenId>();
+            next[static_cast<std::size_t>(b)] = topOf(logits, b);
             generated[static_cast<std::size_t>(b)].push_back(next[static_cast<std::size_t>(b)]);
         }
     }
@@ -151,9 +159,9 @@ double batchedDecodeRate(const CausalLanguageModel& m, std::int64_t promptTokens
     for (std::size_t b : {std::size_t(0), static_cast<std::size_t>(batch - 1)}) {
         auto state = m.start(promptTokens + newTokens);
         state->adapter = adapter;
-        auto token = m.forward(*state, torch::tensor(prompts[b], torch::kInt64)).argmax().item<TokenId>();
+        auto token = topOf(m.forward(*state, prompts[b]));
         for (std::int64_t i = 1; i < newTokens; ++i) {
-            token = m.forward(*state, torch::tensor({token}, torch::kInt64)).argmax().item<TokenId>();
+            token = topOf(m.forward(*state, {token}));
             if (token != generated[b][static_cast<std::size_t>(i - 1)])
                 throw Error("internal", "batched decoding changed sequence " + std::to_string(b) + " at step " + std::to_string(i));
         }
@@ -261,9 +269,9 @@ double oneThreadBatchSeconds(const EncoderDecoderModel& m, const std::vector<std
         std::vector<Running> still;
         for (std::size_t b = 0; b < running.size(); ++b) {
             auto& r = running[b];
-            auto scores = logits.narrow(0, static_cast<std::int64_t>(b), 1).clone();
+            auto scores = logitsOf(logits.narrow(0, static_cast<std::int64_t>(b), 1).clone());
             processors.apply(scores, r.history);
-            const auto token = scores[0].argmax().item<TokenId>();
+            const auto token = topOf(scores);
             r.generated.push_back(token);
             r.history[0].push_back(token);
             if (token == m.eosId() || static_cast<std::int64_t>(r.generated.size()) >= options.newTokens) {
