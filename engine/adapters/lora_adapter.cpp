@@ -42,7 +42,7 @@ bool isAdapterFolder(const std::filesystem::path& dir) {
 }
 
 std::shared_ptr<const LoraSet> loadLoraAdapter(const std::filesystem::path& dir, const std::string& name,
-                                               const std::vector<const Linear*>& linears, Placement placement, AdapterLoadStats* stats) {
+                                               const std::vector<LinearModule>& linears, Placement placement, AdapterLoadStats* stats) {
     const auto start = SteadyClock::now();
     const auto label = (dir / "adapter_config.json").string();
     if (!isAdapterFolder(dir)) throw Error("adapter", dir.string() + " is not a LoRA adapter folder (no adapter_config.json)");
@@ -83,8 +83,8 @@ std::shared_ptr<const LoraSet> loadLoraAdapter(const std::filesystem::path& dir,
     auto set = std::make_shared<LoraSet>(name, linears.size());
     std::set<std::string> bound;
     std::vector<std::string> problems;
-    for (const auto* linear : linears) {
-        const auto& module = linear->name();
+    for (const auto& linear : linears) {
+        const auto& module = linear.name;
         if (module.empty() || !config.targets(module)) continue;
         auto it = tensors.find(module);
         if (it == tensors.end() || !it->second.first.defined() || !it->second.second.defined()) {
@@ -93,9 +93,9 @@ std::shared_ptr<const LoraSet> loadLoraAdapter(const std::filesystem::path& dir,
         }
         const auto& [a, b] = it->second;
         const auto r = config.rankOf(module);
-        if (a.dim() != 2 || b.dim() != 2 || a.size(0) != r || a.size(1) != linear->in() || b.size(0) != linear->out() || b.size(1) != r) {
+        if (a.dim() != 2 || b.dim() != 2 || a.size(0) != r || a.size(1) != linear.in || b.size(0) != linear.out || b.size(1) != r) {
             problems.push_back(module + ": lora_A " + shapeText(a) + " and lora_B " + shapeText(b) + " do not fit the base's [" +
-                               std::to_string(linear->out()) + "," + std::to_string(linear->in()) + "] weight with r " + std::to_string(r));
+                               std::to_string(linear.out) + "," + std::to_string(linear.in) + "] weight with r " + std::to_string(r));
             continue;
         }
         LoraDelta delta{a, b, config.scalingOf(module)};
@@ -103,7 +103,7 @@ std::shared_ptr<const LoraSet> loadLoraAdapter(const std::filesystem::path& dir,
             delta.a = delta.a.to(placement.device);
             delta.b = delta.b.to(placement.device);
         }
-        set->set(linear->slot(), std::move(delta));
+        set->set(linear.slot, std::move(delta));
         bound.insert(module);
     }
     for (const auto& [module, pair] : tensors)

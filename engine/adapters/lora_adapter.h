@@ -23,7 +23,7 @@ struct AdapterLoadStats {
 // `linears`: the base model's Linear layers by slot (models' linears()). `modelType`: the base's, checked against
 // the adapter's task. Throws Error("adapter") naming the file and the problem.
 std::shared_ptr<const LoraSet> loadLoraAdapter(const std::filesystem::path& dir, const std::string& name,
-                                               const std::vector<const Linear*>& linears, Placement placement,
+                                               const std::vector<LinearModule>& linears, Placement placement,
                                                AdapterLoadStats* stats = nullptr);
 
 // Whether a folder holds a PEFT adapter (adapter_config.json).

@@ -287,6 +287,13 @@ void numberSlots(const std::vector<const Linear*>& linears) {
         const_cast<Linear*>(linear)->setSlot(slot++);
 }
 
+std::vector<LinearModule> modulesOf(const std::vector<const Linear*>& linears) {
+    std::vector<LinearModule> modules;
+    for (const auto* linear : linears)
+        modules.push_back({linear->name(), linear->out(), linear->in(), linear->slot()});
+    return modules;
+}
+
 cpu::Matrix Linear::matrix() const {
     return ops::matrixOf(weight_, scale_);
 }

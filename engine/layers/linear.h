@@ -11,6 +11,7 @@
 #include "layers/lora.h"
 #include "layers/placement.h"
 #include "layers/weights.h"
+#include "models/linear_module.h"
 
 #include <torch/types.h>
 
@@ -76,6 +77,8 @@ private:
 // Numbers a model's Linears 0, 1, ... in the order given (the model's linears()): the slots adapters bind by.
 // For the model's own constructor, which owns the layers the pointers name.
 void numberSlots(const std::vector<const Linear*>& linears);
+// The layers as adapters and quantized copies see them (their names, shapes and slots).
+std::vector<LinearModule> modulesOf(const std::vector<const Linear*>& linears);
 
 namespace ops {
 

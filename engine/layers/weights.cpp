@@ -1,5 +1,6 @@
 #include "layers/weights.h"
 
+#include "cpu/checkpoint_binder.h"
 #include "util/error.h"
 
 #include <fmt/format.h>
@@ -64,19 +65,7 @@ void WeightBinder::finish(const std::string& modelId) const {
     std::vector<std::string> unexpected;
     for (const auto& [name, tensor] : table_)
         if (!used_.count(name)) unexpected.push_back(name);
-    if (missing_.empty() && misshapen_.empty() && unexpected.empty()) return;
-    std::string text = modelId + ":";
-    auto list = [](const std::vector<std::string>& names) {
-        const std::size_t shown = std::min<std::size_t>(names.size(), 8);
-        std::string out = fmt::format("{}", fmt::join(names.begin(), names.begin() + shown, ", "));
-        if (names.size() > shown) out += fmt::format(" and {} more", names.size() - shown);
-        return out;
-    };
-    if (!missing_.empty()) text += " missing keys: " + list(missing_) + ";";
-    if (!misshapen_.empty()) text += " wrong tensors: " + list(misshapen_) + ";";
-    if (!unexpected.empty()) text += " unexpected keys: " + list(unexpected) + ";";
-    text.pop_back();
-    throw Error("checkpoint", text);
+    cpu::throwBindingProblems(modelId, missing_, misshapen_, unexpected);
 }
 
 }  // namespace dragoman

@@ -3,6 +3,7 @@
 // a CausalState owned by one request, preallocated for the longest sequence the request may reach. No libtorch
 // here: the CPU path runs without it (cpu/), the libtorch models convert at their edge (decode/logits_tensor.h).
 #include "decode/logits.h"
+#include "models/linear_module.h"
 #include "models/vocabulary_table.h"
 #include "text/tokenizer.h"
 
@@ -13,7 +14,6 @@
 
 namespace dragoman {
 
-class Linear;
 class LoraSet;
 
 class CausalState {
@@ -52,8 +52,8 @@ public:
     virtual std::int64_t maxPositions() const = 0;
     // Bytes of weights one decoding step reads (for the bandwidth efficiency report).
     virtual std::int64_t weightBytesPerToken() const = 0;
-    // The model's Linear layers by slot (Linear::slot()): what adapters bind to, by module name.
-    virtual std::vector<const Linear*> linears() const = 0;
+    // The model's linear layers by slot: what adapters bind to, by module name.
+    virtual std::vector<LinearModule> linears() const = 0;
     // Its embedding and output tables (VocabularyTable).
     virtual std::vector<VocabularyTable> vocabularyTables() const = 0;
 };

@@ -59,7 +59,7 @@ public:
     virtual TokenId eosId() const = 0;
     virtual TokenId padId() const = 0;
     // The model's Linear layers by slot (Linear::slot()): what adapters bind to, by module name.
-    virtual std::vector<const Linear*> linears() const = 0;
+    virtual std::vector<LinearModule> linears() const = 0;
     // Its embedding and output tables (VocabularyTable).
     virtual std::vector<VocabularyTable> vocabularyTables() const = 0;
 };

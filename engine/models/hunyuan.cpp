@@ -17,47 +17,12 @@
 namespace dragoman {
 namespace {
 
-// A LoraSet's deltas as the CPU forward reads them (cpu::Adapter), made when a state first runs with that adapter.
-class AdapterViews : public cpu::Adapter {
-public:
-    AdapterViews(const LoraSet& set, std::size_t slots) {
-        for (std::size_t i = 0; i < slots; ++i) {
-            const auto* d = set.at(static_cast<int>(i));
-            if (d)
-                deltas_.push_back(cpu::LowRank{ops::matrixOf(readable(d->a)), ops::matrixOf(readable(d->b)), d->scale});
-            else
-                deltas_.emplace_back();
-        }
-    }
-    const cpu::LowRank* at(std::int64_t slot) const override {
-        const auto i = static_cast<std::size_t>(slot);
-        return i < deltas_.size() && deltas_[i] ? &*deltas_[i] : nullptr;
-    }
-
-private:
-    // The adapter's own tensors where the kernels read them (float32 or bf16, contiguous), else a float32 copy kept here.
-    torch::Tensor readable(const torch::Tensor& t) {
-        if ((t.scalar_type() == torch::kFloat32 || t.scalar_type() == torch::kBFloat16) && t.is_contiguous() && t.device().is_cpu())
-            return t;
-        kept_.push_back(t.to(torch::kCPU, torch::kFloat32).contiguous());
-        return kept_.back();
-    }
-
-    std::vector<std::optional<cpu::LowRank>> deltas_;
-    std::vector<torch::Tensor> kept_;
-};
-
 class HunyuanState : public CausalState {
 public:
     std::int64_t length() const override { return cache.length; }
     std::int64_t capacity() const override { return cache.capacity; }
     std::vector<torch::Tensor> keys, values;  // per layer [kvHeads, capacity, headDim], float32
-    // The same memory as the CPU forward reads it (no pointers off the CPU); its length and capacity everywhere.
-    cpu::KvCache cache;
-    // The request's adapter (CausalState::adapter) as the CPU forward reads it (HunyuanModel::adapterView), and the
-    // adapter it was made for, held so that the views never outlive what they point into.
-    std::shared_ptr<const LoraSet> viewed;
-    std::shared_ptr<const cpu::Adapter> view;
+    cpu::KvCache cache;                       // its length and capacity (the memory is in the tensors)
 };
 
 // A norm's weight, a matrix, as the CPU kernels read them: as mapped where they can (float32 or bf16; 8-bit codes
@@ -136,9 +101,9 @@ HunyuanModel::HunyuanModel(const HunyuanConfig& config, const WeightTable& weigh
         weightBytesPerToken_ += l.inputNorm.bytes() + l.qNorm.bytes() + l.kNorm.bytes() + l.postNorm.bytes() + l.q.bytes() + l.k.bytes() +
                                 l.v.bytes() + l.o.bytes() + l.gate.bytes() + l.up.bytes() + l.down.bytes();
     weightBytesPerToken_ += lmHead_.bytes() + finalNorm_.bytes();
-    numberSlots(linears());
+    numberSlots(layerLinears());
     if (placement_.onCpuKernels()) {
-        cpu_ = buildCpuForward();
+        cpu_ = std::make_unique<const HunyuanCpuModel>(config_, bindCpuWeights());
         return;
     }
     // Off the engine's CPU kernels: one copy to device memory (none on the CPU), in the checkpoint's dtype;
@@ -165,7 +130,11 @@ std::vector<VocabularyTable> HunyuanModel::vocabularyTables() const {
     return {{"model.embed_tokens", {}}, {lmHead_.name(), {}}};
 }
 
-std::vector<const Linear*> HunyuanModel::linears() const {
+std::vector<LinearModule> HunyuanModel::linears() const {
+    return modulesOf(layerLinears());
+}
+
+std::vector<const Linear*> HunyuanModel::layerLinears() const {
     std::vector<const Linear*> all;
     for (const auto& l : layers_)
         for (const auto* linear : {&l.q, &l.k, &l.v, &l.o, &l.gate, &l.up, &l.down})
@@ -174,21 +143,19 @@ std::vector<const Linear*> HunyuanModel::linears() const {
 }
 
 std::unique_ptr<CausalState> HunyuanModel::start(std::int64_t maxTokens) const {
+    if (cpu_) return cpu_->start(maxTokens);
     auto state = std::make_unique<HunyuanState>();
     state->cache.capacity = std::max<std::int64_t>(1, std::min(maxTokens, config_.maxPositions));
     for (std::int64_t i = 0; i < config_.layers; ++i) {
         state->keys.push_back(torch::empty({config_.kvHeads, state->cache.capacity, config_.headDim},
                                            torch::TensorOptions().dtype(torch::kFloat32).device(placement_.device)));
         state->values.push_back(torch::empty_like(state->keys.back()));
-        if (cpu_) {
-            state->cache.keys.push_back(state->keys.back().data_ptr<float>());
-            state->cache.values.push_back(state->values.back().data_ptr<float>());
-        }
     }
     return state;
 }
 
 void HunyuanModel::copyState(const CausalState& from, CausalState& to) const {
+    if (cpu_) return cpu_->copyState(from, to);
     const auto& source = static_cast<const HunyuanState&>(from);
     auto& target = static_cast<HunyuanState&>(to);
     const auto length = source.cache.length;
@@ -201,38 +168,14 @@ void HunyuanModel::copyState(const CausalState& from, CausalState& to) const {
     target.cache.length = length;
 }
 
-const cpu::Adapter* HunyuanModel::adapterView(CausalState& base) const {
-    auto& state = static_cast<HunyuanState&>(base);
-    if (!state.adapter) return nullptr;
-    if (state.viewed != state.adapter) {
-        std::lock_guard lock(adapterViewsMutex_);
-        auto& entry = adapterViews_[state.adapter.get()];
-        if (entry.first.lock() != state.adapter)
-            entry = {state.adapter, std::make_shared<const AdapterViews>(*state.adapter, linears().size())};
-        state.view = entry.second;
-        state.viewed = state.adapter;
-        std::erase_if(adapterViews_, [](const auto& e) { return e.second.first.expired(); });  // adapters no longer resident
-    }
-    return state.view.get();
-}
-
-cpu::HunyuanForward HunyuanModel::buildCpuForward() {
+HunyuanCpuWeights HunyuanModel::bindCpuWeights() {
     const auto matrix = [&](const torch::Tensor& weight, const torch::Tensor& scale) {
         return ops::matrixOf(kernelReadable(weight, widened_), scale);
     };
-    cpu::HunyuanShape shape;
-    shape.hidden = config_.hidden;
-    shape.intermediate = config_.intermediate;
-    shape.heads = config_.heads;
-    shape.kvHeads = config_.kvHeads;
-    shape.headDim = config_.headDim;
-    shape.vocab = config_.vocabSize;
-    shape.maxPositions = config_.maxPositions;
-    shape.rmsEps = config_.rmsEps;
-    shape.ropeBase = config_.ropeBase();
-    shape.qkNorm = config_.qkNorm;
-    shape.bf16Activations = placement_.bf16Activations;
-    cpu::HunyuanWeights w;
+    HunyuanCpuWeights bound;
+    bound.bf16Activations = placement_.bf16Activations;
+    bound.tiedOutput = lmHead_.name().empty();
+    auto& w = bound.weights;
     w.embeddings = matrix(embed_.weight(), embed_.scale());
     w.finalNorm = normWeight(finalNorm_, widened_);
     // A tied output layer reads the embeddings' own table (and its one float32 copy, where it needs one).
@@ -252,7 +195,7 @@ cpu::HunyuanForward HunyuanModel::buildCpuForward() {
         c.down = matrix(l.down.weight(), l.down.scale());
         w.layers.push_back(c);
     }
-    return cpu::HunyuanForward(shape, std::move(w));
+    return bound;  // points into this model's tensors
 }
 
 torch::Tensor HunyuanModel::attendProjected(std::size_t index, CausalState& base, const HunyuanLayer& l, const torch::Tensor& qp,
@@ -317,13 +260,7 @@ torch::Tensor HunyuanModel::run(CausalState& base, const torch::Tensor& ids, std
 }
 
 Logits HunyuanModel::forward(CausalState& base, const std::vector<TokenId>& ids, bool allPositions) const {
-    const auto t = static_cast<std::int64_t>(ids.size());
-    if (cpu_) {
-        auto& state = static_cast<HunyuanState&>(base);
-        auto logits = Logits::allocate(allPositions ? t : 1, config_.vocabSize);
-        cpu_->prompt(state.cache, ids.data(), t, adapterView(state), logits.data(), allPositions, state.interrupted);
-        return logits;
-    }
+    if (cpu_) return cpu_->forward(base, ids, allPositions);
     auto x = run(base, torch::tensor(ids, torch::kInt64), nullptr);
     // Logits come back to the CPU, where search and sampling run.
     return logitsOf(lmHead_(allPositions ? x : x.narrow(0, x.size(0) - 1, 1)));
@@ -339,18 +276,7 @@ torch::Tensor HunyuanModel::forward(CausalState& state, const torch::Tensor& ids
 Logits HunyuanModel::stepMany(const std::vector<CausalState*>& states, const std::vector<TokenId>& ids) const {
     const auto rows = static_cast<std::int64_t>(states.size());
     if (rows == 0 || ids.size() != states.size()) throw Error("input", "a batched step feeds one token to each sequence");
-    if (cpu_) {
-        std::vector<cpu::KvCache*> caches;
-        std::vector<const cpu::Adapter*> adapters;
-        for (auto* state : states) {
-            auto& s = static_cast<HunyuanState&>(*state);
-            caches.push_back(&s.cache);
-            adapters.push_back(adapterView(s));
-        }
-        auto logits = Logits::allocate(rows, config_.vocabSize);
-        cpu_->step(caches.data(), ids.data(), adapters.data(), rows, logits.data());
-        return logits;
-    }
+    if (cpu_) return cpu_->stepMany(states, ids);
     std::vector<HunyuanState*> sequences;
     std::vector<Rotary::Angles> angles;
     std::vector<const LoraSet*> adapters;
@@ -380,18 +306,15 @@ Logits HunyuanModel::stepMany(const std::vector<CausalState*>& states, const std
 }
 
 torch::Tensor HunyuanModel::hiddenStates(const torch::Tensor& ids) const {
-    auto state = start(ids.size(0));
     if (cpu_) {
         const auto flat = ids.to(torch::kCPU, torch::kInt64).contiguous().view({-1});
-        std::vector<std::vector<float>> rows;
-        std::vector<float> logits(static_cast<std::size_t>(config_.vocabSize));
-        cpu_->prompt(static_cast<HunyuanState&>(*state).cache, flat.data_ptr<std::int64_t>(), flat.size(0), nullptr, logits.data(), false,
-                     {}, &rows);
+        auto rows = cpu_->hiddenStates(std::vector<TokenId>(flat.data_ptr<TokenId>(), flat.data_ptr<TokenId>() + flat.numel()));
         std::vector<torch::Tensor> hidden;
         for (auto& r : rows)
             hidden.push_back(torch::from_blob(r.data(), {flat.size(0), config_.hidden}, torch::kFloat32).clone());
         return torch::stack(hidden);
     }
+    auto state = start(ids.size(0));
     std::vector<torch::Tensor> hidden;
     run(*state, ids, &hidden);
     return torch::stack(hidden).to(torch::kCPU);

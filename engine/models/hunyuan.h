@@ -6,13 +6,13 @@
 // per-head RMSNorm of q and k applied after RoPE, SiLU-gated MLP, and the output layer tied to the
 // embeddings when lm_head.weight is absent. On the CPU the weights are used as mapped (bf16 stays bf16); on a
 // CUDA device they are copied there once (layers/placement.h).
-#include "cpu/hunyuan_forward.h"
 #include "layers/embedding.h"
 #include "layers/linear.h"
 #include "layers/norm.h"
 #include "layers/rotary.h"
 #include "models/causal_lm.h"
 #include "models/hunyuan_config.h"
+#include "models/hunyuan_cpu.h"
 
 #include <nlohmann/json.hpp>
 
@@ -50,12 +50,12 @@ public:
     std::int64_t vocabSize() const override { return config_.vocabSize; }
     std::int64_t maxPositions() const override { return config_.maxPositions; }
     std::int64_t weightBytesPerToken() const override { return weightBytesPerToken_; }
-    std::vector<const Linear*> linears() const override;
+    std::vector<LinearModule> linears() const override;
     std::vector<VocabularyTable> vocabularyTables() const override;
     const HunyuanConfig& config() const { return config_; }
     const Placement& placement() const { return placement_; }
     // The forward its CPU path runs (null off the CPU kernels).
-    const cpu::HunyuanForward* cpuForward() const { return cpu_ ? &*cpu_ : nullptr; }
+    const cpu::HunyuanForward* cpuForward() const { return cpu_ ? &cpu_->cpuForward() : nullptr; }
 
 private:
     torch::Tensor run(CausalState& state, const torch::Tensor& ids, std::vector<torch::Tensor>* hidden) const;
@@ -69,11 +69,9 @@ private:
                              const torch::Tensor& k, const torch::Tensor& v, const std::vector<Rotary::Angles>& angles) const;
     torch::Tensor attention(const HunyuanLayer& layer, std::size_t index, CausalState& state, const torch::Tensor& x,
                             const Rotary::Angles& angles) const;
-    // The CPU path's forward over the bound weights (cpu/hunyuan_forward.h).
-    cpu::HunyuanForward buildCpuForward();
-    // The state's adapter as the CPU forward reads it: one view per resident adapter, shared by every state that runs
-    // with it (rows of one adapter in a batched step share its products). Null without an adapter.
-    const cpu::Adapter* adapterView(CausalState& state) const;
+    std::vector<const Linear*> layerLinears() const;  // by slot
+    // The bound tensors as the CPU forward reads them (views into this model's tensors).
+    HunyuanCpuWeights bindCpuWeights();
 
     HunyuanConfig config_;
     Placement placement_;
@@ -83,12 +81,10 @@ private:
     Rotary rotary_;
     std::vector<HunyuanLayer> layers_;
     std::int64_t weightBytesPerToken_ = 0;
-    // On the CPU kernels every pass runs here, libtorch only wrapping ids and logits; off them (a CUDA device,
+    // On the CPU kernels every call runs here, over the tensors above; off them (a CUDA device,
     // Placement::libtorchOps) the layers above run as libtorch operations.
-    std::optional<cpu::HunyuanForward> cpu_;
+    std::unique_ptr<const HunyuanCpuModel> cpu_;
     std::vector<torch::Tensor> widened_;  // float32 copies of weights the kernels cannot read as stored (float16)
-    mutable std::mutex adapterViewsMutex_;
-    mutable std::map<const LoraSet*, std::pair<std::weak_ptr<const LoraSet>, std::shared_ptr<const cpu::Adapter>>> adapterViews_;
 };
 
 }  // namespace dragoman

@@ -186,14 +186,14 @@ MarianModel::MarianModel(const MarianConfig& config, WeightBinder w, const std::
         decoder_.push_back(std::move(layer));
     }
     w.finish(modelId);
-    numberSlots(linears());
+    numberSlots(layerLinears());
 }
 
 std::vector<VocabularyTable> MarianModel::vocabularyTables() const {
     return {{"model.shared", {std::begin(kSharedTableAliases), std::end(kSharedTableAliases)}}};
 }
 
-std::vector<const Linear*> MarianModel::linears() const {
+std::vector<const Linear*> MarianModel::layerLinears() const {
     std::vector<const Linear*> all;
     auto attentionOf = [&](const MarianAttention& a) {
         for (const auto* l : {&a.q, &a.k, &a.v, &a.o})

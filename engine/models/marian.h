@@ -63,7 +63,7 @@ public:
     using EncoderDecoderModel::startDecoding;
     std::unique_ptr<DecoderState> startDecoding(std::shared_ptr<const SourceMemory> source, std::int64_t batch, std::int64_t maxSteps,
                                                 std::shared_ptr<const LoraSet> adapter = nullptr) const override;
-    std::vector<const Linear*> linears() const override;
+    std::vector<LinearModule> linears() const override { return modulesOf(layerLinears()); }
     std::vector<VocabularyTable> vocabularyTables() const override;
     torch::Tensor step(DecoderState& state, const torch::Tensor& tokens) const override;
     void reorder(DecoderState& state, const torch::Tensor& beams) const override;
@@ -88,7 +88,8 @@ public:
     std::size_t cachedBytes() const { return cachePool_->bytesHeld(); }
 
 private:
-    double embeddingScale() const;  // sqrt(d_model) where the config scales embeddings, else 1
+    std::vector<const Linear*> layerLinears() const;  // by slot
+    double embeddingScale() const;                    // sqrt(d_model) where the config scales embeddings, else 1
     torch::Tensor embed(const torch::Tensor& ids, std::int64_t firstPosition) const;
     // ids [R] at positions [R] (int64): [R, d], each row as embed() gives it.
     torch::Tensor embedAt(const torch::Tensor& ids, const torch::Tensor& positions) const;

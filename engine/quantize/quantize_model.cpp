@@ -148,8 +148,8 @@ QuantizeSummary quantizeModel(const RunnableModel& model, const fs::path& out, c
 
     // The architecture's linear layers name the weights to quantize; every other tensor is copied as it is.
     std::map<std::string, std::string> linearWeights;  // "<module>.weight" -> module
-    for (const auto* linear : model.linears())
-        if (!linear->name().empty()) linearWeights[linear->name() + ".weight"] = linear->name();
+    for (const auto& linear : model.linears())
+        if (!linear.name.empty()) linearWeights[linear.name + ".weight"] = linear.name;
     std::set<std::string> tableModules, repeats;  // repeats: stored copies of a quantized table, not written
     if (settings.tables)
         for (const auto& table : model.vocabularyTables()) {

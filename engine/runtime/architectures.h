@@ -14,6 +14,7 @@ namespace dragoman {
 struct BuildContext {
     const nlohmann::json& config;
     const WeightTable& weights;
+    const Checkpoint& checkpoint;  // what `weights` views
     const std::string& modelId;
     std::string configLabel;  // the config.json path, for messages
     Placement placement;      // where the caller asked the model to run

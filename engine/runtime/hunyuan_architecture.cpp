@@ -11,7 +11,11 @@ const Architecture kHunyuanDenseArchitecture{
     "hunyuan_v1_dense",
     true,  // CUDA when available (runtime/device.h)
     [](const BuildContext& c) -> Network {
-        return std::make_shared<const HunyuanModel>(HunyuanConfig::parse(c.config, c.configLabel), c.weights, c.modelId, c.placement);
+        const auto config = HunyuanConfig::parse(c.config, c.configLabel);
+        // On the CPU the network runs on the kernels straight from the mapped checkpoint; elsewhere on libtorch.
+        if (c.placement.onCpuKernels())
+            return std::make_shared<const HunyuanCpuModel>(config, bindHunyuanCheckpoint(config, c.checkpoint, c.modelId));
+        return std::make_shared<const HunyuanModel>(config, c.weights, c.modelId, c.placement);
     },
     [](const std::filesystem::path& dir) { return std::filesystem::exists(dir / "tokenizer.json"); },
     loadTokenizerJson,

@@ -34,7 +34,7 @@ const Tokenizer& RunnableModel::requireTokenizer() const {
     return *tokenizer;
 }
 
-std::vector<const Linear*> RunnableModel::linears() const {
+std::vector<LinearModule> RunnableModel::linears() const {
     if (const auto* c = causal()) return c->linears();
     return encoderDecoder()->linears();
 }
@@ -80,7 +80,8 @@ std::shared_ptr<RunnableModel> openModel(const ModelStore& store, const std::str
     // Copying to a device moves every byte once more.
     if (!model->placement.device.is_cpu()) meter.setWeight(network, static_cast<double>(model->loaded.stats.bytes) / 5.0e9);
     meter.report(network, 0, 1);
-    model->network = architecture.build({model->loaded.config, model->loaded.weights, entry.id, label, model->placement});
+    model->network =
+        architecture.build({model->loaded.config, model->loaded.weights, model->loaded.checkpoint, entry.id, label, model->placement});
     meter.report(network, 1, 1);
     // A checkpoint without tokenizer files (a synthetic one, for speed tests) still runs on token ids.
     meter.report(tokenizer, 0, 1);

@@ -40,7 +40,7 @@ struct RunnableModel {
     // Throws Error("tokenizer") when the model cannot translate text (no tokenizer files).
     const TranslationStrategy& requireStrategy() const;
     // The network's Linear layers by slot, what adapters bind to.
-    std::vector<const Linear*> linears() const;
+    std::vector<LinearModule> linears() const;
     // The network's embedding and output tables.
     std::vector<VocabularyTable> vocabularyTables() const;
     // A PEFT LoRA adapter folder bound to this model (loaded each call; the caller keeps what it wants

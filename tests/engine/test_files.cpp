@@ -1,5 +1,8 @@
 #include "test_files.h"
 
+#include "io/checkpoint.h"
+#include "io/safetensors_writer.h"
+
 #include <cstdlib>
 
 namespace fs = std::filesystem;
@@ -19,6 +22,23 @@ void copyFolder(const fs::path& from, const fs::path& to) {
         fs::copy_file(f.path(), to / f.path().filename(), fs::copy_options::overwrite_existing);
     for (const auto& f : fs::directory_iterator(to))
         fs::permissions(f.path(), fs::perms::owner_write, fs::perm_options::add);
+}
+
+StoredTensors readTensors(const fs::path& dir) {
+    StoredTensors out;
+    const auto checkpoint = Checkpoint::open(dir);
+    for (const auto& [name, entry] : checkpoint.tensors()) {
+        const auto bytes = entry.file->bytes(*entry.info);
+        out[name] = {entry.info->dtype, entry.info->shape, {bytes.begin(), bytes.end()}};
+    }
+    return out;
+}
+
+void writeTensors(const StoredTensors& tensors, const fs::path& file) {
+    SafetensorsWriter writer;
+    for (const auto& [name, t] : tensors)
+        writer.addBytes(name, t.dtype, t.shape, t.bytes);
+    writer.write(file);
 }
 
 }  // namespace dragoman::test

@@ -44,7 +44,7 @@ struct Fixture {
         return mappedTensor(expected, *info);
     }
     std::vector<TokenId> inputIds(int c) const { return json["cases"][c]["input_ids"].get<std::vector<TokenId>>(); }
-    const HunyuanModel& hunyuan() const { return static_cast<const HunyuanModel&>(*model->causal()); }
+    const HunyuanCpuModel& hunyuan() const { return dynamic_cast<const HunyuanCpuModel&>(*model->causal()); }
 };
 
 namespace {
@@ -70,7 +70,7 @@ float maxDiff(const torch::Tensor& a, const torch::Tensor& b) {
 // bound here is the fixture's own measure of bf16 rounding, what rounding the weights to bf16 moved its logits by
 // (bf16_vs_f32_weights_max_abs_logit_diff, 0.123). Rounding the prompts' activations moved them by 0.06-0.075.
 float tolerance(const Fixture& f) {
-    if (!f.hunyuan().placement().bf16Activations || !kernels::bf16DotProducts()) return 1e-4f;
+    if (!f.hunyuan().bf16Activations() || !kernels::bf16DotProducts()) return 1e-4f;
     return f.json["bf16_vs_f32_weights_max_abs_logit_diff"].get<float>();
 }
 
@@ -143,6 +143,9 @@ private Q_SLOTS:
     void float16WeightsRunAsTheirWidenedValues_data();
     void float16WeightsRunAsTheirWidenedValues();
     void deviceChoiceFollowsTheRequest();
+    void brokenCheckpointsAreRefused_data();
+    void brokenCheckpointsAreRefused();
+    void float16CheckpointRunsAsItsWidenedValues();
 
 private:
     void addFixtureRows();
@@ -185,8 +188,7 @@ void TestHunyuan::ropeFrequenciesMatch() {
     QCOMPARE(f.hunyuan().config().ropeBase(), f.json["rope"]["base"].get<double>());
     QVERIFY(maxDiff(hunyuanInverseFrequencies(f.hunyuan().config()), f.tensor("rope_inv_freq")) == 0.0f);
     // The CPU forward's own (it computes them without libtorch): the same float32 values.
-    QVERIFY(f.hunyuan().cpuForward());
-    auto own = f.hunyuan().cpuForward()->inverseFrequencies();
+    auto own = f.hunyuan().cpuForward().inverseFrequencies();
     QVERIFY(maxDiff(torch::from_blob(own.data(), {static_cast<std::int64_t>(own.size())}, torch::kFloat32), f.tensor("rope_inv_freq")) ==
             0.0f);
 }
@@ -219,7 +221,11 @@ void TestHunyuan::hiddenStatesMatch() {
     QFETCH(QString, fixture);
     c10::InferenceMode guard;
     const auto& f = fixtures_.at(fixture.toStdString());
-    const auto hidden = f.hunyuan().hiddenStates(ids(f.inputIds(0)));
+    const auto input = f.inputIds(0);
+    std::vector<torch::Tensor> rows;
+    for (auto& row : f.hunyuan().hiddenStates(input))
+        rows.push_back(torch::tensor(row).view({static_cast<std::int64_t>(input.size()), f.hunyuan().config().hidden}));
+    const auto hidden = torch::stack(rows);
     const auto expected = f.tensor("case0.hidden_states");
     QCOMPARE(hidden.sizes().vec(), expected.sizes().vec());
     QVERIFY2(maxDiff(hidden, expected) <= tolerance(f), qPrintable(QString("max diff %1").arg(maxDiff(hidden, expected))));
@@ -554,8 +560,8 @@ void TestHunyuan::unsupportedConfigIsNamed() {
 // A model computes in bf16 (its prompts may take bf16 activations) when its config says so: torch_dtype, or
 // transformers 5's dtype; a config that says nothing goes by the stored embeddings.
 void TestHunyuan::computeDtypeFollowsTheConfig() {
-    QVERIFY(fixtures_.at("hunyuan-tiny").hunyuan().placement().bf16Activations);
-    QVERIFY(!fixtures_.at("hunyuan-tiny-f32").hunyuan().placement().bf16Activations);
+    QVERIFY(fixtures_.at("hunyuan-tiny").hunyuan().bf16Activations());
+    QVERIFY(!fixtures_.at("hunyuan-tiny-f32").hunyuan().bf16Activations());
     const auto& loaded = fixtures_.at("hunyuan-tiny").model->loaded;
     auto json = loaded.config;
     QCOMPARE(HunyuanConfig::parse(json, "config.json").dtype, std::string("bfloat16"));
@@ -618,7 +624,7 @@ void TestHunyuan::outputLayerFollowsTieRule() {
     const auto input = ids(f.inputIds(0));
     auto tiedState = f.hunyuan().start(input.size(0));
     auto state = model.start(input.size(0));
-    const auto tied = f.hunyuan().forward(*tiedState, input);
+    const auto tied = forwardTensor(f.hunyuan(), *tiedState, input);
     const auto got = model.forward(*state, input);
     QVERIFY(torch::equal(got, usesHead ? tied * 2 : tied));
 }
@@ -709,4 +715,89 @@ void TestHunyuan::deviceChoiceFollowsTheRequest() {
 }
 
 QTEST_GUILESS_MAIN(TestHunyuan)
+void TestHunyuan::brokenCheckpointsAreRefused_data() {
+    QTest::addColumn<QString>("change");
+    QTest::addColumn<QString>("named");  // what the message must say
+    QTest::newRow("a weight missing") << "missing"
+                                      << "missing keys: model.layers.1.mlp.up_proj.weight";
+    QTest::newRow("a weight of the wrong shape") << "shape"
+                                                 << "wrong tensors: model.layers.0.self_attn.o_proj.weight is [3,3], expected [64,64]";
+    QTest::newRow("a norm of the wrong length") << "norm"
+                                                << "model.norm.weight is [3], expected [64]";
+    QTest::newRow("an unexpected tensor") << "extra"
+                                          << "unexpected keys: model.layers.9.mlp.up_proj.weight";
+    QTest::newRow("integer norm weights") << "int-norm"
+                                          << "model.layers.0.input_layernorm.weight is I32";
+    QTest::newRow("a scale on a float table")
+        << "table-scale"
+        << "model.embed_tokens.weight_scale scales model.embed_tokens.weight, which is not an 8-bit table";
+    QTest::newRow("two problems at once")
+        << "two"
+        << "missing keys: model.layers.1.mlp.up_proj.weight; unexpected keys: model.layers.9.mlp.up_proj.weight";
+}
+
+// What openModel binds on the CPU (straight from the checkpoint, models/hunyuan_cpu.h) refuses a broken checkpoint with
+// one error naming every problem, before any number is computed.
+void TestHunyuan::brokenCheckpointsAreRefused() {
+    QFETCH(QString, change);
+    QFETCH(QString, named);
+    if (std::getenv("DRAGOMAN_TEST_FIXTURES")) QSKIP("the messages name the fixture's shapes");
+    const std::filesystem::path dir = cache_.path().toStdString() + "/broken-" + change.toStdString();
+    test::copyFolder(test::fixture("hunyuan-tiny-f32"), dir);
+    auto tensors = test::readTensors(dir);
+    auto floats = [](std::vector<std::int64_t> shape, std::size_t count) {
+        return test::StoredTensor{DType::F32, std::move(shape), std::vector<std::byte>(count * 4)};
+    };
+    if (change == "missing" || change == "two") tensors.erase("model.layers.1.mlp.up_proj.weight");
+    if (change == "shape") tensors["model.layers.0.self_attn.o_proj.weight"] = floats({3, 3}, 9);
+    if (change == "norm") tensors["model.norm.weight"] = floats({3}, 3);
+    if (change == "extra" || change == "two") tensors["model.layers.9.mlp.up_proj.weight"] = floats({2}, 2);
+    if (change == "int-norm") tensors["model.layers.0.input_layernorm.weight"].dtype = DType::I32;
+    if (change == "table-scale") tensors["model.embed_tokens.weight_scale"] = floats({1}, 1);
+    test::writeTensors(tensors, dir / "model.safetensors");
+    try {
+        openModel(*store_, dir.string());
+        QFAIL("a broken checkpoint opened");
+    } catch (const Error& e) {
+        QCOMPARE(e.category(), std::string("checkpoint"));
+        QVERIFY2(QString::fromStdString(e.what()).contains(named), e.what());
+    }
+}
+
+// A float16 checkpoint runs on float32 copies of its values (the kernels read float32, bf16 and 8-bit codes as
+// stored): through openModel exactly the logits the libtorch layers' binder gives for the same values widened.
+void TestHunyuan::float16CheckpointRunsAsItsWidenedValues() {
+    c10::InferenceMode guard;
+    const auto& f = fixtures_.at("hunyuan-tiny-f32");
+    const std::filesystem::path dir = cache_.path().toStdString() + "/float16";
+    test::copyFolder(test::fixture("hunyuan-tiny-f32"), dir);
+    auto tensors = test::readTensors(dir);
+    WeightTable widened;
+    for (auto& [name, t] : tensors) {
+        QCOMPARE(t.dtype, DType::F32);
+        const auto half = torch::from_blob(t.bytes.data(), t.shape, torch::kFloat32).to(torch::kFloat16).contiguous();
+        widened[name] = half.to(torch::kFloat32);
+        const auto* bytes = static_cast<const std::byte*>(half.data_ptr());
+        t = {DType::F16, t.shape, {bytes, bytes + half.nbytes()}};
+    }
+    test::writeTensors(tensors, dir / "model.safetensors");
+    const auto model = openModel(*store_, dir.string());
+    QVERIFY(dynamic_cast<const HunyuanCpuModel*>(model->causal()));
+    const HunyuanModel reference(f.hunyuan().config(), widened, "widened");
+    const auto input = f.inputIds(1);
+    auto a = model->causal()->start(static_cast<std::int64_t>(input.size()) + 3),
+         b = reference.start(static_cast<std::int64_t>(input.size()) + 3);
+    auto got = forwardTensor(*model->causal(), *a, ids(input)), expected = reference.forward(*b, ids(input));
+    for (int step = 0; step < 3; ++step) {
+        QVERIFY2(torch::equal(got, expected), qPrintable(QString("step %1: max diff %2").arg(step).arg(maxDiff(got, expected))));
+        const auto next = expected.argmax().item<TokenId>();
+        got = forwardTensor(*model->causal(), *a, ids({next}));
+        expected = reference.forward(*b, ids({next}));
+    }
+    // Not the float32 checkpoint's: the values did change.
+    auto original = f.model->causal()->start(static_cast<std::int64_t>(input.size()));
+    QVERIFY(!torch::equal(forwardTensor(*f.model->causal(), *original, ids(input)),
+                          forwardTensor(*model->causal(), *model->causal()->start(64), ids(input))));
+}
+
 #include "tst_hunyuan.moc"

@@ -34,29 +34,9 @@ const fs::path kQuant = fs::path(DRAGOMAN_TEST_FIXTURES) / "quant";
 using test::maxDiff;
 using test::someIds;
 
-struct StoredTensor {
-    DType dtype;
-    std::vector<std::int64_t> shape;
-    std::vector<std::byte> bytes;
-};
-using StoredTensors = std::map<std::string, StoredTensor>;
-
-StoredTensors readTensors(const fs::path& dir) {
-    StoredTensors out;
-    const auto checkpoint = Checkpoint::open(dir);
-    for (const auto& [name, entry] : checkpoint.tensors()) {
-        const auto bytes = entry.file->bytes(*entry.info);
-        out[name] = {entry.info->dtype, entry.info->shape, {bytes.begin(), bytes.end()}};
-    }
-    return out;
-}
-
-void writeTensors(const StoredTensors& tensors, const fs::path& file) {
-    SafetensorsWriter writer;
-    for (const auto& [name, t] : tensors)
-        writer.addBytes(name, t.dtype, t.shape, t.bytes);
-    writer.write(file);
-}
+using test::readTensors;
+using test::StoredTensors;
+using test::writeTensors;
 
 nlohmann::json readConfig(const fs::path& dir) {
     return nlohmann::json::parse(std::ifstream(dir / "config.json"));

@@ -176,10 +176,12 @@ namespace {
 // The dtype most of a model's linear weights are stored in ("bf16", "int8", "fp8", "f32").
 std::string weightTypeOf(const RunnableModel& model) {
     std::map<std::string, std::int64_t> bytes;
-    for (const auto* linear : model.linears()) {
-        const auto type = linear->weight().scalar_type();
-        const char* name = type == torch::kBFloat16 ? "bf16" : type == torch::kInt8 ? "int8" : type == torch::kUInt8 ? "fp8" : "f32";
-        bytes[name] += linear->weight().nbytes();
+    for (const auto& linear : model.linears()) {
+        const auto* entry = model.loaded.checkpoint.find(linear.name + ".weight");
+        if (!entry) continue;
+        const auto type = entry->info->dtype;
+        const char* name = type == DType::BF16 ? "bf16" : type == DType::I8 ? "int8" : type == DType::F8_E4M3 ? "fp8" : "f32";
+        bytes[name] += static_cast<std::int64_t>(entry->info->nbytes());
     }
     return bytes.empty() ? "" : std::max_element(bytes.begin(), bytes.end(), [](auto& a, auto& b) { return a.second < b.second; })->first;
 }
