@@ -78,6 +78,7 @@ const float* CheckpointBinder::floats(const Checkpoint::Entry& entry) {
         }
     }
     copiedBytes_ += n * sizeof(float);
+    ++copiedTensors_;
     const float* data = copy.get();
     copies_.push_back(std::move(copy));
     return data;

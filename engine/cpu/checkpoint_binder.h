@@ -32,6 +32,7 @@ public:
     // The copies made (their memory, which the bound views point into) and how many.
     std::vector<std::shared_ptr<const void>> takeCopies() { return std::move(copies_); }
     std::uint64_t copiedBytes() const { return copiedBytes_; }
+    std::uint64_t copiedTensors() const { return copiedTensors_; }
 
 private:
     const Checkpoint::Entry* take(const std::string& name, const std::vector<std::int64_t>& shape);
@@ -42,7 +43,7 @@ private:
     std::set<std::string, std::less<>> used_;
     std::vector<std::string> missing_, misshapen_;
     std::vector<std::shared_ptr<const void>> copies_;
-    std::uint64_t copiedBytes_ = 0;
+    std::uint64_t copiedBytes_ = 0, copiedTensors_ = 0;
 };
 
 // Bytes a decoding step reads of a matrix (its weights and scales) or of a norm's weight.

@@ -3,6 +3,8 @@
 // model.safetensors.index.json. Tensor names are unique across shards; the index must agree with the files.
 #include "io/safetensors.h"
 
+#include <atomic>
+#include <cstdint>
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -13,6 +15,12 @@ namespace dragoman {
 
 // The weight files a folder uses, in load order, without opening them (for hashing and stat checks).
 std::vector<std::filesystem::path> checkpointFiles(const std::filesystem::path& dir);
+
+// Tensors that could not be used as mapped and were copied (misaligned, or in a type the kernels do not read).
+struct CopyCounter {
+    std::atomic<std::uint64_t> tensors{0};
+    std::atomic<std::uint64_t> bytes{0};
+};
 
 class Checkpoint {
 public:

@@ -40,4 +40,18 @@ std::size_t dtypeSize(DType dtype) {
     return bits >= 8 ? bits / 8 : 1;
 }
 
+bool computedWith(DType dtype) {
+    switch (dtype) {
+        case DType::U64:
+        case DType::U32:
+        case DType::U16:
+        case DType::F6_E2M3:
+        case DType::F6_E3M2:
+        case DType::F4:
+            return false;
+        default:
+            return true;
+    }
+}
+
 }  // namespace dragoman

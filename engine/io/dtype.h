@@ -30,6 +30,8 @@ enum class DType {
 };
 
 std::optional<DType> dtypeFromName(std::string_view name);
+// Whether any model computes with tensors of this type: not the unsigned integers past 8 bits, nor the sub-byte floats.
+bool computedWith(DType dtype);
 std::string_view dtypeName(DType dtype);
 std::size_t dtypeBits(DType dtype);
 // Bytes per element; 1 for the sub-byte types (their tensors are read as bytes).

@@ -69,4 +69,11 @@ torch::Tensor mappedTensor(const std::shared_ptr<const SafetensorsFile>& file, c
     return copy;
 }
 
+std::map<std::string, torch::Tensor, std::less<>> tensorsOf(const Checkpoint& checkpoint, CopyCounter* copies) {
+    std::map<std::string, torch::Tensor, std::less<>> tensors;
+    for (const auto& [name, tensor] : checkpoint.tensors())
+        tensors.emplace(name, mappedTensor(tensor.file, *tensor.info, copies));
+    return tensors;
+}
+
 }  // namespace dragoman

@@ -8,7 +8,7 @@
 
 namespace dragoman {
 
-enum class LoadPhase : std::size_t { Resolve, Verify, Map, Build, PageIn, Network, Tokenizer };
+enum class LoadPhase : std::size_t { Resolve, Verify, Map, PageIn, Network, Tokenizer };
 
 std::string_view phaseName(LoadPhase phase);
 

@@ -28,8 +28,6 @@ std::string_view phaseName(LoadPhase phase) {
             return "Checking files";
         case LoadPhase::Map:
             return "Mapping weights";
-        case LoadPhase::Build:
-            return "Binding tensors";
         case LoadPhase::PageIn:
             return "Reading weights";
         case LoadPhase::Network:
@@ -42,8 +40,7 @@ std::string_view phaseName(LoadPhase phase) {
 
 std::vector<ProgressMeter::Phase> loadPhases() {
     std::vector<ProgressMeter::Phase> phases;
-    for (auto phase : {LoadPhase::Resolve, LoadPhase::Verify, LoadPhase::Map, LoadPhase::Build, LoadPhase::PageIn, LoadPhase::Network,
-                       LoadPhase::Tokenizer})
+    for (auto phase : {LoadPhase::Resolve, LoadPhase::Verify, LoadPhase::Map, LoadPhase::PageIn, LoadPhase::Network, LoadPhase::Tokenizer})
         phases.push_back({std::string(phaseName(phase)), 0.01});
     phases[index(LoadPhase::Network)].weight = 0.02;
     phases[index(LoadPhase::Tokenizer)].weight = 0.05;
@@ -83,7 +80,7 @@ LoadedModel loadModel(const ModelStore& store, const std::string& idOrPath, cons
     stats.verifySeconds = secondsSince(phaseStart);
     report(LoadPhase::Verify, 1, 1);
 
-    LoadedModel model{entry, readJsonObject(entry.dir / "config.json", "config"), {}, {}, {}};
+    LoadedModel model{entry, readJsonObject(entry.dir / "config.json", "config"), {}, {}};
     stats.bytes = entry.weightBytes;
     checkFitsInMemory(entry.id, entry.weightBytes, options.memoryLimitBytes);
     if (options.onConfig) options.onConfig(model.entry, model.config);
@@ -91,23 +88,13 @@ LoadedModel loadModel(const ModelStore& store, const std::string& idOrPath, cons
     report(LoadPhase::Map, 0, 1);
     phaseStart = Clock::now();
     model.checkpoint = Checkpoint::open(entry.dir);
+    for (const auto& [name, tensor] : model.checkpoint.tensors())
+        if (!computedWith(tensor.info->dtype))
+            throw Error("unsupported", "tensor '" + name + "' of " + tensor.file->path().string() + " is " +
+                                           std::string(dtypeName(tensor.info->dtype)) + ", which no Dragoman model computes with");
     stats.bytes = model.checkpoint.totalBytes();
     stats.mapSeconds = secondsSince(phaseStart);
     report(LoadPhase::Map, 1, 1);
-
-    report(LoadPhase::Build, 0, 1);
-    phaseStart = Clock::now();
-    CopyCounter copies;
-    const auto count = model.checkpoint.tensors().size();
-    std::size_t built = 0;
-    for (const auto& [name, tensor] : model.checkpoint.tensors()) {
-        model.weights.emplace(name, mappedTensor(tensor.file, *tensor.info, &copies));
-        if (++built % 64 == 0) report(LoadPhase::Build, built, count);
-    }
-    stats.copies = copies.tensors.load();
-    stats.copiedBytes = copies.bytes.load();
-    stats.buildSeconds = secondsSince(phaseStart);
-    report(LoadPhase::Build, 1, 1);
 
     if (options.pageIn) {
         phaseStart = Clock::now();
@@ -121,9 +108,8 @@ LoadedModel loadModel(const ModelStore& store, const std::string& idOrPath, cons
         meter.skip(index(LoadPhase::PageIn));
     stats.readySeconds = secondsSince(start);
     model.stats = stats;
-    log::info(ctx, "loaded {} in {:.3f} s (verify {:.3f}, map {:.3f}, build {:.3f}, page-in {:.3f}); {} bytes, {} copies{}",
-              entry.dir.string(), stats.readySeconds, stats.verifySeconds, stats.mapSeconds, stats.buildSeconds, stats.pageInSeconds,
-              stats.bytes, stats.copies, firstSight ? "; first sight: files hashed" : "");
+    log::info(ctx, "loaded {} in {:.3f} s (verify {:.3f}, map {:.3f}, page-in {:.3f}); {} bytes{}", entry.dir.string(), stats.readySeconds,
+              stats.verifySeconds, stats.mapSeconds, stats.pageInSeconds, stats.bytes, firstSight ? "; first sight: files hashed" : "");
     return model;
 }
 

@@ -1,12 +1,11 @@
 #pragma once
 // Loads a model the fast way: resolve it in the store, check its manifest with stat only, map its
-// safetensors files, bind every tensor zero-copy, and page the weights in with real byte progress.
+// safetensors files and page the weights in with real byte progress. No libtorch: the network binds the mapped
+// tensors it reads (runtime/architectures.h), zero-copy.
 #include "io/checkpoint.h"
-#include "io/tensor_view.h"
 #include "load/load_progress.h"
 #include "store/model_store.h"
 
-#include <torch/types.h>
 #include <nlohmann/json.hpp>
 
 #include <functional>
@@ -27,18 +26,18 @@ struct LoadOptions {
 };
 
 struct LoadStats {
-    double resolveSeconds = 0, verifySeconds = 0, mapSeconds = 0, buildSeconds = 0, pageInSeconds = 0;
-    double readySeconds = 0;  // from the start of the load until the model can run
-    std::uint64_t bytes = 0;  // weight file bytes
-    std::uint64_t copies = 0, copiedBytes = 0;
-    bool hashedOnLoad = false;  // first sight: the manifest was created during this load
+    double resolveSeconds = 0, verifySeconds = 0, mapSeconds = 0, pageInSeconds = 0;
+    double buildSeconds = 0;                    // binding the tensors and building the network (openModel)
+    double readySeconds = 0;                    // from the start of the load until the model can run
+    std::uint64_t bytes = 0;                    // weight file bytes
+    std::uint64_t copies = 0, copiedBytes = 0;  // tensors the network could not use as mapped (openModel)
+    bool hashedOnLoad = false;                  // first sight: the manifest was created during this load
 };
 
 struct LoadedModel {
     ModelEntry entry;
     nlohmann::json config;
     Checkpoint checkpoint;
-    std::map<std::string, torch::Tensor, std::less<>> weights;  // views into the mapped files
     LoadStats stats;
 };
 

@@ -112,6 +112,7 @@ HunyuanCpuWeights bindHunyuanCheckpoint(const HunyuanConfig& config, const Check
         out.layers.push_back(l);
     }
     w.finish(modelId);
+    bound.copiedTensors = w.copiedTensors();
     bound.copiedBytes = w.copiedBytes();
     bound.keep = w.takeCopies();
     for (const auto& file : checkpoint.files())

@@ -23,7 +23,7 @@ struct HunyuanCpuWeights {
     bool bf16Activations = false;                   // a bf16 model (cpu/projection.h)
     bool tiedOutput = true;                         // the output layer is the embedding table
     std::vector<std::shared_ptr<const void>> keep;  // mapped files, float32 copies
-    std::uint64_t copiedBytes = 0;
+    std::uint64_t copiedTensors = 0, copiedBytes = 0;
 };
 
 // Binds a checkpoint's tensors: every key HunYuanDenseV1 reads present with its shape, 8-bit weights with their

@@ -175,7 +175,7 @@ QuantizeSummary quantizeModel(const RunnableModel& model, const fs::path& out, c
     for (const auto& [name, entry] : loaded.checkpoint.tensors()) {
         const auto it = linearWeights.find(name);
         if (it == linearWeights.end() || !floating(entry.info->dtype) || entry.info->shape.size() != 2) continue;
-        const auto& weight = loaded.weights.at(name);
+        const auto weight = mappedTensor(entry.file, *entry.info);
         plans[name] = {it->second, weight, scalesOf(name, weight, top, settings.perChannel)};
         measured += entry.info->nbytes();
         meter.report(measuring, measured, total);

@@ -13,11 +13,11 @@ namespace dragoman {
 
 struct BuildContext {
     const nlohmann::json& config;
-    const WeightTable& weights;
-    const Checkpoint& checkpoint;  // what `weights` views
+    const Checkpoint& checkpoint;  // mapped, paged in: the network binds what it reads
     const std::string& modelId;
     std::string configLabel;  // the config.json path, for messages
     Placement placement;      // where the caller asked the model to run
+    CopyCounter& copies;      // tensors the network copies instead of reading them as mapped
 };
 
 struct Architecture {

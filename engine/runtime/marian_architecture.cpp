@@ -1,4 +1,5 @@
 // model_type "marian": OPUS-MT's MarianMTModel, its sentencepiece tokenizer and language-token translation.
+#include "io/tensor_view.h"
 #include "models/marian.h"
 #include "runtime/architectures.h"
 #include "runtime/language_token_strategy.h"
@@ -10,7 +11,8 @@ const Architecture kMarianArchitecture{
     "marian",
     false,  // small models: the CPU kernels
     [](const BuildContext& c) -> Network {
-        return std::make_shared<const MarianModel>(MarianConfig::parse(c.config, c.configLabel), c.weights, c.modelId);
+        return std::make_shared<const MarianModel>(MarianConfig::parse(c.config, c.configLabel), tensorsOf(c.checkpoint, &c.copies),
+                                                   c.modelId);
     },
     [](const std::filesystem::path& dir) { return std::filesystem::exists(dir / "source.spm"); },
     loadMarianTokenizer,

@@ -6,6 +6,7 @@
 #include "runtime/device.h"
 #include "util/error.h"
 #include "util/log.h"
+#include "util/stopwatch.h"
 
 #include <torch/cuda.h>
 
@@ -80,8 +81,14 @@ std::shared_ptr<RunnableModel> openModel(const ModelStore& store, const std::str
     // Copying to a device moves every byte once more.
     if (!model->placement.device.is_cpu()) meter.setWeight(network, static_cast<double>(model->loaded.stats.bytes) / 5.0e9);
     meter.report(network, 0, 1);
-    model->network =
-        architecture.build({model->loaded.config, model->loaded.weights, model->loaded.checkpoint, entry.id, label, model->placement});
+    const auto buildStart = SteadyClock::now();
+    CopyCounter copies;
+    model->network = architecture.build({model->loaded.config, model->loaded.checkpoint, entry.id, label, model->placement, copies});
+    auto& stats = model->loaded.stats;
+    stats.buildSeconds = secondsSince(buildStart);
+    stats.readySeconds += stats.buildSeconds;
+    stats.copies = copies.tensors.load();
+    stats.copiedBytes = copies.bytes.load();
     meter.report(network, 1, 1);
     // A checkpoint without tokenizer files (a synthetic one, for speed tests) still runs on token ids.
     meter.report(tokenizer, 0, 1);
@@ -92,7 +99,8 @@ std::shared_ptr<RunnableModel> openModel(const ModelStore& store, const std::str
     model->generation = GenerationConfig::load(entry.dir);
     if (model->tokenizer) model->strategy = architecture.strategy(*model);
     meter.report(tokenizer, 1, 1);
-    log::info({entry.id}, "ready: {} ({} weights) on {}", model->architecture, model->loaded.weights.size(), model->device());
+    log::info({entry.id}, "ready: {} ({} tensors, built in {:.3f} s, {} copied) on {}", model->architecture,
+              model->loaded.checkpoint.tensors().size(), stats.buildSeconds, stats.copies, model->device());
     return model;
 }
 

@@ -524,7 +524,7 @@ void TestHunyuan::cacheOverflowIsAnInputError() {
 
 void TestHunyuan::missingKeyIsNamed() {
     const auto& f = fixtures_.at("hunyuan-tiny");
-    auto table = f.model->loaded.weights;
+    auto table = tensorsOf(f.model->loaded.checkpoint);
     const auto key = "model.layers." + std::to_string(f.hunyuan().config().layers - 1) + ".self_attn.key_layernorm.weight";
     table.erase(key);
     table.emplace("model.layers.9.extra.weight", torch::zeros({2}));
@@ -569,11 +569,13 @@ void TestHunyuan::computeDtypeFollowsTheConfig() {
     json["dtype"] = "float32";
     auto config = HunyuanConfig::parse(json, "config.json");
     QCOMPARE(config.dtype, std::string("float32"));
-    QVERIFY(!HunyuanModel(config, loaded.weights, "said float32").placement().bf16Activations);
+    QVERIFY(!bindHunyuanCheckpoint(config, loaded.checkpoint, "said float32").bf16Activations);
+    QVERIFY(!HunyuanModel(config, tensorsOf(loaded.checkpoint), "said float32").placement().bf16Activations);
     json.erase("dtype");
     config = HunyuanConfig::parse(json, "config.json");
     QVERIFY(config.dtype.empty());
-    QVERIFY(HunyuanModel(config, loaded.weights, "unsaid, bf16 embeddings").placement().bf16Activations);
+    QVERIFY(bindHunyuanCheckpoint(config, loaded.checkpoint, "unsaid, bf16 embeddings").bf16Activations);
+    QVERIFY(HunyuanModel(config, tensorsOf(loaded.checkpoint), "unsaid, bf16 embeddings").placement().bf16Activations);
 }
 
 // transformers 5 writes rope_parameters {rope_type, rope_theta, alpha} instead of rope_theta + rope_scaling.
@@ -617,7 +619,7 @@ void TestHunyuan::outputLayerFollowsTieRule() {
     auto json = f.model->loaded.config;
     json.erase("tie_word_embeddings");
     if (!tie.isEmpty()) json["tie_word_embeddings"] = tie == "true";
-    auto table = f.model->loaded.weights;
+    auto table = tensorsOf(f.model->loaded.checkpoint);
     // Twice the embeddings: exact in float, so the logits through it are exactly twice the tied model's.
     if (storesHead) table["lm_head.weight"] = table.at("model.embed_tokens.weight") * 2;
     const HunyuanModel model(HunyuanConfig::parse(json, "config.json"), table, "tie-rule");
@@ -641,7 +643,7 @@ void TestHunyuan::libtorchOpsPathMatches() {
     QFETCH(int, caseIndex);
     c10::InferenceMode guard;
     const auto& f = fixtures_.at(fixture.toStdString());
-    const HunyuanModel model(f.hunyuan().config(), f.model->loaded.weights, "libtorch-ops", Placement{torch::kCPU, true});
+    const HunyuanModel model(f.hunyuan().config(), tensorsOf(f.model->loaded.checkpoint), "libtorch-ops", Placement{torch::kCPU, true});
     QVERIFY(!model.placement().onCpuKernels());
     const float tolerance = 1e-4f;
     const auto input = f.inputIds(caseIndex);
@@ -682,7 +684,7 @@ void TestHunyuan::float16WeightsRunAsTheirWidenedValues() {
     c10::InferenceMode guard;
     const auto& f = fixtures_.at(fixture.toStdString());
     WeightTable half, widened;
-    for (const auto& [name, tensor] : f.model->loaded.weights) {
+    for (const auto& [name, tensor] : tensorsOf(f.model->loaded.checkpoint)) {
         half.emplace(name, tensor.is_floating_point() ? tensor.to(torch::kFloat16) : tensor);
         widened.emplace(name, half.at(name).is_floating_point() ? half.at(name).to(torch::kFloat32) : tensor);
     }

@@ -177,7 +177,7 @@ void TestMarian::bf16CheckpointComputesOnWidenedWeights() {
     test::copyFolder(kDir, bf16Dir);
     test::copyFolder(kDir, f32Dir);
     SafetensorsWriter bf16Writer, f32Writer;
-    for (const auto& [name, tensor] : model_->loaded.weights) {
+    for (const auto& [name, tensor] : tensorsOf(model_->loaded.checkpoint)) {
         const auto rounded = tensor.to(torch::kBFloat16).contiguous();
         // Stored sinusoid tables (older conversions) must equal the computed table in their own dtype: the
         // float32 copy keeps the exact one.
@@ -194,7 +194,7 @@ void TestMarian::bf16CheckpointComputesOnWidenedWeights() {
     bf16Writer.write(bf16Dir / "model.safetensors");
     f32Writer.write(f32Dir / "model.safetensors");
     const auto bf16 = openModel(*store_, bf16Dir.string()), f32 = openModel(*store_, f32Dir.string());
-    QCOMPARE(bf16->loaded.weights.at("model.shared.weight").scalar_type(), torch::kBFloat16);
+    QCOMPARE(tensorsOf(bf16->loaded.checkpoint).at("model.shared.weight").scalar_type(), torch::kBFloat16);
     c10::InferenceMode guard;
     for (int c = 0; c < static_cast<int>(json_["cases"].size()); ++c) {
         const auto decoderIds = json_["cases"][c]["teacher_forcing"]["decoder_input_ids"].get<std::vector<TokenId>>();
@@ -643,7 +643,7 @@ void TestMarian::streamingCallbackCanStop() {
 }
 
 void TestMarian::missingKeyIsNamed() {
-    auto weights = model_->loaded.weights;
+    auto weights = tensorsOf(model_->loaded.checkpoint);
     const auto lastLayer = model_->loaded.config["decoder_layers"].get<int>() - 1;
     const auto key = "model.decoder.layers." + std::to_string(lastLayer) + ".fc2.bias";
     weights.erase(key);
@@ -657,7 +657,7 @@ void TestMarian::missingKeyIsNamed() {
 }
 
 void TestMarian::unexpectedKeyIsNamed() {
-    auto weights = model_->loaded.weights;
+    auto weights = tensorsOf(model_->loaded.checkpoint);
     weights["model.encoder.layers.9.fc1.weight"] = torch::zeros({2});
     // An alias that differs from what it aliases is refused too.
     weights["lm_head.weight"] = torch::zeros_like(weights.at("model.shared.weight"));
@@ -669,7 +669,7 @@ void TestMarian::unexpectedKeyIsNamed() {
         QVERIFY2(e.detail().find("lm_head.weight") != std::string::npos, e.what());
     }
     // The real aliases, equal to what they alias, are accepted.
-    auto aliased = model_->loaded.weights;
+    auto aliased = tensorsOf(model_->loaded.checkpoint);
     aliased["lm_head.weight"] = aliased.at("model.shared.weight");
     const auto& config = model_->loaded.config;
     aliased["model.encoder.embed_positions.weight"] =

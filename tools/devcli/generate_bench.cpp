@@ -6,6 +6,7 @@
 #include "decode/beam_search.h"
 #include "decode/encoder_decoder_session.h"
 #include "decode/logits_tensor.h"
+#include "io/tensor_view.h"
 #include "kernels/argmax.h"
 #include "kernels/onednn_matmul.h"
 #include "kernels/thread_pool.h"
@@ -32,7 +33,7 @@ using Clock = SteadyClock;
 // once per sequence, not per step) plus the output projection (the shared embedding).
 std::uint64_t decoderBytesPerStep(const RunnableModel& model) {
     std::uint64_t bytes = 0;
-    for (const auto& [name, tensor] : model.loaded.weights) {
+    for (const auto& [name, tensor] : tensorsOf(model.loaded.checkpoint)) {
         const bool decoder = name.rfind("model.decoder.", 0) == 0;
         const bool crossKv = name.find("encoder_attn.k_proj") != std::string::npos || name.find("encoder_attn.v_proj") != std::string::npos;
         if ((decoder && !crossKv) || name == "model.shared.weight" || name == "final_logits_bias")
