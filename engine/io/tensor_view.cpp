@@ -8,6 +8,7 @@
 namespace dragoman {
 
 std::optional<c10::ScalarType> torchType(DType dtype) {
+    if (!computedWith(dtype)) return std::nullopt;
     switch (dtype) {
         case DType::F64:
             return torch::kFloat64;
@@ -32,12 +33,7 @@ std::optional<c10::ScalarType> torchType(DType dtype) {
             return torch::kUInt8;
         case DType::Bool:
             return torch::kBool;
-        case DType::U64:
-        case DType::U32:
-        case DType::U16:
-        case DType::F6_E2M3:
-        case DType::F6_E3M2:
-        case DType::F4:
+        default:
             return std::nullopt;
     }
     return std::nullopt;
