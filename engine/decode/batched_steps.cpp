@@ -27,6 +27,13 @@ StepBatcher::Runner causalSteps(const CausalLanguageModel& model) {
     };
 }
 
+StepBatcher::ThreadScope inferenceMode() {
+    return [](const std::function<void()>& serve) {
+        c10::InferenceMode guard;
+        serve();
+    };
+}
+
 StepBatcher::Runner encoderDecoderSteps(const EncoderDecoderModel& model) {
     const auto* batched = dynamic_cast<const BatchedDecoder*>(&model);
     return [&model, batched](const std::vector<void*>& states, const std::vector<std::vector<TokenId>>& tokens) {

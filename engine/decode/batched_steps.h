@@ -8,6 +8,9 @@
 namespace dragoman {
 
 StepBatcher::Runner causalSteps(const CausalLanguageModel& model);
+// The batcher's thread in libtorch's InferenceMode: the sessions' caches of the libtorch models are inference tensors
+// (their requests run in InferenceMode), which only code in the same mode may update in place.
+StepBatcher::ThreadScope inferenceMode();
 StepBatcher::Runner encoderDecoderSteps(const EncoderDecoderModel& model);
 
 // Sources for the encoder, as StepBatcher::together() takes them: `encoded` ([S_i, d]) and `memories` (what

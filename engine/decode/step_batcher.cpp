@@ -15,8 +15,11 @@ constexpr std::size_t kMostPromptsTogether = 32;
 
 }  // namespace
 
-StepBatcher::StepBatcher(Runner runner, std::int64_t maxRows, PromptRunner prompts)
-    : runner_(std::move(runner)), maxRows_(std::max<std::int64_t>(1, maxRows)), promptRunner_(std::move(prompts)) {}
+StepBatcher::StepBatcher(Runner runner, std::int64_t maxRows, PromptRunner prompts, ThreadScope scope)
+    : runner_(std::move(runner)),
+      maxRows_(std::max<std::int64_t>(1, maxRows)),
+      promptRunner_(std::move(prompts)),
+      scope_(std::move(scope)) {}
 
 StepBatcher::~StepBatcher() {
     {
@@ -34,7 +37,7 @@ StepBatcher::~StepBatcher() {
 }
 
 void StepBatcher::startThread() {
-    if (!thread_.joinable()) thread_ = std::thread([this] { serve(); });
+    if (!thread_.joinable()) thread_ = std::thread([this] { scope_ ? scope_([this] { serve(); }) : serve(); });
 }
 
 void StepBatcher::join() {
@@ -95,9 +98,6 @@ bool StepBatcher::promptsDue() const {
 }
 
 void StepBatcher::serve() {
-    // The sessions' caches are inference tensors (their requests run in InferenceMode): only code in the same
-    // mode may update them in place.
-    c10::InferenceMode guard;
     std::unique_lock lock(mutex_);
     for (;;) {
         if (ready(Clock::now()))

@@ -49,7 +49,11 @@ public:
     // one's result into it. Throws for the lot; the batcher then runs each alone to find whose it was.
     using PromptRunner = std::function<void(const std::vector<void*>& prompts)>;
 
-    explicit StepBatcher(Runner runner, std::int64_t maxRows = 16, PromptRunner prompts = {});
+    // Runs the batcher's thread (all its steps and prompts) inside what the model's code needs there: libtorch's
+    // InferenceMode for the libtorch models (decode/batched_steps.h's inferenceMode()). Empty: nothing.
+    using ThreadScope = std::function<void(const std::function<void()>& serve)>;
+
+    explicit StepBatcher(Runner runner, std::int64_t maxRows = 16, PromptRunner prompts = {}, ThreadScope scope = {});
     ~StepBatcher();
     StepBatcher(const StepBatcher&) = delete;
     StepBatcher& operator=(const StepBatcher&) = delete;
@@ -134,6 +138,7 @@ private:
     Runner runner_;
     std::int64_t maxRows_;
     PromptRunner promptRunner_;
+    ThreadScope scope_;
     mutable std::mutex mutex_;
     std::condition_variable work_;   // the batcher's thread waits on it
     std::condition_variable place_;  // requests waiting to become members wait on it

@@ -14,7 +14,7 @@
 namespace dragoman {
 
 ChatPromptStrategy::ChatPromptStrategy(const RunnableModel& model)
-    : model_(model), network_(*model.causal()), batcher_(causalSteps(network_)) {
+    : model_(model), network_(*model.causal()), batcher_(causalSteps(network_), 16, {}, inferenceMode()) {
     profile_ = detectPromptProfile(model.loaded.entry, model.loaded.config);
     log::info({model.id(), 0}, "prompts: {} ({})", promptProfileName(profile_.profile),
               profile_.identity.empty() ? std::string("no family named; the default") : "named by " + profile_.identity);

@@ -37,7 +37,7 @@ LanguageTokenStrategy::LanguageTokenStrategy(const RunnableModel& model)
     : model_(model),
       network_(*model.encoderDecoder()),
       modelLanguageTokens_(model.requireTokenizer().languageTokens()),
-      batcher_(encoderDecoderSteps(network_), kDecodedTogether, encoderDecoderPrompts(network_)) {
+      batcher_(encoderDecoderSteps(network_), kDecodedTogether, encoderDecoderPrompts(network_), inferenceMode()) {
     targets_ = languagesCovered(modelLanguageTokens_);
     pair_ = readLanguagePair(model.loaded.entry.dir);
     // A multilingual model reads the source its tokenizer names where that is one language (opus-mt-en-ROMANCE),

@@ -429,7 +429,7 @@ void TestMarian::concurrentRequestsShareSteps() {
     std::vector<std::vector<TokenId>> expected, got(kRequests);
     for (int r = 0; r < kRequests; ++r)
         expected.push_back(decode(r, nullptr));
-    StepBatcher batcher(encoderDecoderSteps(m));
+    StepBatcher batcher(encoderDecoderSteps(m), 16, {}, inferenceMode());
     std::vector<std::thread> threads;
     for (int r = 0; r < kRequests; ++r)
         threads.emplace_back([&, r] { got[r] = decode(r, &batcher); });
@@ -446,7 +446,7 @@ void TestMarian::concurrentRequestsShareSteps() {
 void TestMarian::refusedStepFailsItsRequestOnly() {
     c10::InferenceMode guard;
     const auto& m = *model_->encoderDecoder();
-    StepBatcher batcher(encoderDecoderSteps(m));
+    StepBatcher batcher(encoderDecoderSteps(m), 16, {}, inferenceMode());
     const std::vector<TokenId> start{m.decoderStartId()};
     EncoderDecoderSession roomy(m, m.encode(sourceIds(0)), 1, 20, nullptr, &batcher);
     std::string refused;
@@ -519,7 +519,7 @@ void TestMarian::sourcesEncodedTogetherEqualAlone() {
 void TestMarian::waitingPromptsRunTogether() {
     const auto& runnable = modelNamed("bundled");
     const auto& m = *runnable.encoderDecoder();
-    StepBatcher batcher(encoderDecoderSteps(m), 16, encoderDecoderPrompts(m));
+    StepBatcher batcher(encoderDecoderSteps(m), 16, encoderDecoderPrompts(m), inferenceMode());
     constexpr int kRequests = 6;
     auto sources = sourcesFor(runnable, kRequests);
     sources[4] = {static_cast<TokenId>(m.vocabSize()) + 5, 2};  // outside the vocabulary
@@ -606,7 +606,7 @@ void TestMarian::requestsBeyondThePlacesWaitEncoded() {
             expected.push_back(greedySearch(session, {m.decoderStartId()}, options));
         }
     }
-    StepBatcher batcher(encoderDecoderSteps(m), kPlaces, encoderDecoderPrompts(m));
+    StepBatcher batcher(encoderDecoderSteps(m), kPlaces, encoderDecoderPrompts(m), inferenceMode());
     std::latch started(kRequests);
     std::vector<std::thread> threads;
     for (int r = 0; r < kRequests; ++r)

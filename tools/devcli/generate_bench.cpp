@@ -352,7 +352,7 @@ nlohmann::ordered_json benchEncoderDecoder(const RunnableModel& model, const Gen
         for (const auto& source : sources)
             alone.push_back(runOne(source, nullptr));
         std::vector<std::vector<TokenId>> shared(sources.size());
-        StepBatcher batcher(encoderDecoderSteps(m));
+        StepBatcher batcher(encoderDecoderSteps(m), 16, {}, inferenceMode());
         std::atomic<std::size_t> next = 0;
         const auto threadsStart = Clock::now();
         std::vector<std::thread> threads;
