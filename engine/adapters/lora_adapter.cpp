@@ -3,6 +3,7 @@
 #include "adapters/lora_config.h"
 #include "io/safetensors.h"
 #include "io/tensor_view.h"
+#include "layers/torch_device.h"
 #include "util/error.h"
 #include "util/json_file.h"
 #include "util/log.h"
@@ -99,9 +100,9 @@ std::shared_ptr<const LoraSet> loadLoraAdapter(const std::filesystem::path& dir,
             continue;
         }
         LoraDelta delta{a, b, config.scalingOf(module)};
-        if (!placement.device.is_cpu()) {
-            delta.a = delta.a.to(placement.device);
-            delta.b = delta.b.to(placement.device);
+        if (!placement.onCpu()) {
+            delta.a = delta.a.to(torchDevice(placement));
+            delta.b = delta.b.to(torchDevice(placement));
         }
         set->set(linear.slot, std::move(delta));
         bound.insert(module);

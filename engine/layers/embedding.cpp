@@ -1,6 +1,7 @@
 #include "layers/embedding.h"
 
 #include "layers/linear.h"
+#include "layers/torch_device.h"
 
 #include <torch/torch.h>
 
@@ -35,9 +36,9 @@ torch::Tensor Embedding::operator()(const torch::Tensor& ids, double scale) cons
 
 void Embedding::place(Placement placement) {
     placement_ = placement;
-    if (placement.device.is_cpu()) return;
-    weight_ = weight_.to(placement.device);
-    if (scale_.defined()) scale_ = scale_.to(placement.device);
+    if (placement.onCpu()) return;
+    weight_ = weight_.to(torchDevice(placement));
+    if (scale_.defined()) scale_ = scale_.to(torchDevice(placement));
 }
 
 }  // namespace dragoman

@@ -8,6 +8,7 @@
 #include "kernels/onednn_matmul.h"
 #include "kernels/simd.h"
 #include "kernels/threads.h"
+#include "layers/torch_device.h"
 
 #include <torch/torch.h>
 
@@ -304,10 +305,11 @@ std::int64_t Linear::bytes() const {
 
 void Linear::place(Placement placement) {
     placement_ = placement;
-    if (placement.device.is_cpu()) return;
-    weight_ = weight_.to(placement.device);
-    if (bias_.defined()) bias_ = bias_.to(placement.device);
-    if (scale_.defined()) scale_ = scale_.to(placement.device);
+    if (placement.onCpu()) return;
+    const auto device = torchDevice(placement);
+    weight_ = weight_.to(device);
+    if (bias_.defined()) bias_ = bias_.to(device);
+    if (scale_.defined()) scale_ = scale_.to(device);
 }
 
 }  // namespace dragoman

@@ -2,6 +2,7 @@
 
 #include "kernels/layer_norm.h"
 #include "kernels/rms_norm.h"
+#include "layers/torch_device.h"
 
 #include <torch/torch.h>
 
@@ -29,7 +30,7 @@ torch::Tensor RmsNorm::operator()(const torch::Tensor& x) const {
 
 void RmsNorm::place(Placement placement) {
     placement_ = placement;
-    if (!placement.device.is_cpu() && weight_.defined()) weight_ = weight_.to(placement.device);
+    if (!placement.onCpu() && weight_.defined()) weight_ = weight_.to(torchDevice(placement));
 }
 
 LayerNorm::LayerNorm(WeightBinder& weights, const std::string& prefix, std::int64_t dim, double eps)

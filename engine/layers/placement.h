@@ -6,16 +6,19 @@
 // that second path on the CPU, so it is tested where no GPU is. `bf16Activations` marks a model that computes in
 // bf16 (its config.json's torch_dtype): on CPUs with AVX512-BF16 and no AMX its products (prompts and decoding steps)
 // may round activations to bf16 (kernels/bf16_dot_gemm.h); float32 models keep float32 activations everywhere.
-#include <torch/types.h>
-
+// No libtorch here: layers/torch_device.h gives the libtorch device.
 namespace dragoman {
 
 struct Placement {
-    torch::Device device = torch::kCPU;
+    enum class Device { Cpu, Cuda };
+    Device device = Device::Cpu;
+    int cudaIndex = 0;         // which CUDA device
     bool libtorchOps = false;  // always true off the CPU
     bool bf16Activations = false;
 
-    bool onCpuKernels() const { return device.is_cpu() && !libtorchOps; }
+    static Placement cuda(int index) { return {Device::Cuda, index, true, false}; }
+    bool onCpu() const { return device == Device::Cpu; }
+    bool onCpuKernels() const { return onCpu() && !libtorchOps; }
 };
 
 }  // namespace dragoman

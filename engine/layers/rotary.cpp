@@ -1,6 +1,7 @@
 #include "layers/rotary.h"
 
 #include "kernels/rope.h"
+#include "layers/torch_device.h"
 
 #include <torch/torch.h>
 
@@ -16,11 +17,11 @@ torch::Tensor rotateHalf(const torch::Tensor& x) {
 
 Rotary::Rotary(std::int64_t headDim, double base, Placement placement) : placement_(placement) {
     auto exponents = torch::arange(0, headDim, 2, torch::kInt64).to(torch::kFloat32) / static_cast<double>(headDim);
-    invFreq_ = (1.0 / torch::pow(base, exponents)).to(placement.device);
+    invFreq_ = (1.0 / torch::pow(base, exponents)).to(torchDevice(placement));
 }
 
 Rotary::Angles Rotary::at(std::int64_t start, std::int64_t count) const {
-    auto positions = torch::arange(start, start + count, torch::TensorOptions().dtype(torch::kInt64).device(placement_.device));
+    auto positions = torch::arange(start, start + count, torch::TensorOptions().dtype(torch::kInt64).device(torchDevice(placement_)));
     auto angles = torch::outer(positions.to(torch::kFloat32), invFreq_);
     auto emb = torch::cat({angles, angles}, -1);
     return {emb.cos(), emb.sin()};
@@ -47,7 +48,7 @@ torch::Tensor Rotary::eachRow(const torch::Tensor& x, std::int64_t heads, const 
 
 void Rotary::place(Placement placement) {
     placement_ = placement;
-    invFreq_ = invFreq_.to(placement.device);
+    invFreq_ = invFreq_.to(torchDevice(placement));
 }
 
 }  // namespace dragoman

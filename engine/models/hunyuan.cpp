@@ -4,6 +4,7 @@
 #include "decode/logits_tensor.h"
 #include "kernels/threads.h"
 #include "layers/attention.h"
+#include "layers/torch_device.h"
 #include "models/config_reader.h"
 #include "util/error.h"
 #include "util/log.h"
@@ -54,7 +55,7 @@ torch::Tensor hunyuanInverseFrequencies(const HunyuanConfig& config) {
 
 HunyuanModel::HunyuanModel(const HunyuanConfig& config, const WeightTable& weights, const std::string& modelId, Placement placement)
     : config_(config), placement_(placement) {
-    if (!placement_.device.is_cpu()) placement_.libtorchOps = true;
+    if (!placement_.onCpu()) placement_.libtorchOps = true;
     const auto h = config.hidden, hd = config.headDim;
     const double eps = config.rmsEps;
     // Bound on the CPU as mapped; placed on the device at the end, once every key is checked.
@@ -148,7 +149,7 @@ std::unique_ptr<CausalState> HunyuanModel::start(std::int64_t maxTokens) const {
     state->cache.capacity = std::max<std::int64_t>(1, std::min(maxTokens, config_.maxPositions));
     for (std::int64_t i = 0; i < config_.layers; ++i) {
         state->keys.push_back(torch::empty({config_.kvHeads, state->cache.capacity, config_.headDim},
-                                           torch::TensorOptions().dtype(torch::kFloat32).device(placement_.device)));
+                                           torch::TensorOptions().dtype(torch::kFloat32).device(torchDevice(placement_))));
         state->values.push_back(torch::empty_like(state->keys.back()));
     }
     return state;

@@ -12,7 +12,7 @@ namespace dragoman {
 
 Placement choosePlacement(const std::string& wanted) {
     if (wanted.empty() || wanted == "auto") {
-        if (torch::cuda::is_available()) return {torch::Device(torch::kCUDA, 0), true};
+        if (torch::cuda::is_available()) return Placement::cuda(0);
         return {};
     }
     if (wanted == "cpu") return {};
@@ -21,7 +21,7 @@ Placement choosePlacement(const std::string& wanted) {
             throw Error("config",
                         "the device is set to cuda, but the linked libtorch has no CUDA device "
                         "(it was built without CUDA, or no GPU is visible); choose auto or cpu to run on the CPU");
-        return {torch::Device(torch::kCUDA, 0), true};
+        return Placement::cuda(0);
     }
     throw Error("config", "device '" + wanted + "' is not one of auto, cpu, cuda");
 }
@@ -32,8 +32,7 @@ std::string deviceOverride(const std::string& requested) {
 }
 
 std::string describePlacement(const Placement& placement) {
-    if (placement.device.is_cuda()) return "CUDA:" + std::to_string(std::max<int>(0, placement.device.index()));
-    if (!placement.device.is_cpu()) return placement.device.str();
+    if (!placement.onCpu()) return "CUDA:" + std::to_string(std::max(0, placement.cudaIndex));
     if (placement.libtorchOps) return "CPU (libtorch ops)";
     if (torch::cuda::is_available()) return "CPU (device set to cpu)";
     return "CPU";

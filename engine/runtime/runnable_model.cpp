@@ -79,7 +79,7 @@ std::shared_ptr<RunnableModel> openModel(const ModelStore& store, const std::str
     if (architecture.followsDevice) model->placement = choosePlacement(options.device);
     const auto network = index(LoadPhase::Network), tokenizer = index(LoadPhase::Tokenizer);
     // Copying to a device moves every byte once more.
-    if (!model->placement.device.is_cpu()) meter.setWeight(network, static_cast<double>(model->loaded.stats.bytes) / 5.0e9);
+    if (!model->placement.onCpu()) meter.setWeight(network, static_cast<double>(model->loaded.stats.bytes) / 5.0e9);
     meter.report(network, 0, 1);
     const auto buildStart = SteadyClock::now();
     CopyCounter copies;

@@ -643,7 +643,8 @@ void TestHunyuan::libtorchOpsPathMatches() {
     QFETCH(int, caseIndex);
     c10::InferenceMode guard;
     const auto& f = fixtures_.at(fixture.toStdString());
-    const HunyuanModel model(f.hunyuan().config(), tensorsOf(f.model->loaded.checkpoint), "libtorch-ops", Placement{torch::kCPU, true});
+    const HunyuanModel model(f.hunyuan().config(), tensorsOf(f.model->loaded.checkpoint), "libtorch-ops",
+                             Placement{Placement::Device::Cpu, 0, true});
     QVERIFY(!model.placement().onCpuKernels());
     const float tolerance = 1e-4f;
     const auto input = f.inputIds(caseIndex);
@@ -713,7 +714,7 @@ void TestHunyuan::deviceChoiceFollowsTheRequest() {
         }
         QCOMPARE(QString::fromStdString(describePlacement(choosePlacement("auto"))), QStringLiteral("CPU"));
     }
-    QCOMPARE(QString::fromStdString(describePlacement(Placement{torch::Device(torch::kCUDA, 1), true})), QStringLiteral("CUDA:1"));
+    QCOMPARE(QString::fromStdString(describePlacement(Placement::cuda(1))), QStringLiteral("CUDA:1"));
 }
 
 QTEST_GUILESS_MAIN(TestHunyuan)

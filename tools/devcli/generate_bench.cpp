@@ -216,7 +216,7 @@ nlohmann::ordered_json benchCausal(const RunnableModel& model, const GenerateBen
         out["batch_speedup"] = aggregate / decodeRate;  // against one sequence, measured just before in this run
     }
     // The bandwidth references below are the host's; a GPU's decode is reported without an efficiency.
-    if (!model.placement.device.is_cpu()) return out;
+    if (!model.placement.onCpu()) return out;
     // The physical limit: every core streaming a large buffer (kernels/stream_read.h), measured around the
     // kernels' own matrix-vector rates for each weight type, so a slow kernel shows as such.
     const double before = kernels::streamReadBandwidth();
