@@ -62,7 +62,7 @@ HunyuanModel::HunyuanModel(const HunyuanConfig& config, const WeightTable& weigh
     WeightBinder w(weights);
     embed_ = Embedding(w, "model.embed_tokens.weight", config.vocabSize, h);
     // A bf16 model (as its config says; unsaid: as its embeddings are stored) may take bf16 prompt products.
-    placement_.bf16Activations = config.dtype.empty() ? embed_.weight().scalar_type() == torch::kBFloat16 : config.dtype == "bfloat16";
+    placement_.bf16Activations = config.computesInBf16(embed_.weight().scalar_type() == torch::kBFloat16);
     finalNorm_ = RmsNorm(w, "model.norm.weight", h, eps);
     const bool storesHead = weights.find("lm_head.weight") != weights.end();
     if (config.tieWordEmbeddings == true) {

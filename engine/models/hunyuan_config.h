@@ -20,6 +20,8 @@ struct HunyuanConfig {
 
     static HunyuanConfig parse(const nlohmann::json& json, const std::string& label);
     double ropeBase() const;
+    // Whether the model computes in bf16: as its dtype says, or where it says nothing, as its embeddings are stored.
+    bool computesInBf16(bool embeddingsStoredBf16) const { return dtype.empty() ? embeddingsStoredBf16 : dtype == "bfloat16"; }
 };
 
 }  // namespace dragoman

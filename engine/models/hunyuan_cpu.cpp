@@ -47,6 +47,20 @@ private:
     std::unique_ptr<float, Free> memory_;
 };
 
+// Every layer's linear layers in slot order (7 per layer), named and shaped as the checkpoint stores them.
+std::vector<LinearModule> linearModules(const HunyuanConfig& config) {
+    const auto h = config.hidden, hd = config.headDim;
+    const std::int64_t outs[] = {
+        config.heads * hd, config.kvHeads * hd, config.kvHeads * hd, h, config.intermediate, config.intermediate, h};
+    const std::int64_t ins[] = {h, h, h, config.heads * hd, h, h, config.intermediate};
+    std::vector<LinearModule> modules;
+    for (std::int64_t i = 0; i < config.layers; ++i)
+        for (std::size_t s = 0; s < 7; ++s)
+            modules.push_back(
+                {"model.layers." + std::to_string(i) + "." + kLinearNames[s], outs[s], ins[s], static_cast<int>(modules.size())});
+    return modules;
+}
+
 cpu::HunyuanShape shapeOf(const HunyuanConfig& config, bool bf16Activations) {
     cpu::HunyuanShape shape;
     shape.hidden = config.hidden;
@@ -73,7 +87,7 @@ HunyuanCpuWeights bindHunyuanCheckpoint(const HunyuanConfig& config, const Check
     out.embeddings = w.matrix("model.embed_tokens.weight", config.vocabSize, h, true);
     // A bf16 model (as its config says; unsaid: as its embeddings are stored) may take bf16 prompt products.
     const auto* embeddings = checkpoint.find("model.embed_tokens.weight");
-    bound.bf16Activations = config.dtype.empty() ? embeddings && embeddings->info->dtype == DType::BF16 : config.dtype == "bfloat16";
+    bound.bf16Activations = config.computesInBf16(embeddings && embeddings->info->dtype == DType::BF16);
     out.finalNorm = w.norm("model.norm.weight", h);
     const bool storesHead = w.has("lm_head.weight");
     if (config.tieWordEmbeddings == true || !storesHead) {
@@ -90,19 +104,17 @@ HunyuanCpuWeights bindHunyuanCheckpoint(const HunyuanConfig& config, const Check
         w.ignore("lm_head.input_scale");
         bound.tiedOutput = false;
     }
-    const std::int64_t outs[] = {
-        config.heads * hd, config.kvHeads * hd, config.kvHeads * hd, h, config.intermediate, config.intermediate, h};
-    const std::int64_t ins[] = {h, h, h, config.heads * hd, h, h, config.intermediate};
+    const auto modules = linearModules(config);
     for (std::int64_t i = 0; i < config.layers; ++i) {
         const std::string p = "model.layers." + std::to_string(i) + ".";
         cpu::HunyuanLayerWeights l;
         l.inputNorm = w.norm(p + "input_layernorm.weight", h);
         cpu::Matrix* matrices[] = {&l.q, &l.k, &l.v, &l.o, &l.gate, &l.up, &l.down};
         for (std::size_t s = 0; s < 7; ++s) {
-            const std::string module = p + kLinearNames[s];
-            *matrices[s] = w.matrix(module + ".weight", outs[s], ins[s]);
+            const auto& module = modules[static_cast<std::size_t>(7 * i) + s];
+            *matrices[s] = w.matrix(module.name + ".weight", module.out, module.in);
             // A static activation scale only matters where activations are quantized; they stay float32 here.
-            w.ignore(module + ".input_scale");
+            w.ignore(module.name + ".input_scale");
         }
         if (config.qkNorm) {
             l.qNorm = w.norm(p + "self_attn.query_layernorm.weight", hd);
@@ -133,16 +145,7 @@ HunyuanCpuModel::HunyuanCpuModel(const HunyuanConfig& config, HunyuanCpuWeights 
 }
 
 std::vector<LinearModule> HunyuanCpuModel::linears() const {
-    std::vector<LinearModule> modules;
-    const auto h = config_.hidden, hd = config_.headDim;
-    const std::int64_t outs[] = {
-        config_.heads * hd, config_.kvHeads * hd, config_.kvHeads * hd, h, config_.intermediate, config_.intermediate, h};
-    const std::int64_t ins[] = {h, h, h, config_.heads * hd, h, h, config_.intermediate};
-    for (std::int64_t i = 0; i < config_.layers; ++i)
-        for (std::size_t s = 0; s < 7; ++s)
-            modules.push_back(
-                {"model.layers." + std::to_string(i) + "." + kLinearNames[s], outs[s], ins[s], static_cast<int>(modules.size())});
-    return modules;
+    return linearModules(config_);
 }
 
 std::vector<VocabularyTable> HunyuanCpuModel::vocabularyTables() const {
