@@ -1,17 +1,61 @@
 #!/usr/bin/env bash
-# The engine's libtorch-free libraries (file formats, tokenizers, kernels, decoding, HY-MT on the CPU) call nothing of
-# libtorch: a symbol they leave undefined in libtorch's namespaces (at::, c10::, torch::, caffe2::) fails the check.
-# Usage: check_torch_free.sh ARCHIVE... Prints each offending symbol with its object file.
+# The engine's libtorch-free libraries (file formats, tokenizers, kernels, decoding, HY-MT on the CPU, dragoman.h's
+# API) and the programs built on them call nothing of libtorch and load none of it: a symbol left undefined in
+# libtorch's namespaces (at::, c10::, torch::, caffe2::), or libtorch among the libraries a file needs, fails the
+# check. With --translate CLI MODEL, dragoman-cli also translates with MODEL (a HY-MT folder, which runs on the CPU
+# kernels) and must not load libtorch on the way; then it translates with a Marian folder given as --marian MODEL,
+# which must.
+# Usage: check_torch_free.sh FILE... [--translate CLI MODEL --marian MODEL]
 set -euo pipefail
 status=0
-for archive in "$@"; do
-    found="$(nm -C --undefined-only "$archive" | awk -v a="$(basename "$archive")" '
-        /:$/ { object = $0; next }
-        $1 == "U" && $0 ~ /(^|[^[:alnum:]_])(at|c10|torch|caffe2)::/ { sub(/^ *U /, ""); print a ": " object " " $0 }')"
-    if [[ -n "$found" ]]; then
-        echo "$found" >&2
+files=()
+cli="" model="" marian=""
+while [[ $# -gt 0 ]]; do
+    case "$1" in
+        --translate) cli="$2" model="$3"; shift 3 ;;
+        --marian) marian="$2"; shift 2 ;;
+        *) files+=("$1"); shift ;;
+    esac
+done
+for file in "${files[@]}"; do
+    name="$(basename "$file")"
+    symbols="$(nm -D -C --undefined-only "$file" | grep -E '(^|[^[:alnum:]_])(at|c10|torch|caffe2)::' || true)"
+    if [[ -n "$symbols" ]]; then
+        echo "$name calls libtorch:" >&2
+        echo "$symbols" >&2
+        status=1
+    fi
+    needed="$(ldd "$file" | grep -E 'lib(torch|c10)[_.]' || true)"
+    if [[ -n "$needed" ]]; then
+        echo "$name needs libtorch:" >&2
+        echo "$needed" >&2
         status=1
     fi
 done
-if [[ $status -eq 0 ]]; then echo "no libtorch symbol in: $(for a in "$@"; do basename "$a"; done | tr '\n' ' ')"; fi
+loaded() {  # the libtorch objects a command maps, as the dynamic loader reports them
+    LD_DEBUG=files "$@" 2>&1 >/dev/null | grep -oE 'file=[^ ]*lib(torch_cpu|c10)\.so[^ ]*' | sort -u || true
+}
+if [[ -n "$cli" ]]; then
+    home="$(mktemp -d)"
+    trap 'rm -rf "$home"' EXIT
+    export XDG_DATA_HOME="$home/data" XDG_CONFIG_HOME="$home/config" DRAGOMAN_MODELS="$home/models" HF_HUB_CACHE="$home/hub"
+    out="$(echo "Good morning." | "$cli" translate --model "$model" --from en --to de)"
+    [[ -n "$out" ]] || { echo "dragoman-cli translated nothing with $model" >&2; status=1; }
+    hy="$(echo "Good morning." | loaded "$cli" translate --model "$model" --from en --to de)"
+    if [[ -n "$hy" ]]; then
+        echo "dragoman-cli loaded libtorch to translate with $model:" >&2
+        echo "$hy" >&2
+        status=1
+    fi
+    if [[ -n "$marian" ]]; then
+        ma="$(echo "Good morning." | loaded "$cli" translate --model "$marian" --from en --to de)"
+        if [[ -z "$ma" ]]; then
+            echo "dragoman-cli translated with $marian without loading libtorch: is LD_DEBUG honoured?" >&2
+            status=1
+        fi
+    fi
+fi
+if [[ $status -eq 0 ]]; then
+    echo "no libtorch in: $(for f in "${files[@]}"; do basename "$f"; done | tr '\n' ' ')${cli:+; dragoman-cli translates with $(basename "$model") without loading it}"
+fi
 exit $status

@@ -14,8 +14,11 @@ another one's dependencies, and a definition that would have interposed).
 
   unused_libraries.py list ROOT... [-- OTHER...]  print the sonames replaceable among what the ROOTs load and
                                                the OTHERs do not, when all are loaded
-  unused_libraries.py check STANDINS PROGRAM...  exit 1 unless every stand-in in STANDINS is replaceable for each
-                                               PROGRAM and each PROGRAM loads them instead of the real libraries
+  unused_libraries.py check STANDINS [--opens LIBRARY]... PROGRAM...
+                                               exit 1 unless every stand-in in STANDINS is replaceable for each
+                                               PROGRAM and each PROGRAM loads them instead of the real libraries;
+                                               a LIBRARY the programs open at run time (libtorch's side of the
+                                               engine, with libtorch) counts as theirs, found from the program
 """
 import os
 import re
@@ -162,9 +165,9 @@ def replaceable(roots, ignored_dirs=(), others=()):
     return sorted(s for s in skipped if s in users), len(full), len(loaded)
 
 
-def check(program, standins):
+def check(program, standins, opens=()):
     present = sorted(name for name in os.listdir(standins) if ".so" in name)
-    names, before, _ = replaceable([program], ignored_dirs={standins})
+    names, before, _ = replaceable([program, *opens], ignored_dirs={standins})
     unsafe = [name for name in present if name not in names]
     if unsafe:
         print(f"{program}: stand-ins for libraries it uses: {', '.join(unsafe)}", file=sys.stderr)
@@ -173,12 +176,19 @@ def check(program, standins):
     env.pop("LD_LIBRARY_PATH", None)
     trace = subprocess.run([program], env=env, capture_output=True, text=True).stdout
     mapping = dict(re.findall(r"^\s*(\S+) => (\S+)", trace, re.M))
+    loaded = len(re.findall(r"^\s*\S+ (=>|\()", trace, re.M))
+    # What the opened libraries load is not in the program's trace: resolved as the loader would, from the program.
+    if opens:
+        opened, _ = closure([program, *opens], set(), ())
+        for path, info in opened.items():
+            if info.soname:
+                mapping.setdefault(info.soname, path)
+        loaded = len(opened)
     wrong = [name for name in present
-             if name in mapping and os.path.dirname(os.path.realpath(mapping[name])) != standins]
+             if name not in mapping or os.path.dirname(os.path.realpath(mapping[name])) != standins]
     if wrong or not present:
         print(f"{program}: loads the real {', '.join(wrong) or 'libraries (no stand-ins)'}", file=sys.stderr)
         return 1
-    loaded = len(re.findall(r"^\s*\S+ (=>|\()", trace, re.M))
     print(f"{program}: {len(present)} stand-ins; {loaded} objects loaded, {before} without them")
     return 0
 
@@ -193,7 +203,11 @@ def main(argv):
         return 0
     if len(argv) >= 3 and argv[0] == "check":
         standins = os.path.realpath(argv[1])
-        return max(check(program, standins) for program in argv[2:])
+        rest, opens = argv[2:], []
+        while len(rest) >= 2 and rest[0] == "--opens":
+            opens.append(rest[1])
+            rest = rest[2:]
+        return max(check(program, standins, opens) for program in rest)
     print(__doc__, file=sys.stderr)
     return 2
 

@@ -4,6 +4,7 @@
 // read, widened once to F32 and counted), then checked against the base: every module the config targets
 // must be a Linear of the model and have both tensors, of shapes A [r, in] and B [out, r]; a tensor for a
 // module the base lacks, or any other tensor, is refused. The base's weights are never read or changed.
+#include "adapters/adapter_load_stats.h"
 #include "layers/linear.h"
 #include "layers/lora.h"
 
@@ -13,12 +14,6 @@
 #include <vector>
 
 namespace dragoman {
-
-struct AdapterLoadStats {
-    double seconds = 0;
-    std::uint64_t bytes = 0, copies = 0;
-    std::size_t modules = 0;
-};
 
 // `linears`: the base model's Linear layers by slot (models' linears()). `modelType`: the base's, checked against
 // the adapter's task. Throws Error("adapter") naming the file and the problem.

@@ -4,14 +4,13 @@
 #include "api/model_of.h"
 #include "dragoman.h"
 
-#include "adapters/lora_adapter.h"
+#include "adapters/adapter_load_stats.h"
 #include "runtime/device.h"
 #include "runtime/runnable_model.h"
 #include "store/model_store.h"
 #include "util/log.h"
 
 #include <simdjson.h>
-#include <torch/torch.h>
 
 namespace dragoman {
 namespace {
@@ -100,7 +99,6 @@ std::string Model::translate(const TranslationRequest& request, TranslationStats
         strategy.check(request);
     }
 
-    c10::InferenceMode guard;
     TranslationJob job{request, stats};
     std::string output;
     const auto lines = chat ? std::vector<std::string>{} : paragraphsOf(request);

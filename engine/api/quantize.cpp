@@ -1,8 +1,9 @@
-// dragoman.h's quantizeModel over quantize/quantize_model.h and the model store.
+// dragoman.h's quantizeModel over quantize/quantize_model.h (libtorch's side, runtime/torch_backend.h) and the model store.
 #include "dragoman.h"
 
-#include "quantize/quantize_model.h"
+#include "quantize/quantize_settings.h"
 #include "runtime/runnable_model.h"
+#include "runtime/torch_backend.h"
 #include "store/model_store.h"
 #include "util/error.h"
 
@@ -70,7 +71,7 @@ QuantizeResult quantizeModel(const QuantizeRequest& request, const ProgressCallb
     const auto model = openModel(store, source.dir.string(), options);
     std::error_code ec;
     const bool existed = std::filesystem::exists(out, ec);
-    const auto summary = dragoman::quantizeModel(*model, out, settings, meter, 1);
+    const auto summary = torchBackend().quantize(*model, out, settings, meter, 1);
 
     ModelEntry entry;
     try {

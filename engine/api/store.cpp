@@ -1,7 +1,6 @@
 // dragoman.h's model store functions over store/model_store.h.
 #include "dragoman.h"
 
-#include "adapters/lora_adapter.h"
 #include "store/manifest.h"
 #include "store/model_store.h"
 #include "util/text.h"

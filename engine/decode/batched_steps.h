@@ -1,13 +1,11 @@
 #pragma once
-// How a StepBatcher runs one step for several sessions of a model (decode/step_batcher.h): the model's
-// batched step where it has one, else the states one after another.
+// How a StepBatcher runs one step for several sessions of an encoder-decoder model (decode/step_batcher.h): the
+// model's batched step where it has one, else the states one after another. Decoder-only models: decode/causal_steps.h.
 #include "decode/step_batcher.h"
-#include "models/causal_lm.h"
 #include "models/encoder_decoder.h"
 
 namespace dragoman {
 
-StepBatcher::Runner causalSteps(const CausalLanguageModel& model);
 // The batcher's thread in libtorch's InferenceMode: the sessions' caches of the libtorch models are inference tensors
 // (their requests run in InferenceMode), which only code in the same mode may update in place.
 StepBatcher::ThreadScope inferenceMode();

@@ -15,34 +15,49 @@ namespace {
 
 using SetBlasThreads = void (*)(int);
 
-// OpenBLAS keeps its own pool; its setter is looked up at run time so any BLAS works (others: a no-op).
-SetBlasThreads blasSetter() {
-    static const auto set = reinterpret_cast<SetBlasThreads>(::dlsym(RTLD_DEFAULT, "openblas_set_num_threads"));
-    return set;
+// ATen's thread counts (at::set_num_threads, at::set_num_interop_threads), OpenBLAS's and libgomp's setters:
+// looked up at run time in what the process has loaded, so the kernels link none of them (any BLAS works, others
+// being a no-op) and a process that never loads libtorch skips them. Looked up again once libtorch's side is opened
+// (configureLoadedLibraries).
+struct Lookups {
+    SetBlasThreads blas = reinterpret_cast<SetBlasThreads>(::dlsym(RTLD_DEFAULT, "openblas_set_num_threads"));
+    void (*atenThreads)(int) = reinterpret_cast<void (*)(int)>(::dlsym(RTLD_DEFAULT, "_ZN2at15set_num_threadsEi"));
+    void (*atenInteropThreads)(int) = reinterpret_cast<void (*)(int)>(::dlsym(RTLD_DEFAULT, "_ZN2at23set_num_interop_threadsEi"));
+    void (*ompSet)(int) = reinterpret_cast<void (*)(int)>(::dlsym(RTLD_DEFAULT, "omp_set_num_threads"));
+    int (*ompGet)() = reinterpret_cast<int (*)()>(::dlsym(RTLD_DEFAULT, "omp_get_max_threads"));
+    // What `#pragma omp parallel num_threads(n)` compiles to with GCC, and the team's own numbers.
+    void (*ompParallel)(void (*)(void*), void*, unsigned,
+                        unsigned) = reinterpret_cast<void (*)(void (*)(void*), void*, unsigned, unsigned)>(::dlsym(RTLD_DEFAULT,
+                                                                                                                   "GOMP_parallel"));
+    int (*ompThreadNum)() = reinterpret_cast<int (*)()>(::dlsym(RTLD_DEFAULT, "omp_get_thread_num"));
+    int (*ompNumThreads)() = reinterpret_cast<int (*)()>(::dlsym(RTLD_DEFAULT, "omp_get_num_threads"));
+};
+
+std::mutex lookupsMutex;
+std::atomic<const Lookups*> currentLookups{nullptr};
+
+// A refresh keeps the earlier table alive (a reader may hold it): at most one per library opened.
+const Lookups& lookups(bool refresh = false) {
+    if (const auto* p = currentLookups.load(std::memory_order_acquire); p && !refresh) return *p;
+    std::lock_guard lock(lookupsMutex);
+    if (refresh || !currentLookups.load()) currentLookups.store(new Lookups, std::memory_order_release);
+    return *currentLookups.load(std::memory_order_acquire);
 }
 
-// ATen's thread counts, where libtorch is loaded (at::set_num_threads, at::set_num_interop_threads): looked up like
-// OpenBLAS's setter, so the kernels link no libtorch and a process that never loads it skips them.
-struct Aten {
-    void (*setThreads)(int) = reinterpret_cast<void (*)(int)>(::dlsym(RTLD_DEFAULT, "_ZN2at15set_num_threadsEi"));
-    void (*setInteropThreads)(int) = reinterpret_cast<void (*)(int)>(::dlsym(RTLD_DEFAULT, "_ZN2at23set_num_interop_threadsEi"));
-};
+SetBlasThreads blasSetter() {
+    return lookups().blas;
+}
 
-// libgomp is loaded with libtorch; looked up like OpenBLAS's setter, so nothing links it directly.
-struct OpenMp {
-    void (*set)(int) = reinterpret_cast<void (*)(int)>(::dlsym(RTLD_DEFAULT, "omp_set_num_threads"));
-    int (*get)() = reinterpret_cast<int (*)()>(::dlsym(RTLD_DEFAULT, "omp_get_max_threads"));
-    // What `#pragma omp parallel num_threads(n)` compiles to with GCC, and the team's own numbers.
-    void (*parallel)(void (*)(void*), void*, unsigned,
-                     unsigned) = reinterpret_cast<void (*)(void (*)(void*), void*, unsigned, unsigned)>(::dlsym(RTLD_DEFAULT,
-                                                                                                                "GOMP_parallel"));
-    int (*threadNum)() = reinterpret_cast<int (*)()>(::dlsym(RTLD_DEFAULT, "omp_get_thread_num"));
-    int (*numThreads)() = reinterpret_cast<int (*)()>(::dlsym(RTLD_DEFAULT, "omp_get_num_threads"));
-};
-
-const OpenMp& openMp() {
-    static const OpenMp api;
-    return api;
+// ATen gets its thread count, OpenBLAS one thread (more inside ParallelBlas), one inter-op thread.
+void configureLibraryPools(const Lookups& found) {
+    if (found.atenThreads) found.atenThreads(environmentOverrides().atenThreads);
+    if (found.blas) found.blas(1);
+    try {
+        // One request at a time: intra-op parallelism is what counts.
+        if (found.atenInteropThreads) found.atenInteropThreads(1);
+    } catch (const std::exception&) {
+        // Already started by an earlier parallel op; harmless.
+    }
 }
 
 std::atomic<int> threadsInForce{0};
@@ -63,20 +78,17 @@ int configureThreads(int threads) {
         // 256 MiB of free heap is kept for reuse.
         mallopt(M_MMAP_THRESHOLD, 64 << 20);
         mallopt(M_TRIM_THRESHOLD, 256 << 20);
-        const int atenThreads = environmentOverrides().atenThreads;
-        const Aten aten;
-        if (aten.setThreads) aten.setThreads(atenThreads);
-        if (auto set = blasSetter()) set(1);
-        try {
-            // One request at a time: intra-op parallelism is what counts.
-            if (aten.setInteropThreads) aten.setInteropThreads(1);
-        } catch (const std::exception&) {
-            // Already started by an earlier parallel op; harmless.
-        }
+        configureLibraryPools(lookups());
         threadsInForce = n;
-        log::logger().info("threads: {} for the kernels, {} for ATen, OpenBLAS 1 (all {} for large products)", n, atenThreads, n);
+        log::logger().info("threads: {} for the kernels, {} for ATen, OpenBLAS 1 (all {} for large products)", n,
+                           environmentOverrides().atenThreads, n);
     });
     return threadsInForce;
+}
+
+void configureLoadedLibraries() {
+    const auto& found = lookups(true);
+    if (threadsInForce > 0) configureLibraryPools(found);
 }
 
 ParallelBlas::ParallelBlas(std::int64_t multiplyAdds) {
@@ -91,30 +103,30 @@ ParallelBlas::~ParallelBlas() {
 }
 
 void onOpenMpTeam(const std::function<void(int part, int parts)>& body) {
-    const auto& omp = openMp();
+    const auto& omp = lookups();
     const int n = threadsInForce;
-    if (n <= 1 || !omp.parallel || !omp.threadNum || !omp.numThreads) return body(0, 1);
+    if (n <= 1 || !omp.ompParallel || !omp.ompThreadNum || !omp.ompNumThreads) return body(0, 1);
     struct Call {
         const std::function<void(int, int)>* body;
-        const OpenMp* omp;
+        const Lookups* omp;
     } call{&body, &omp};
-    omp.parallel(
+    omp.ompParallel(
         [](void* data) {
             const auto* c = static_cast<const Call*>(data);
-            (*c->body)(c->omp->threadNum(), c->omp->numThreads());
+            (*c->body)(c->omp->ompThreadNum(), c->omp->ompNumThreads());
         },
         &call, static_cast<unsigned>(n), 0);
 }
 
 ParallelOpenMp::ParallelOpenMp() {
-    const auto& omp = openMp();
-    if (threadsInForce <= 1 || !omp.set || !omp.get) return;
-    previous_ = omp.get();
-    if (previous_ != threadsInForce) omp.set(threadsInForce);
+    const auto& omp = lookups();
+    if (threadsInForce <= 1 || !omp.ompSet || !omp.ompGet) return;
+    previous_ = omp.ompGet();
+    if (previous_ != threadsInForce) omp.ompSet(threadsInForce);
 }
 
 ParallelOpenMp::~ParallelOpenMp() {
-    if (previous_ > 0 && previous_ != threadsInForce) openMp().set(previous_);
+    if (previous_ > 0 && previous_ != threadsInForce) lookups().ompSet(previous_);
 }
 
 }  // namespace dragoman

@@ -13,6 +13,10 @@ namespace dragoman {
 // in force.
 int configureThreads(int threads = 0);
 
+// After a library with pools of its own is opened (libtorch's side, runtime/torch_backend.h): looks its setters up
+// again and gives them what configureThreads() gave (nothing before configureThreads()).
+void configureLoadedLibraries();
+
 // OpenBLAS's workers spin (sched_yield) for about 0.1 s after every call they share, and with one core per
 // kernel-pool thread they take cores from the engine's kernels: with them on, a HY-MT 1.8B prompt took 15%
 // longer and OPUS-MT greedy decoding ran at 67-70 instead of 79 tokens/s (2 cores). So OpenBLAS gets all

@@ -1,7 +1,7 @@
 #include "layers/lora.h"
 
+#include "cpu/hunyuan_forward.h"
 #include "layers/linear.h"
-#include "models/hunyuan_cpu.h"
 
 #include <torch/torch.h>
 

@@ -10,6 +10,9 @@
 #include <vector>
 
 namespace dragoman {
+namespace cpu {
+class Adapter;  // cpu/hunyuan_forward.h
+}
 
 struct LoraDelta {
     torch::Tensor a, b;  // [r, in], [out, r]
@@ -34,5 +37,9 @@ private:
     std::string name_;
     std::vector<std::optional<LoraDelta>> deltas_;
 };
+
+// A LoraSet's deltas as the CPU forward reads them, one view per linear slot (models/hunyuan_cpu.h takes them
+// through runtime/torch_backend.h).
+std::shared_ptr<const cpu::Adapter> cpuAdapterOf(const LoraSet& set, std::size_t slots);
 
 }  // namespace dragoman

@@ -3,6 +3,8 @@
 // changes while generating lives in a DecoderState owned by one request.
 #include "layers/embedding.h"
 #include "layers/lora.h"
+#include "models/linear_module.h"
+#include "models/vocabulary_table.h"
 #include "text/tokenizer.h"
 
 #include <torch/types.h>

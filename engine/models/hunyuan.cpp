@@ -145,6 +145,8 @@ std::vector<const Linear*> HunyuanModel::layerLinears() const {
 
 std::unique_ptr<CausalState> HunyuanModel::start(std::int64_t maxTokens) const {
     if (cpu_) return cpu_->start(maxTokens);
+    // Its caches are inference tensors: made and updated only in InferenceMode, which each call enters itself.
+    c10::InferenceMode guard;
     auto state = std::make_unique<HunyuanState>();
     state->cache.capacity = std::max<std::int64_t>(1, std::min(maxTokens, config_.maxPositions));
     for (std::int64_t i = 0; i < config_.layers; ++i) {
@@ -157,6 +159,7 @@ std::unique_ptr<CausalState> HunyuanModel::start(std::int64_t maxTokens) const {
 
 void HunyuanModel::copyState(const CausalState& from, CausalState& to) const {
     if (cpu_) return cpu_->copyState(from, to);
+    c10::InferenceMode guard;
     const auto& source = static_cast<const HunyuanState&>(from);
     auto& target = static_cast<HunyuanState&>(to);
     const auto length = source.cache.length;
@@ -262,6 +265,7 @@ torch::Tensor HunyuanModel::run(CausalState& base, const torch::Tensor& ids, std
 
 Logits HunyuanModel::forward(CausalState& base, const std::vector<TokenId>& ids, bool allPositions) const {
     if (cpu_) return cpu_->forward(base, ids, allPositions);
+    c10::InferenceMode guard;
     auto x = run(base, torch::tensor(ids, torch::kInt64), nullptr);
     // Logits come back to the CPU, where search and sampling run.
     return logitsOf(lmHead_(allPositions ? x : x.narrow(0, x.size(0) - 1, 1)));
@@ -278,6 +282,7 @@ Logits HunyuanModel::stepMany(const std::vector<CausalState*>& states, const std
     const auto rows = static_cast<std::int64_t>(states.size());
     if (rows == 0 || ids.size() != states.size()) throw Error("input", "a batched step feeds one token to each sequence");
     if (cpu_) return cpu_->stepMany(states, ids);
+    c10::InferenceMode guard;
     std::vector<HunyuanState*> sequences;
     std::vector<Rotary::Angles> angles;
     std::vector<const LoraSet*> adapters;

@@ -1,6 +1,7 @@
 #include "models/hunyuan_cpu.h"
 
 #include "cpu/checkpoint_binder.h"
+#include "runtime/torch_backend.h"
 #include "util/error.h"
 #include "util/log.h"
 
@@ -181,7 +182,7 @@ const cpu::Adapter* HunyuanCpuModel::adapterView(CausalState& base) const {
         std::lock_guard lock(adapterViewsMutex_);
         auto& entry = adapterViews_[state.adapter.get()];
         if (entry.first.lock() != state.adapter)
-            entry = {state.adapter, cpuAdapterOf(*state.adapter, static_cast<std::size_t>(7 * config_.layers))};
+            entry = {state.adapter, torchBackend().cpuAdapterOf(*state.adapter, static_cast<std::size_t>(7 * config_.layers))};
         state.view = entry.second;
         state.viewed = state.adapter;
         std::erase_if(adapterViews_, [](const auto& e) { return e.second.first.expired(); });  // adapters no longer resident

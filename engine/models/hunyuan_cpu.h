@@ -30,10 +30,6 @@ struct HunyuanCpuWeights {
 // scales, nothing unexpected left. Throws Error("checkpoint").
 HunyuanCpuWeights bindHunyuanCheckpoint(const HunyuanConfig& config, const Checkpoint& checkpoint, const std::string& modelId);
 
-// A LoraSet's deltas as the CPU forward reads them, one view per linear slot. Defined with the adapters
-// (layers/lora.cpp): an adapter exists only where they are loaded.
-std::shared_ptr<const cpu::Adapter> cpuAdapterOf(const LoraSet& set, std::size_t slots);
-
 class HunyuanCpuModel : public CausalLanguageModel {
 public:
     HunyuanCpuModel(const HunyuanConfig& config, HunyuanCpuWeights weights);

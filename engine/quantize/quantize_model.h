@@ -7,6 +7,7 @@
 // of a quantized table dropped (they are tied), and config.json given its quantization_config.
 // The same arithmetic as ../shared/fixtures/gen/quant.py, so its dequantized twin is the oracle; with the
 // tables kept in floating point the copy is quant.py's, byte for byte.
+#include "quantize/quantize_settings.h"
 #include "runtime/runnable_model.h"
 #include "util/progress.h"
 
@@ -14,19 +15,6 @@
 #include <string>
 
 namespace dragoman {
-
-struct QuantizeSettings {
-    enum class Type { Int8, Fp8 } type = Type::Int8;
-    bool perChannel = true;  // false: one scale per tensor
-    // The embedding and output tables too: a tied output layer is read once per token, a quarter of a 1.8B
-    // HY-MT's bf16 bytes (RunnableModel::vocabularyTables()).
-    bool tables = true;
-};
-
-struct QuantizeSummary {
-    std::size_t quantized = 0;  // weights written in 8 bits
-    std::uint64_t bytesBefore = 0, bytesAfter = 0;
-};
 
 // `model` is open (its weights mapped); `out` must not exist or be an empty folder. Progress goes to `meter`'s
 // phases `firstPhase` (measuring the weights) and `firstPhase + 1` (writing). The weights file appears

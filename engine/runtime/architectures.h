@@ -2,7 +2,7 @@
 // The architecture registry: each config.json model_type names how its network is built, which tokenizer
 // its folder carries and how it translates. Adding an architecture means adding its files and one entry
 // in runtime/architectures.cpp; an unknown model_type is refused by name.
-#include "layers/weights.h"
+#include "io/checkpoint.h"
 #include "runtime/runnable_model.h"
 
 #include <nlohmann/json.hpp>

@@ -1,7 +1,7 @@
 #include "runtime/chat_prompt_strategy.h"
 
-#include "decode/batched_steps.h"
 #include "decode/causal_session.h"
+#include "decode/causal_steps.h"
 #include "decode/search.h"
 #include "text/languages.h"
 #include "text/sentence_splitter.h"
@@ -14,7 +14,7 @@
 namespace dragoman {
 
 ChatPromptStrategy::ChatPromptStrategy(const RunnableModel& model)
-    : model_(model), network_(*model.causal()), batcher_(causalSteps(network_), 16, {}, inferenceMode()) {
+    : model_(model), network_(*model.causal()), batcher_(causalSteps(network_), 16) {
     profile_ = detectPromptProfile(model.loaded.entry, model.loaded.config);
     log::info({model.id(), 0}, "prompts: {} ({})", promptProfileName(profile_.profile),
               profile_.identity.empty() ? std::string("no family named; the default") : "named by " + profile_.identity);

@@ -1,9 +1,8 @@
 #include "runtime/device.h"
 
+#include "runtime/torch_backend.h"
 #include "util/error.h"
 #include "util/overrides.h"
-
-#include <torch/cuda.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -12,12 +11,12 @@ namespace dragoman {
 
 Placement choosePlacement(const std::string& wanted) {
     if (wanted.empty() || wanted == "auto") {
-        if (torch::cuda::is_available()) return Placement::cuda(0);
+        if (cudaDeviceAvailable()) return Placement::cuda(0);
         return {};
     }
     if (wanted == "cpu") return {};
     if (wanted == "cuda") {
-        if (!torch::cuda::is_available())
+        if (!cudaDeviceAvailable())
             throw Error("config",
                         "the device is set to cuda, but the linked libtorch has no CUDA device "
                         "(it was built without CUDA, or no GPU is visible); choose auto or cpu to run on the CPU");
@@ -34,7 +33,7 @@ std::string deviceOverride(const std::string& requested) {
 std::string describePlacement(const Placement& placement) {
     if (!placement.onCpu()) return "CUDA:" + std::to_string(std::max(0, placement.cudaIndex));
     if (placement.libtorchOps) return "CPU (libtorch ops)";
-    if (torch::cuda::is_available()) return "CPU (device set to cpu)";
+    if (cudaDeviceAvailable()) return "CPU (device set to cpu)";
     return "CPU";
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 // The device a model that supports it runs on: "auto" is CUDA when the linked libtorch has a CUDA device,
-// otherwise the CPU; "cpu" keeps the CPU; "cuda" insists (an error without a device).
+// otherwise the CPU; "cpu" keeps the CPU; "cuda" insists (an error without a device). Where libtorch was built
+// without CUDA, none of this loads it (runtime/torch_backend.h).
 #include "layers/placement.h"
 
 #include <string>

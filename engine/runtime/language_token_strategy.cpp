@@ -10,28 +10,9 @@
 #include "text/streaming_detokenizer.h"
 #include "util/error.h"
 
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
-#include <fstream>
 
 namespace dragoman {
-
-std::pair<std::string, std::string> readLanguagePair(const std::filesystem::path& dir) {
-    std::ifstream in(dir / "tokenizer_config.json");
-    if (!in) return {};
-    try {
-        const auto json = nlohmann::json::parse(in);
-        return {json.value("source_lang", ""), json.value("target_lang", "")};
-    } catch (const nlohmann::json::exception&) {
-        return {};
-    }
-}
-
-LanguageOffer languageTokenOffer(const std::filesystem::path& dir) {
-    if (!std::filesystem::exists(dir / "source.spm")) return {};
-    return {languagesCovered(MarianTokenizer::languageTokensIn(dir)), readLanguagePair(dir)};
-}
 
 LanguageTokenStrategy::LanguageTokenStrategy(const RunnableModel& model)
     : model_(model),
@@ -85,6 +66,8 @@ void LanguageTokenStrategy::check(const TranslationRequest& request) const {
 }
 
 std::string LanguageTokenStrategy::translateParagraph(const std::string& paragraph, TranslationJob& job) const {
+    // The requests' caches are inference tensors, which the batcher's thread (inferenceMode()) updates in place.
+    c10::InferenceMode guard;
     const auto token = languageToken(job.request.to);
     const auto gap = job.sentenceGap();
     std::string output;

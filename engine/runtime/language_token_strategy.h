@@ -44,10 +44,4 @@ private:
     mutable StepBatcher batcher_;
 };
 
-// "en"/"de" from a bilingual model's tokenizer_config.json, or empty strings.
-std::pair<std::string, std::string> readLanguagePair(const std::filesystem::path& dir);
-// The languages of a Marian folder: its tokenizer's language tokens and its tokenizer_config.json's pair.
-// Throws Error("tokenizer") for unreadable tokenizer files; none at all: nothing offered.
-LanguageOffer languageTokenOffer(const std::filesystem::path& dir);
-
 }  // namespace dragoman

@@ -1,8 +1,12 @@
 #include "runtime/language_tokens.h"
 
 #include "text/languages.h"
+#include "text/marian_tokenizer.h"
+
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <fstream>
 #include <map>
 
 namespace dragoman {
@@ -70,6 +74,22 @@ std::vector<std::string> languagesCovered(const std::vector<std::string>& modelT
     for (const auto& language : allLanguages())
         if (languageTokenFor(language.code, modelTokens)) codes.push_back(language.code);
     return codes;
+}
+
+std::pair<std::string, std::string> readLanguagePair(const std::filesystem::path& dir) {
+    std::ifstream in(dir / "tokenizer_config.json");
+    if (!in) return {};
+    try {
+        const auto json = nlohmann::json::parse(in);
+        return {json.value("source_lang", ""), json.value("target_lang", "")};
+    } catch (const nlohmann::json::exception&) {
+        return {};
+    }
+}
+
+LanguageOffer languageTokenOffer(const std::filesystem::path& dir) {
+    if (!std::filesystem::exists(dir / "source.spm")) return {};
+    return {languagesCovered(MarianTokenizer::languageTokensIn(dir)), readLanguagePair(dir)};
 }
 
 }  // namespace dragoman

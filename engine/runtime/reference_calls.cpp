@@ -4,36 +4,19 @@
 #include "decode/causal_session.h"
 #include "decode/encoder_decoder_session.h"
 #include "decode/logits_tensor.h"
+#include "runtime/generate_ids.h"
 #include "util/error.h"
 
 namespace dragoman {
-namespace {
-
-std::vector<TokenId> generateCausal(const RunnableModel& model, const std::vector<TokenId>& prompt, std::int64_t maxNew, std::int64_t beams,
-                                    bool raw, std::shared_ptr<const LoraSet> adapter) {
-    const auto& c = *model.causal();
-    const auto length = static_cast<std::int64_t>(prompt.size());
-    if (length >= c.maxPositions()) throw Error("input", "the prompt fills the model's " + std::to_string(c.maxPositions()) + " positions");
-    maxNew = std::min(maxNew, c.maxPositions() - length);
-    const LogitsProcessors processors(model.generation, length + maxNew);
-    SearchOptions options;
-    options.maxNewTokens = maxNew;
-    options.eosIds = model.generation.eosIds;
-    options.processors = raw || processors.empty() ? nullptr : &processors;
-    if (beams > 1) {
-        CausalBeamSession session(c, prompt, beams, maxNew, std::move(adapter));
-        return beamSearch(session, prompt, options, {beams, model.generation.lengthPenalty, model.generation.earlyStopping});
-    }
-    CausalSession session(c, prompt, maxNew, {}, std::move(adapter));
-    return greedySearch(session, prompt, options);
-}
-
-}  // namespace
-
-std::vector<TokenId> generateIds(const RunnableModel& model, const std::vector<TokenId>& ids, std::int64_t maxNew, std::int64_t beams,
-                                 bool raw, std::shared_ptr<const LoraSet> adapter) {
+std::vector<TokenId> generateOnLibtorch(const RunnableModel& model, const std::vector<TokenId>& ids, std::int64_t maxNew,
+                                        std::int64_t beams, bool raw, std::shared_ptr<const LoraSet> adapter) {
     c10::InferenceMode guard;
-    if (model.causal()) return generateCausal(model, ids, maxNew, beams, raw, std::move(adapter));
+    if (const auto* c = model.causal()) {
+        if (beams == 1) return generateIds(model, ids, maxNew, beams, raw, std::move(adapter));
+        const CausalGeneration generation(model, static_cast<std::int64_t>(ids.size()), maxNew, raw);
+        CausalBeamSession session(*c, ids, beams, generation.maxNewTokens, std::move(adapter));
+        return beamSearch(session, ids, generation.options, {beams, model.generation.lengthPenalty, model.generation.earlyStopping});
+    }
     const auto& m = *model.encoderDecoder();
     const std::vector<TokenId> prefix{model.generation.decoderStartId.value_or(m.decoderStartId())};
     const LogitsProcessors processors(model.generation, static_cast<std::int64_t>(prefix.size()) + maxNew);

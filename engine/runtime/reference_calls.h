@@ -1,7 +1,8 @@
 #pragma once
 // The two calls that parity checks make on any model, as Hugging Face does them: ids generated the way
-// generate() does (greedy or beam search, generation_config.json's processors unless raw, up to and
-// including EOS), and teacher-forced logits. Shared by dragoman-cli (generate, logits) and the tests.
+// generate() does (runtime/generate_ids.h; here what runs on libtorch), and teacher-forced logits. Shared by
+// dragoman-cli (generate, logits) and the tests.
+#include "runtime/generate_ids.h"
 #include "runtime/runnable_model.h"
 
 #include <torch/torch.h>
@@ -11,11 +12,9 @@
 
 namespace dragoman {
 
-// ids: a causal model's prompt, or an encoder-decoder model's source. Returns only the new ids (not the
-// prompt, not the decoder start token).
-// `adapter` (may be null): a LoRA adapter of this model (RunnableModel::loadAdapter).
-std::vector<TokenId> generateIds(const RunnableModel& model, const std::vector<TokenId>& ids, std::int64_t maxNewTokens, std::int64_t beams,
-                                 bool raw, std::shared_ptr<const LoraSet> adapter = nullptr);
+// generateIds (runtime/generate_ids.h) for beam search and encoder-decoder models, which run on libtorch.
+std::vector<TokenId> generateOnLibtorch(const RunnableModel& model, const std::vector<TokenId>& ids, std::int64_t maxNewTokens,
+                                        std::int64_t beams, bool raw, std::shared_ptr<const LoraSet> adapter = nullptr);
 
 struct TeacherForced {
     torch::Tensor logits;   // [T, vocab] float32

@@ -1,31 +1,27 @@
 #include "runtime/runnable_model.h"
 
-#include "adapters/lora_adapter.h"
 #include "models/quantization_config.h"
 #include "runtime/architectures.h"
 #include "runtime/device.h"
+#include "runtime/torch_backend.h"
 #include "util/error.h"
 #include "util/log.h"
 #include "util/stopwatch.h"
-
-#include <torch/cuda.h>
 
 #include <future>
 
 namespace dragoman {
 
 const EncoderDecoderModel* RunnableModel::encoderDecoder() const {
-    const auto* p = std::get_if<std::shared_ptr<const EncoderDecoderModel>>(&network);
-    return p ? p->get() : nullptr;
+    return network.encoderDecoder.get();
 }
 
 const CausalLanguageModel* RunnableModel::causal() const {
-    const auto* p = std::get_if<std::shared_ptr<const CausalLanguageModel>>(&network);
-    return p ? p->get() : nullptr;
+    return network.causal.get();
 }
 
 std::string RunnableModel::device() const {
-    if (placement.onCpuKernels() && torch::cuda::is_available() && !architectureFor(architecture, id()).followsDevice)
+    if (placement.onCpuKernels() && cudaDeviceAvailable() && !architectureFor(architecture, id()).followsDevice)
         return "CPU (this architecture runs on the CPU kernels)";
     return describePlacement(placement);
 }
@@ -35,19 +31,9 @@ const Tokenizer& RunnableModel::requireTokenizer() const {
     return *tokenizer;
 }
 
-std::vector<LinearModule> RunnableModel::linears() const {
-    if (const auto* c = causal()) return c->linears();
-    return encoderDecoder()->linears();
-}
-
-std::vector<VocabularyTable> RunnableModel::vocabularyTables() const {
-    if (const auto* c = causal()) return c->vocabularyTables();
-    return encoderDecoder()->vocabularyTables();
-}
-
 std::shared_ptr<const LoraSet> RunnableModel::loadAdapter(const std::filesystem::path& dir, const std::string& name,
                                                           AdapterLoadStats* stats) const {
-    return loadLoraAdapter(dir, name, linears(), placement, stats);
+    return torchBackend().loadLoraAdapter(dir, name, linears(), placement, stats);
 }
 
 const TranslationStrategy& RunnableModel::requireStrategy() const {

@@ -6,17 +6,32 @@
 #include "layers/placement.h"
 #include "load/model_loader.h"
 #include "models/causal_lm.h"
-#include "models/encoder_decoder.h"
 #include "runtime/translation_strategy.h"
 #include "text/tokenizer.h"
 
 #include <memory>
-#include <variant>
 
 namespace dragoman {
 
-// The built network: an encoder-decoder (Marian) or a decoder-only (HY-MT) model.
-using Network = std::variant<std::shared_ptr<const EncoderDecoderModel>, std::shared_ptr<const CausalLanguageModel>>;
+class EncoderDecoderModel;  // models/encoder_decoder.h: libtorch's side (runtime/torch_backend.h)
+
+// The built network: an encoder-decoder (Marian) or a decoder-only (HY-MT) model, one of the two set. `linears`
+// and `vocabularyTables` are the network's (models' linears() and vocabularyTables()), taken when it is built, so
+// adapters and quantizing need not know which kind it is.
+struct Network {
+    std::shared_ptr<const EncoderDecoderModel> encoderDecoder;
+    std::shared_ptr<const CausalLanguageModel> causal;
+    std::vector<LinearModule> linears;
+    std::vector<VocabularyTable> vocabularyTables;
+
+    static Network of(std::shared_ptr<const CausalLanguageModel> model) {
+        Network network;
+        network.linears = model->linears();
+        network.vocabularyTables = model->vocabularyTables();
+        network.causal = std::move(model);
+        return network;
+    }
+};
 
 struct AdapterLoadStats;  // adapters/lora_adapter.h
 
@@ -40,11 +55,11 @@ struct RunnableModel {
     // Throws Error("tokenizer") when the model cannot translate text (no tokenizer files).
     const TranslationStrategy& requireStrategy() const;
     // The network's Linear layers by slot, what adapters bind to.
-    std::vector<LinearModule> linears() const;
+    const std::vector<LinearModule>& linears() const { return network.linears; }
     // The network's embedding and output tables.
-    std::vector<VocabularyTable> vocabularyTables() const;
+    const std::vector<VocabularyTable>& vocabularyTables() const { return network.vocabularyTables; }
     // A PEFT LoRA adapter folder bound to this model (loaded each call; the caller keeps what it wants
-    // resident). Throws Error("adapter").
+    // resident; opens libtorch's side). Throws Error("adapter").
     std::shared_ptr<const LoraSet> loadAdapter(const std::filesystem::path& dir, const std::string& name,
                                                AdapterLoadStats* stats = nullptr) const;
 };

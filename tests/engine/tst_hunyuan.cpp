@@ -6,9 +6,9 @@
 // prompts fed in pieces, named errors for broken checkpoints, and the libtorch-ops path a CUDA device runs
 // (exercised on the CPU) with the device choice.
 #include "decode/batch_search.h"
-#include "decode/batched_steps.h"
 #include "decode/beam_search.h"
 #include "decode/causal_session.h"
+#include "decode/causal_steps.h"
 #include "decode/logits_tensor.h"
 #include "io/tensor_view.h"
 #include "kernels/bf16_dot_gemm.h"

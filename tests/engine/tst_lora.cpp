@@ -3,6 +3,7 @@
 // stays untouched; requests pick their adapter; broken or foreign adapters are refused by name.
 #include "adapters/lora_adapter.h"
 #include "api/model_of.h"
+#include "models/encoder_decoder.h"
 #include "runtime/reference_calls.h"
 #include "runtime/runnable_model.h"
 #include "test_files.h"

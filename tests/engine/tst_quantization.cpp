@@ -5,6 +5,7 @@
 #include "io/checkpoint.h"
 #include "io/safetensors_writer.h"
 #include "kernels/bf16.h"
+#include "models/encoder_decoder.h"
 #include "quantize/e4m3.h"
 #include "quantize/quantize_model.h"
 #include "runtime/reference_calls.h"

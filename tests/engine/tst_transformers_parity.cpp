@@ -4,6 +4,7 @@
 // without embedding scaling. tests/fixtures/transformers-xcheck was made by tools/xcheck (the README says
 // how); these are the calls dragoman-cli's `logits` and `generate` make.
 #include "io/tensor_view.h"
+#include "models/encoder_decoder.h"
 #include "runtime/reference_calls.h"
 #include "test_files.h"
 

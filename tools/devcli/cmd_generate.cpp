@@ -1,64 +1,9 @@
 #include "cli/command_line.h"
 #include "devcli/dev_commands.h"
 #include "devcli/dev_model_option.h"
-#include "io/safetensors_writer.h"
-#include "runtime/reference_calls.h"
-
-#include <torch/torch.h>
-
-#include <cstring>
-#include <filesystem>
-#include <fstream>
-#include <optional>
+#include "runtime/generate_ids.h"
 
 namespace dragoman::cli {
-namespace {
-
-std::vector<std::byte> floatBytes(const torch::Tensor& tensor) {
-    const auto contiguous = tensor.to(torch::kFloat32).contiguous();
-    std::vector<std::byte> bytes(contiguous.numel() * sizeof(float));
-    std::memcpy(bytes.data(), contiguous.data_ptr(), bytes.size());
-    return bytes;
-}
-
-}  // namespace
-
-// logits --model M --ids S [--decoder-ids T] --out FILE: teacher-forced decoder logits [T, V] and the encoder output.
-int runLogits(const QStringList& args) {
-    CommandLine cmd(QStringLiteral("dragoman-cli logits"), QStringLiteral("Write a model's logits for given ids to a .safetensors file."));
-    cmd.addOption(modelOption());
-    cmd.addOption(adapterOption());
-    cmd.addOption({QStringLiteral("ids"), QStringLiteral("Source ids (or a causal model's input ids)"), QStringLiteral("IDS")});
-    cmd.addOption({QStringLiteral("decoder-ids"), QStringLiteral("Decoder input ids of an encoder-decoder model"), QStringLiteral("IDS")});
-    cmd.addOption({QStringLiteral("out"), QStringLiteral("Output .safetensors file"), QStringLiteral("FILE")});
-    if (!cmd.parse(args)) return kExitOk;
-    if (!cmd.isSet("ids") || !cmd.isSet("out")) throw UsageError("--ids and --out are required");
-    const auto ids = parseIds(cmd.value("ids"), "ids");
-    if (ids.empty()) throw UsageError("--ids is empty");
-    std::optional<std::vector<TokenId>> decoderIds;
-    if (cmd.isSet("decoder-ids")) {
-        decoderIds = parseIds(cmd.value("decoder-ids"), "decoder-ids");
-        if (decoderIds->empty()) throw UsageError("--decoder-ids is empty");
-    }
-    // --out may replace an earlier logits file (a script writing each case to one path), never another file.
-    const auto out = cmd.value("out").toStdString();
-    if (std::filesystem::is_directory(out)) throw Error("io", out + " is a folder; --out names the .safetensors file to write");
-    if (std::ifstream existing(out, std::ios::binary); existing) {
-        char head[9] = {};
-        const bool empty = !existing.read(head, 9) && existing.gcount() == 0;
-        if (!empty && (existing.gcount() < 9 || head[8] != '{'))
-            throw Error("io", out + " exists and is not a safetensors file: not overwritten");
-    }
-    const auto model = openModelOption(cmd);
-    if (decoderIds && model->causal()) throw UsageError("--decoder-ids is for encoder-decoder models; " + model->id() + " is decoder-only");
-    const auto forced = teacherForcedLogits(*model, ids, decoderIds, devAdapterFor(cmd, *model));
-    SafetensorsWriter writer;
-    writer.addBytes("logits", DType::F32, forced.logits.sizes().vec(), floatBytes(forced.logits));
-    if (forced.encoder.defined())
-        writer.addBytes("encoder_last_hidden_state", DType::F32, forced.encoder.sizes().vec(), floatBytes(forced.encoder));
-    writer.write(out);
-    return kExitOk;
-}
 
 // generate --model M --ids 1,2,3 --max-new-tokens N [--beams K] [--raw]: the generated ids, up to and including EOS.
 int runGenerate(const QStringList& args) {

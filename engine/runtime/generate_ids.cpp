@@ -1,0 +1,33 @@
+#include "runtime/generate_ids.h"
+
+#include "decode/causal_session.h"
+#include "runtime/torch_backend.h"
+#include "util/error.h"
+
+namespace dragoman {
+namespace {
+
+std::int64_t capped(const CausalLanguageModel& model, std::int64_t promptLength, std::int64_t maxNew) {
+    if (promptLength >= model.maxPositions())
+        throw Error("input", "the prompt fills the model's " + std::to_string(model.maxPositions()) + " positions");
+    return std::min(maxNew, model.maxPositions() - promptLength);
+}
+
+}  // namespace
+
+CausalGeneration::CausalGeneration(const RunnableModel& model, std::int64_t promptLength, std::int64_t maxNew, bool raw)
+    : maxNewTokens(capped(*model.causal(), promptLength, maxNew)), processors(model.generation, promptLength + maxNewTokens) {
+    options.maxNewTokens = maxNewTokens;
+    options.eosIds = model.generation.eosIds;
+    options.processors = raw || processors.empty() ? nullptr : &processors;
+}
+
+std::vector<TokenId> generateIds(const RunnableModel& model, const std::vector<TokenId>& ids, std::int64_t maxNew, std::int64_t beams,
+                                 bool raw, std::shared_ptr<const LoraSet> adapter) {
+    if (!model.causal() || beams > 1) return torchBackend().generateIds(model, ids, maxNew, beams, raw, std::move(adapter));
+    const CausalGeneration generation(model, static_cast<std::int64_t>(ids.size()), maxNew, raw);
+    CausalSession session(*model.causal(), ids, generation.maxNewTokens, {}, std::move(adapter));
+    return greedySearch(session, ids, generation.options);
+}
+
+}  // namespace dragoman

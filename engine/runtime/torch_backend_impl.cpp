@@ -1,0 +1,74 @@
+// libtorch's side of the engine (runtime/torch_backend.h), in libdragoman_torch.so.
+#include "adapters/lora_adapter.h"
+#include "io/tensor_view.h"
+#include "layers/lora.h"
+#include "models/hunyuan.h"
+#include "models/marian.h"
+#include "quantize/quantize_model.h"
+#include "runtime/language_token_strategy.h"
+#include "runtime/reference_calls.h"
+#include "runtime/torch_backend.h"
+
+#include <torch/cuda.h>
+
+namespace dragoman {
+namespace {
+
+template <typename Model>
+Network networkOf(std::shared_ptr<const Model> model) {
+    Network network;
+    network.linears = model->linears();
+    network.vocabularyTables = model->vocabularyTables();
+    if constexpr (std::is_base_of_v<EncoderDecoderModel, Model>)
+        network.encoderDecoder = std::move(model);
+    else
+        network.causal = std::move(model);
+    return network;
+}
+
+class LibtorchBackend final : public TorchBackend {
+public:
+    bool cudaAvailable() const override { return torch::cuda::is_available(); }
+
+    Network buildMarian(const BuildContext& c) const override {
+        return networkOf(std::make_shared<const MarianModel>(MarianConfig::parse(c.config, c.configLabel),
+                                                             tensorsOf(c.checkpoint, &c.copies), c.modelId));
+    }
+
+    std::unique_ptr<const TranslationStrategy> marianStrategy(const RunnableModel& model) const override {
+        return std::make_unique<LanguageTokenStrategy>(model);
+    }
+
+    Network buildHunyuan(const BuildContext& c) const override {
+        return networkOf(std::make_shared<const HunyuanModel>(HunyuanConfig::parse(c.config, c.configLabel),
+                                                              tensorsOf(c.checkpoint, &c.copies), c.modelId, c.placement));
+    }
+
+    std::shared_ptr<const LoraSet> loadLoraAdapter(const std::filesystem::path& dir, const std::string& name,
+                                                   const std::vector<LinearModule>& linears, Placement placement,
+                                                   AdapterLoadStats* stats) const override {
+        return dragoman::loadLoraAdapter(dir, name, linears, placement, stats);
+    }
+
+    std::shared_ptr<const cpu::Adapter> cpuAdapterOf(const LoraSet& set, std::size_t slots) const override {
+        return dragoman::cpuAdapterOf(set, slots);
+    }
+
+    std::vector<TokenId> generateIds(const RunnableModel& model, const std::vector<TokenId>& ids, std::int64_t maxNewTokens,
+                                     std::int64_t beams, bool raw, std::shared_ptr<const LoraSet> adapter) const override {
+        return generateOnLibtorch(model, ids, maxNewTokens, beams, raw, std::move(adapter));
+    }
+
+    QuantizeSummary quantize(const RunnableModel& model, const std::filesystem::path& out, const QuantizeSettings& settings,
+                             ProgressMeter& meter, std::size_t firstPhase) const override {
+        return quantizeModel(model, out, settings, meter, firstPhase);
+    }
+};
+
+}  // namespace
+}  // namespace dragoman
+
+extern "C" __attribute__((visibility("default"))) const dragoman::TorchBackend* dragoman_torch_backend() {
+    static const dragoman::LibtorchBackend backend;
+    return &backend;
+}
