@@ -54,6 +54,22 @@ if [[ -n "$cli" ]]; then
             status=1
         fi
     fi
+    # The program and the libtorch-free libraries alone, without libdragoman_torch.so: HY-MT still translates, and a
+    # Marian model is refused with a message naming the missing library.
+    program="$(dirname "$(realpath "$cli")")/../lib/dragoman/dragoman-cli"
+    alone="$home/alone"
+    mkdir -p "$alone"
+    cp "$program" "$(dirname "$program")"/libdragoman_{core,text,kernels,runtime}.so "$alone/"
+    out="$(echo "Good morning." | "$alone/dragoman-cli" translate --model "$model" --from en --to de 2>&1)" ||
+        { echo "without libdragoman_torch.so, dragoman-cli failed to translate with $model: $out" >&2; status=1; }
+    if [[ -n "$marian" ]]; then
+        code=0
+        out="$(echo "Good morning." | "$alone/dragoman-cli" translate --model "$marian" --from en --to de 2>&1)" || code=$?
+        if [[ $code -eq 0 || "$out" != *"cannot load"*"libdragoman_torch.so"* ]]; then
+            echo "without libdragoman_torch.so, a Marian model was not refused by name (exit $code): $out" >&2
+            status=1
+        fi
+    fi
 fi
 if [[ $status -eq 0 ]]; then
     echo "no libtorch in: $(for f in "${files[@]}"; do basename "$f"; done | tr '\n' ' ')${cli:+; dragoman-cli translates with $(basename "$model") without loading it}"

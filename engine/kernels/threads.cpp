@@ -7,6 +7,7 @@
 #include <malloc.h>
 #include <atomic>
 #include <cstdlib>
+#include <deque>
 #include <mutex>
 #include <thread>
 
@@ -36,11 +37,12 @@ struct Lookups {
 std::mutex lookupsMutex;
 std::atomic<const Lookups*> currentLookups{nullptr};
 
-// A refresh keeps the earlier table alive (a reader may hold it): at most one per library opened.
+// A refresh keeps the earlier tables (a reader may hold one): one per library opened, for the whole process.
 const Lookups& lookups(bool refresh = false) {
     if (const auto* p = currentLookups.load(std::memory_order_acquire); p && !refresh) return *p;
     std::lock_guard lock(lookupsMutex);
-    if (refresh || !currentLookups.load()) currentLookups.store(new Lookups, std::memory_order_release);
+    static auto* tables = new std::deque<Lookups>;  // never destroyed: a thread may look up during exit
+    if (refresh || !currentLookups.load()) currentLookups.store(&tables->emplace_back(), std::memory_order_release);
     return *currentLookups.load(std::memory_order_acquire);
 }
 

@@ -33,7 +33,7 @@ struct Network {
     }
 };
 
-struct AdapterLoadStats;  // adapters/lora_adapter.h
+struct AdapterLoadStats;  // adapters/adapter_load_stats.h
 
 struct RunnableModel {
     LoadedModel loaded;

@@ -13,7 +13,7 @@
 
 namespace dragoman {
 
-struct AdapterLoadStats;  // adapters/lora_adapter.h
+struct AdapterLoadStats;  // adapters/adapter_load_stats.h
 class LoraSet;            // layers/lora.h
 class ProgressMeter;      // util/progress.h
 namespace cpu {

@@ -14,25 +14,18 @@
 namespace dragoman {
 namespace {
 
-template <typename Model>
-Network networkOf(std::shared_ptr<const Model> model) {
-    Network network;
-    network.linears = model->linears();
-    network.vocabularyTables = model->vocabularyTables();
-    if constexpr (std::is_base_of_v<EncoderDecoderModel, Model>)
-        network.encoderDecoder = std::move(model);
-    else
-        network.causal = std::move(model);
-    return network;
-}
-
 class LibtorchBackend final : public TorchBackend {
 public:
     bool cudaAvailable() const override { return torch::cuda::is_available(); }
 
     Network buildMarian(const BuildContext& c) const override {
-        return networkOf(std::make_shared<const MarianModel>(MarianConfig::parse(c.config, c.configLabel),
-                                                             tensorsOf(c.checkpoint, &c.copies), c.modelId));
+        auto model = std::make_shared<const MarianModel>(MarianConfig::parse(c.config, c.configLabel), tensorsOf(c.checkpoint, &c.copies),
+                                                         c.modelId);
+        Network network;
+        network.linears = model->linears();
+        network.vocabularyTables = model->vocabularyTables();
+        network.encoderDecoder = std::move(model);
+        return network;
     }
 
     std::unique_ptr<const TranslationStrategy> marianStrategy(const RunnableModel& model) const override {
@@ -40,8 +33,8 @@ public:
     }
 
     Network buildHunyuan(const BuildContext& c) const override {
-        return networkOf(std::make_shared<const HunyuanModel>(HunyuanConfig::parse(c.config, c.configLabel),
-                                                              tensorsOf(c.checkpoint, &c.copies), c.modelId, c.placement));
+        return Network::of(std::make_shared<const HunyuanModel>(HunyuanConfig::parse(c.config, c.configLabel),
+                                                                tensorsOf(c.checkpoint, &c.copies), c.modelId, c.placement));
     }
 
     std::shared_ptr<const LoraSet> loadLoraAdapter(const std::filesystem::path& dir, const std::string& name,
