@@ -10,6 +10,7 @@
 #include "text/tokenizer.h"
 
 #include <memory>
+#include <type_traits>
 
 namespace dragoman {
 
@@ -24,11 +25,16 @@ struct Network {
     std::vector<LinearModule> linears;
     std::vector<VocabularyTable> vocabularyTables;
 
-    static Network of(std::shared_ptr<const CausalLanguageModel> model) {
+    // Either kind (an encoder-decoder model where its class is complete: libtorch's side).
+    template <typename Model>
+    static Network of(std::shared_ptr<const Model> model) {
         Network network;
         network.linears = model->linears();
         network.vocabularyTables = model->vocabularyTables();
-        network.causal = std::move(model);
+        if constexpr (std::is_base_of_v<CausalLanguageModel, Model>)
+            network.causal = std::move(model);
+        else
+            network.encoderDecoder = std::move(model);
         return network;
     }
 };

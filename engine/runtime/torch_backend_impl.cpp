@@ -19,13 +19,8 @@ public:
     bool cudaAvailable() const override { return torch::cuda::is_available(); }
 
     Network buildMarian(const BuildContext& c) const override {
-        auto model = std::make_shared<const MarianModel>(MarianConfig::parse(c.config, c.configLabel), tensorsOf(c.checkpoint, &c.copies),
-                                                         c.modelId);
-        Network network;
-        network.linears = model->linears();
-        network.vocabularyTables = model->vocabularyTables();
-        network.encoderDecoder = std::move(model);
-        return network;
+        return Network::of(std::make_shared<const MarianModel>(MarianConfig::parse(c.config, c.configLabel),
+                                                               tensorsOf(c.checkpoint, &c.copies), c.modelId));
     }
 
     std::unique_ptr<const TranslationStrategy> marianStrategy(const RunnableModel& model) const override {
