@@ -25,7 +25,7 @@ const std::vector<Command>& commands() {
         {"models", "List, import, verify and forget models (list | import | verify | forget)", runModels},
         {"quantize", "Write a smaller, faster copy of a model with int8 or FP8 weights", runQuantize},
         {"serve", "Serve the model over HTTP (OpenAI and LibreTranslate APIs)", runServe},
-        {"bench", "Benchmarks (load | generate | translate | adapters)", developer("bench")},
+        {"bench", "Benchmarks (load | generate | translate | adapters | weights)", developer("bench")},
         {"make-synthetic", "Write a random-weight checkpoint with real shapes", runMakeSynthetic},
     };
     return table;

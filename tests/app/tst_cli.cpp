@@ -27,6 +27,7 @@ private Q_SLOTS:
     void quantizeWritesARegisteredCopy();
     void benchLoadReportsContractKeys();
     void benchTranslateTimesTheRealTranslation();
+    void benchWeightsComparesCopiesSideBySide();
     void loadIsLoggedWithModelId();
     void generateMatchesReference_data();
     void generateMatchesReference();
@@ -431,6 +432,41 @@ void TestCli::benchTranslateTimesTheRealTranslation() {
     QVERIFY(json.value("generated_tokens").toInt() > 0);
     QVERIFY(json.value("ready_s").toDouble() > 0);
     QVERIFY(json.value("median_s").toDouble() > 0 && json.value("median_s").toDouble() <= json.value("max_s").toDouble());
+}
+
+// bench weights: a model and its FP8 copy decoded in turns in one process; the ratios are per round, the first
+// model's exactly 1, and the bandwidth is probed every round. Models it cannot compare are usage errors.
+void TestCli::benchWeightsComparesCopiesSideBySide() {
+    QTemporaryDir cache, work;
+    modelsDir_ = cache.path();
+    const QString base = QStringLiteral(DRAGOMAN_TEST_FIXTURES "/hunyuan-tiny"), copy = work.path() + "/fp8";
+    QCOMPARE(run({"quantize", "--model", base, "--to", "fp8", "--out", copy, "--id", "test/tiny-fp8"}).code, 0);
+    const auto result = run(
+        {"bench", "weights", "--model", base, "--model", copy, "--rounds", "3", "--block-tokens", "2", "--prompt-tokens", "4", "--json"});
+    QVERIFY2(result.code == 0, qPrintable(result.err));
+    const auto json = QJsonDocument::fromJson(result.out.toUtf8()).object();
+    const auto bandwidth = json.value("memory_bandwidth_bytes_per_s").toArray();
+    QCOMPARE(bandwidth.size(), 3);
+    for (const auto& b : bandwidth)
+        QVERIFY(b.toDouble() > 1e8);
+    const auto models = json.value("models").toArray();
+    QCOMPARE(models.size(), 2);
+    const auto first = models[0].toObject(), second = models[1].toObject();
+    QCOMPARE(first.value("weight_type").toString(), QStringLiteral("bf16"));
+    QCOMPARE(second.value("weight_type").toString(), QStringLiteral("fp8"));
+    QCOMPARE(first.value("vs_first").toDouble(), 1.0);
+    QVERIFY(second.value("weight_bytes_per_token").toDouble() < first.value("weight_bytes_per_token").toDouble());
+    const auto rounds = second.value("vs_first_rounds").toArray();
+    QCOMPARE(rounds.size(), 3);
+    for (const auto& r : rounds)
+        QVERIFY(r.toDouble() >= second.value("vs_first_min").toDouble() && r.toDouble() <= second.value("vs_first_max").toDouble());
+    QVERIFY(second.value("decode_tokens_per_s").toDouble() > 0);
+
+    QCOMPARE(run({"bench", "weights", "--model", base}).code, 2);
+    const auto marian = run({"bench", "weights", "--model", base, "--model", DRAGOMAN_TEST_FIXTURES "/marian-tiny"});
+    QCOMPARE(marian.code, 2);
+    QVERIFY2(marian.err.contains("decoder-only"), qPrintable(marian.err));
+    modelsDir_.clear();
 }
 
 void TestCli::loadIsLoggedWithModelId() {

@@ -4,10 +4,12 @@
 #include "devcli/dev_model_option.h"
 #include "devcli/generate_bench.h"
 #include "devcli/load_baselines.h"
+#include "devcli/weights_bench.h"
 #include "io/checkpoint.h"
 #include "kernels/threads.h"
 #include "load/model_loader.h"
 #include "load/page_in.h"
+#include "runtime/device.h"
 #include "util/error.h"
 #include "util/stopwatch.h"
 
@@ -154,6 +156,56 @@ int benchGenerate(const QStringList& args) {
     return kExitOk;
 }
 
+int benchWeights(const QStringList& args) {
+    CommandLine cmd(QStringLiteral("dragoman-cli bench weights"),
+                    QStringLiteral("Decoding speed of copies of one model in different weight types (bf16, int8, FP8), side by side "
+                                   "in one process: blocks of steps taking turns, ratios to the first model per round, and the "
+                                   "memory bandwidth probed after every round."));
+    cmd.addOption(
+        {QStringLiteral("model"), QStringLiteral("Model id or folder (two or more; ratios are to the first)"), QStringLiteral("M")});
+    cmd.addOption({QStringLiteral("prompt-tokens"), QStringLiteral("Prompt length (default 40)"), QStringLiteral("N")});
+    cmd.addOption({QStringLiteral("block-tokens"), QStringLiteral("Decoding steps per model per turn (default 8)"), QStringLiteral("N")});
+    cmd.addOption({QStringLiteral("rounds"), QStringLiteral("Turns of every model (default 12)"), QStringLiteral("N")});
+    cmd.addOption({QStringLiteral("json"), QStringLiteral("Print one JSON object")});
+    if (!cmd.parse(args)) return kExitOk;
+    const auto names = cmd.values("model");
+    if (names.size() < 2) throw UsageError("bench weights needs two --model options or more");
+    bench::WeightsBenchOptions options;
+    options.promptTokens = cmd.intValue("prompt-tokens", 40, 1, 100000);
+    options.blockTokens = cmd.intValue("block-tokens", 8, 1, 4096);
+    options.rounds = cmd.intValue("rounds", 12, 1, 10000);
+    configureThreads();
+    const ModelStore store;
+    std::vector<std::shared_ptr<RunnableModel>> models;
+    for (const auto& name : names) {
+        OpenOptions open;
+        open.device = deviceOverride(open.device);
+        auto model = openModel(store, store.resolve(name.toStdString()).id, open);
+        if (!model->causal()) throw UsageError("bench weights measures decoder-only models; " + model->id() + " is not one");
+        if (!model->placement.onCpu()) throw UsageError("bench weights measures the CPU's memory; " + model->id() + " runs elsewhere");
+        if (!models.empty() && model->causal()->vocabSize() != models.front()->causal()->vocabSize())
+            throw UsageError("bench weights compares copies of one model; " + model->id() + " has another vocabulary");
+        models.push_back(std::move(model));
+    }
+    const auto out = bench::benchWeights(models, options);
+    if (cmd.isSet("json")) {
+        print(out.dump() + "\n");
+        return kExitOk;
+    }
+    const auto& bandwidth = out["memory_bandwidth_bytes_per_s"];
+    const auto [low, high] = std::minmax_element(bandwidth.begin(), bandwidth.end());
+    std::string text = fmt::format("{} rounds of {} steps each, turns alternating; streaming-read bandwidth {:.1f}-{:.1f} GB/s\n",
+                                   options.rounds, options.blockTokens, low->get<double>() / 1e9, high->get<double>() / 1e9);
+    for (const auto& m : out["models"])
+        text += fmt::format("  {} ({}): {:.0f} MB/token, {:.2f} tokens/s, {:.2f}x the first (rounds {:.2f}-{:.2f}), {:.2f} of the limit\n",
+                            m["model"].get<std::string>(), m["weight_type"].get<std::string>(),
+                            m["weight_bytes_per_token"].get<std::int64_t>() / 1e6, m["decode_tokens_per_s"].get<double>(),
+                            m["vs_first"].get<double>(), m["vs_first_min"].get<double>(), m["vs_first_max"].get<double>(),
+                            m["efficiency"].get<double>());
+    print(text);
+    return kExitOk;
+}
+
 // What a user feels: from the start of a load to a model ready to translate (weights and tokenizer; the
 // one-time hashing at first sight excluded, as in bench load), then the latency of translating a short
 // sentence, warm, over several repeats (median and worst).
@@ -259,11 +311,12 @@ int runBench(const QStringList& args) {
     if (kind == "generate") return benchGenerate(rest);
     if (kind == "translate") return benchTranslate(rest);
     if (kind == "adapters") return benchAdapters(rest);
+    if (kind == "weights") return benchWeights(rest);
     if (kind == "--help" || kind == "-h") {
-        print(QStringLiteral("Usage: dragoman-cli bench load|generate|translate|adapters --model M [--json] ...\n"));
+        print(QStringLiteral("Usage: dragoman-cli bench load|generate|translate|adapters|weights --model M [--json] ...\n"));
         return kExitOk;
     }
-    throw UsageError(kind.isEmpty() ? "bench needs a kind: load, generate, translate or adapters"
+    throw UsageError(kind.isEmpty() ? "bench needs a kind: load, generate, translate, adapters or weights"
                                     : "unknown bench '" + kind.toStdString() + "'");
 }
 

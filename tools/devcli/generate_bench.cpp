@@ -1,4 +1,5 @@
 #include "devcli/generate_bench.h"
+#include "devcli/weights_bench.h"
 
 #include "kernels/stream_read.h"
 
@@ -69,6 +70,13 @@ std::vector<std::vector<TokenId>> benchmarkSources(std::int64_t count, std::int6
     return sources;
 }
 
+std::vector<TokenId> benchmarkPrompt(const CausalLanguageModel& m, std::int64_t tokens) {
+    std::vector<TokenId> prompt;
+    for (std::int64_t j = 0; j < tokens; ++j)
+        prompt.push_back(2 + (j * 131) % (m.vocabSize() - 3));
+    return prompt;
+}
+
 double measureGemvBandwidth(torch::ScalarType type) {
     c10::InferenceMode guard;
     // 512 MiB of weights through the engine's own decoding kernel (ops::project, one row), as a step reads them.
@@ -94,14 +102,6 @@ namespace {
 // The first most likely token of a row.
 TokenId topOf(const Logits& logits, std::int64_t row = 0) {
     return kernels::firstArgmax(logits.row(row), logits.vocab());
-}
-
-// The causal workload's prompt, shared with tools/baselines/hunyuan_eager.py: id j is 2 + (j*131) % (vocab - 3).
-std::vector<TokenId> benchmarkPrompt(const CausalLanguageModel& m, std::int64_t tokens) {
-    std::vector<TokenId> prompt;
-    for (std::int64_t j = 0; j < tokens; ++j)
-        prompt.push_back(2 + (j * 131) % (m.vocabSize() - 3));
-    return prompt;
 }
 
 struct TimedRequest {
@@ -168,23 +168,6 @@ double batchedDecodeRate(const CausalLanguageModel& m, std::int64_t promptTokens
         }
     }
     return rate;
-}
-
-}  // namespace
-
-namespace {
-
-// The dtype most of a model's linear weights are stored in ("bf16", "int8", "fp8", "f32").
-std::string weightTypeOf(const RunnableModel& model) {
-    std::map<std::string, std::int64_t> bytes;
-    for (const auto& linear : model.linears()) {
-        const auto* entry = model.loaded.checkpoint.find(linear.name + ".weight");
-        if (!entry) continue;
-        const auto type = entry->info->dtype;
-        const char* name = type == DType::BF16 ? "bf16" : type == DType::I8 ? "int8" : type == DType::F8_E4M3 ? "fp8" : "f32";
-        bytes[name] += static_cast<std::int64_t>(entry->info->nbytes());
-    }
-    return bytes.empty() ? "" : std::max_element(bytes.begin(), bytes.end(), [](auto& a, auto& b) { return a.second < b.second; })->first;
 }
 
 }  // namespace

@@ -36,6 +36,9 @@ std::vector<std::vector<TokenId>> benchmarkSources(std::int64_t count, std::int6
 // (kUInt8: FP8 E4M3 codes): how close each weight type's kernel comes to the memory limit.
 double measureGemvBandwidth(torch::ScalarType type);
 
+// The causal workload's prompt, shared with tools/baselines/hunyuan_eager.py: id j is 2 + (j*131) % (vocab - 3).
+std::vector<TokenId> benchmarkPrompt(const CausalLanguageModel& m, std::int64_t tokens);
+
 // A decoder-only model: time to first token for a fixed prompt of promptTokens ids, then decode speed over
 // newTokens greedy tokens (EOS ignored, so every run decodes the same count). Shared with
 // tools/baselines/hunyuan_eager.py: prompt id j is 2 + (j*131) % (vocab - 3).
