@@ -463,6 +463,9 @@ void TestCli::benchWeightsComparesCopiesSideBySide() {
     QVERIFY(second.value("decode_tokens_per_s").toDouble() > 0);
 
     QCOMPARE(run({"bench", "weights", "--model", base}).code, 2);
+    const auto tooLong = run({"bench", "weights", "--model", base, "--model", copy, "--rounds", "10000", "--block-tokens", "4096"});
+    QCOMPARE(tooLong.code, 2);
+    QVERIFY2(tooLong.err.contains("positions"), qPrintable(tooLong.err));
     const auto marian = run({"bench", "weights", "--model", base, "--model", DRAGOMAN_TEST_FIXTURES "/marian-tiny"});
     QCOMPARE(marian.code, 2);
     QVERIFY2(marian.err.contains("decoder-only"), qPrintable(marian.err));

@@ -185,6 +185,12 @@ int benchWeights(const QStringList& args) {
         if (!model->placement.onCpu()) throw UsageError("bench weights measures the CPU's memory; " + model->id() + " runs elsewhere");
         if (!models.empty() && model->causal()->vocabSize() != models.front()->causal()->vocabSize())
             throw UsageError("bench weights compares copies of one model; " + model->id() + " has another vocabulary");
+        // Each copy's sequence holds the prompt and every turn's steps (one warm-up turn), within its positions.
+        const auto tokens = options.promptTokens + options.blockTokens * (options.rounds + 1) + 1;
+        if (tokens > model->causal()->maxPositions())
+            throw UsageError(fmt::format("bench weights: {} tokens ({} prompt, {} turns of {} and a warm-up) exceed {}'s {} positions",
+                                         tokens, options.promptTokens, options.rounds, options.blockTokens, model->id(),
+                                         model->causal()->maxPositions()));
         models.push_back(std::move(model));
     }
     const auto out = bench::benchWeights(models, options);
