@@ -32,7 +32,8 @@ if(HELP2MAN)
         OUTPUT ${DRAGOMAN_MAN_PAGE}
         COMMAND ${PROJECT_SOURCE_DIR}/installer/man_page.sh $<TARGET_FILE:dragoman-cli> ${CMAKE_BINARY_DIR}/dragoman-cli.1
         COMMAND gzip -9n -f ${CMAKE_BINARY_DIR}/dragoman-cli.1
-        DEPENDS dragoman-cli ${PROJECT_SOURCE_DIR}/installer/man_page.sh
+        # The program and the developer commands it opens write the --help texts (the launcher only starts it).
+        DEPENDS dragoman-cli dragoman-cli-program devcli ${PROJECT_SOURCE_DIR}/installer/man_page.sh
         COMMENT "dragoman-cli(1) from its --help"
         VERBATIM)
     add_custom_target(man_page ALL DEPENDS ${DRAGOMAN_MAN_PAGE})
