@@ -82,7 +82,7 @@ PY
 
 if [[ "$quality" == 1 ]]; then
     models=("$float")
-    if python3 -c "import json, sys; sys.exit('quantization_config' not in json.load(open('$float/config.json')))"; then
+    if python3 -c "import json, sys; sys.exit('quantization_config' not in json.load(open(sys.argv[1])))" "$float/config.json"; then
         echo "== $(basename "$float") is already quantized: its own bytes and scores only (--float DIR: a float checkpoint to compare)"
     else
         for type in int8 fp8; do

@@ -22,7 +22,6 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <map>
 #include <thread>
 
 namespace dragoman::bench {
@@ -97,12 +96,11 @@ double measureGemvBandwidth(torch::ScalarType type) {
     return best;
 }
 
-namespace {
-
-// The first most likely token of a row.
-TokenId topOf(const Logits& logits, std::int64_t row = 0) {
+TokenId topOf(const Logits& logits, std::int64_t row) {
     return kernels::firstArgmax(logits.row(row), logits.vocab());
 }
+
+namespace {
 
 struct TimedRequest {
     double ttft = 0, decodeTokensPerS = 0;

@@ -36,6 +36,9 @@ std::vector<std::vector<TokenId>> benchmarkSources(std::int64_t count, std::int6
 // (kUInt8: FP8 E4M3 codes): how close each weight type's kernel comes to the memory limit.
 double measureGemvBandwidth(torch::ScalarType type);
 
+// The first most likely token of a row (greedy decoding's pick).
+TokenId topOf(const Logits& logits, std::int64_t row = 0);
+
 // The causal workload's prompt, shared with tools/baselines/hunyuan_eager.py: id j is 2 + (j*131) % (vocab - 3).
 std::vector<TokenId> benchmarkPrompt(const CausalLanguageModel& m, std::int64_t tokens);
 

@@ -1,7 +1,6 @@
 #include "devcli/weights_bench.h"
 
 #include "devcli/generate_bench.h"
-#include "kernels/argmax.h"
 #include "kernels/stream_read.h"
 #include "kernels/thread_pool.h"
 #include "util/error.h"
@@ -12,10 +11,6 @@
 
 namespace dragoman::bench {
 namespace {
-
-TokenId greedyNext(const Logits& logits) {
-    return kernels::firstArgmax(logits.row(0), logits.vocab());
-}
 
 double medianOf(std::vector<double> values) {
     std::sort(values.begin(), values.end());
@@ -32,7 +27,7 @@ struct Lane {
 
     void steps(std::int64_t count) {
         for (std::int64_t i = 0; i < count; ++i)
-            next = greedyNext(model->forward(*state, {next}));
+            next = topOf(model->forward(*state, {next}));
     }
 };
 
@@ -62,7 +57,7 @@ nlohmann::ordered_json benchWeights(const std::vector<std::shared_ptr<RunnableMo
         lane.model = models[i]->causal();
         const auto prompt = benchmarkPrompt(*lane.model, options.promptTokens);
         lane.state = lane.model->start(options.promptTokens + steps + 1);
-        lane.next = greedyNext(lane.model->forward(*lane.state, prompt));
+        lane.next = topOf(lane.model->forward(*lane.state, prompt));
         lane.steps(options.blockTokens);
     }
     std::vector<double> bandwidth;
