@@ -206,15 +206,19 @@ bool ModelTasks::quantize(const QString& id, const QString& type) {
     return run([id, type](const auto& report) {
         QuantizeRequest request;
         request.model = id.toStdString();
-        request.type = type.toStdString();
+        // "w8a8": int8 weights whose activations are quantized per token too.
+        request.type = type == QStringLiteral("w8a8") ? "int8" : type.toStdString();
+        request.int8Activations = type == QStringLiteral("w8a8");
         const auto result = quantizeModel(request, [&](const ProgressReport& r) {
             return report(QString::fromUtf8(r.phase.data(), static_cast<qsizetype>(r.phase.size())), r.overall);
         });
         return tr("Made %1: %2 weights in %3, %4 instead of %5, in %6.")
             .arg(QString::fromStdString(result.model.id))
             .arg(result.quantizedWeights)
-            .arg(type == QStringLiteral("fp8") ? tr("FP8") : tr("int8"), megabytes(result.bytesAfter), megabytes(result.bytesBefore),
-                 QString::fromStdString(result.model.dir.string()));
+            .arg(type == QStringLiteral("fp8")    ? tr("FP8")
+                 : type == QStringLiteral("w8a8") ? tr("int8 with int8 activations (W8A8)")
+                                                  : tr("int8"),
+                 megabytes(result.bytesAfter), megabytes(result.bytesBefore), QString::fromStdString(result.model.dir.string()));
     });
 }
 

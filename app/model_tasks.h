@@ -20,7 +20,7 @@ struct StoredModel {
     bool adapter = false;
     int adapters = 0;          // adapters the store knows for this model
     bool forgettable = false;  // imported: its record can go (its folder never does)
-    QString quantization;      // "int8", "fp8", another method, or empty
+    QString quantization;      // "int8", "fp8", "w8a8", another method, or empty
     // What it translates, read from its files without loading it (ModelLanguages): targets (empty with a fixed pair
     // or none), a bilingual model's pair; languagesProblem says why they could not be read.
     QStringList targets;
@@ -45,8 +45,9 @@ public:
     bool importFolder(const QString& folder, const QString& id = {});
     // A server's: connects and asks for its model and languages.
     bool verify(const QString& id, bool full);
-    // A smaller, faster copy of a model: its linear weights in `type` ("int8" or "fp8"), written into our cache
-    // and registered as "<folder>-<type>" (dragoman.h quantizeModel).
+    // A smaller, faster copy of a model: its linear weights in `type` ("int8", "fp8", or "w8a8": int8 weights whose
+    // activations are quantized per token too), written into our cache and registered as "<folder>-<type>"
+    // (dragoman.h quantizeModel).
     bool quantize(const QString& id, const QString& type);
     // Immediate (a record or a saved server removed; folders and servers untouched): finished or failed is
     // emitted before it returns.

@@ -63,7 +63,7 @@ struct ModelListing {
     std::string revision;      // hub snapshot, if any
     std::uint64_t weightBytes = 0;
     std::string base;          // a LoRA adapter's (modelType "peft_lora") base model, as its config names it
-    std::string quantization;  // "int8" or "fp8" for a quantized copy, another method's name, "" for none
+    std::string quantization;  // "int8", "fp8" or "w8a8" for a quantized copy, another method's name, "" for none
 };
 struct StoreLocations {
     std::filesystem::path cache, hub;
@@ -96,15 +96,16 @@ struct VerifyReport {
 // Sizes and times against the manifest, or (full) every file re-hashed.
 VerifyReport verifyModel(const std::string& idOrPath, bool full, const ProgressCallback& progress = {});
 
-// ---- Smaller copies: weight-only 8-bit quantization ----
+// ---- Smaller copies: 8-bit weights (and optionally 8-bit activations) ----
 
 struct QuantizeRequest {
-    std::string model;          // id or folder
-    std::filesystem::path out;  // a new (or empty) folder; empty: <our cache>/quantized/<id>
-    std::string type = "int8";  // int8 or fp8 (E4M3)
-    bool perChannel = true;     // false: one scale per tensor
-    bool tables = true;         // the embedding and output tables too; false: they stay as they are (quant.py's copy)
-    std::string id;             // the copy's id in the store; empty: "<model's folder name>-<type>"
+    std::string model;             // id or folder
+    std::filesystem::path out;     // a new (or empty) folder; empty: <our cache>/quantized/<id>
+    std::string type = "int8";     // int8 or fp8 (E4M3)
+    bool perChannel = true;        // false: one scale per tensor
+    bool tables = true;            // the embedding and output tables too; false: they stay as they are (quant.py's copy)
+    bool int8Activations = false;  // int8 only: activations quantized per token too (W8A8), products on integer kernels
+    std::string id;                // the copy's id in the store; empty: "<model's folder name>-<type>" (type w8a8 with int8Activations)
 };
 struct QuantizeResult {
     ModelListing model;  // the copy, registered (hashed) like an import

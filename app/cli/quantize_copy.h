@@ -11,7 +11,7 @@ namespace dragoman::cli {
 // quantizeModel() with a progress line on stderr when it is a terminal.
 QuantizeResult quantizeWithProgress(const QuantizeRequest& request);
 // The summary line both commands print.
-std::string describeQuantized(const QuantizeResult& result, const std::string& type);
+std::string describeQuantized(const QuantizeResult& result, const std::string& type, bool int8Activations = false);
 // "int8" or "fp8"; throws UsageError for anything else.
 std::string quantizeType(const QString& value);
 

@@ -47,10 +47,13 @@ QuantizeResult quantizeModel(const QuantizeRequest& request, const ProgressCallb
         throw Error("input", "cannot quantize to '" + request.type + "' (int8 or fp8)");
     settings.perChannel = request.perChannel;
     settings.tables = request.tables;
+    if (request.int8Activations && settings.type != QuantizeSettings::Type::Int8)
+        throw Error("input", "int8 activations go with int8 weights, not " + request.type);
+    settings.int8Activations = request.int8Activations;
 
     const ModelStore store;
     const auto source = store.resolve(request.model);
-    const auto id = request.id.empty() ? defaultId(source, request.type) : request.id;
+    const auto id = request.id.empty() ? defaultId(source, request.int8Activations ? "w8a8" : request.type) : request.id;
     if (id.empty() || id.front() == '/' || id.find("..") != std::string::npos || id.find('\\') != std::string::npos)
         throw Error("input", "'" + id + "' cannot be a model id (no leading '/', '..' or '\\')");
     const auto out = request.out.empty() ? freeFolder(store.roots().cache / "quantized", id) : request.out;

@@ -15,6 +15,8 @@ struct Matrix {
     // 8-bit weights' dequantization scale, float32: one per output row, or one for the whole matrix; none: 1.
     const float* scale = nullptr;
     bool scalePerTensor = false;
+    // int8 weights whose products quantize each activation row to int8 first (W8A8, kernels/int8_activation_gemm.h).
+    bool int8Activations = false;
 };
 
 }  // namespace dragoman::cpu

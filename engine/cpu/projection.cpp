@@ -3,6 +3,7 @@
 #include "kernels/bf16_dot_gemm.h"
 #include "kernels/bf16_matmul.h"
 #include "kernels/eight_bit_dot_steps.h"
+#include "kernels/int8_activation_gemm.h"
 #include "kernels/onednn_matmul.h"
 #include "kernels/packed_gemm.h"
 #include "kernels/simd.h"
@@ -28,6 +29,8 @@ kernels::WeightType weightType(Dtype type) {
 
 void projectEightBit(const float* x, std::int64_t m, const Matrix& w, float* y, bool bf16Activations) {
     const auto n = w.rows, k = w.cols;
+    if (w.type == Dtype::I8 && w.int8Activations)
+        return kernels::int8ActivationMatmulTransposed(x, static_cast<const std::int8_t*>(w.data), y, m, n, k);
     // Float32 activations on AVX2 CPUs: the decoding steps' kernel at every row count, as float32 weights go
     // (rowStableAtAnyCount), so an encoder pass over several sources gives each the numbers it gets alone. The
     // packed kernel was 10-15 % faster from a few hundred rows on, but its sums depend on the row count.
@@ -71,6 +74,12 @@ void projectBf16(const float* x, std::int64_t m, const Matrix& w, float* y, bool
 
 }  // namespace
 
+bool rowStableAtAnyCount(const Matrix& w, bool bf16Activations) {
+    // Integer sums of each row's own codes, on every CPU.
+    if (w.type == Dtype::I8 && w.int8Activations) return true;
+    return rowStableAtAnyCount(w.type, bf16Activations);
+}
+
 bool rowStableAtAnyCount(Dtype type, bool bf16Activations) {
     if (!kernels::hasAvx2()) return false;
     if (type == Dtype::F32) return true;
@@ -99,6 +108,7 @@ bool projectRowTogether(const float* x, std::int64_t k, const Matrix* const* ws,
     bool dotProducts = true, eightBitProducts = true, floatProducts = true;
     for (std::size_t i = 0; i < count; ++i) {
         const auto& w = *ws[i];
+        if (w.int8Activations) return false;
         const bool bf16Dot = w.type == Dtype::BF16 && bf16Activations && kernels::bf16DotProducts();
         const bool eightBitDot = eightBit(w.type) && w.scale && bf16Activations && kernels::eightBitDotSteps();
         dotProducts = dotProducts && bf16Dot;

@@ -23,10 +23,12 @@ constexpr std::int64_t kSmallRows = 16;
 // Whether products by matrices of this dtype give each output row the numbers of its input row alone, whatever rows
 // come with it, at every row count on this CPU: float32, and 8-bit with float32 activations, on AVX2 CPUs.
 bool rowStableAtAnyCount(Dtype type, bool bf16Activations);
+// The same for one matrix: also int8 weights with int8 activations (Matrix::int8Activations), on every CPU.
+bool rowStableAtAnyCount(const Matrix& w, bool bf16Activations);
 
 // One row against several matrices of depth k in one pass over all their weights (a decoding step's q, k and v, or
 // gate and up): y[i] = x . ws[i]^T, raw. False, and nothing done, where they cannot share a kernel (mixed families,
-// float32 weights, a scaled bf16 matrix); then project() each.
+// float32 weights, a scaled bf16 matrix, int8 activations); then project() each.
 bool projectRowTogether(const float* x, std::int64_t k, const Matrix* const* ws, float* const* ys, std::size_t count, bool bf16Activations);
 
 }  // namespace dragoman::cpu

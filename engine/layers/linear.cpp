@@ -5,6 +5,7 @@
 #include "kernels/bf16_dot_gemm.h"
 #include "kernels/bf16_matmul.h"
 #include "kernels/channel_epilogue.h"
+#include "kernels/int8_activation_gemm.h"
 #include "kernels/onednn_matmul.h"
 #include "kernels/simd.h"
 #include "kernels/threads.h"
@@ -13,6 +14,7 @@
 #include <torch/torch.h>
 
 #include <algorithm>
+#include <limits>
 
 namespace dragoman {
 namespace ops {
@@ -163,6 +165,24 @@ torch::Tensor libtorchProject(const torch::Tensor& x, const torch::Tensor& weigh
     return torch::matmul(x, floatWeight(weight).t());
 }
 
+torch::Tensor projectInt8Activations(const torch::Tensor& x, const torch::Tensor& weight) {
+    const auto k = weight.size(1), n = weight.size(0);
+    const auto rows = x.reshape({-1, k}).to(torch::kFloat32).contiguous();
+    auto y = torch::empty({rows.size(0), n}, torch::kFloat32);
+    kernels::int8ActivationMatmulTransposed(rows.data_ptr<float>(), weight.data_ptr<std::int8_t>(), y.data_ptr<float>(), rows.size(0), n,
+                                            k);
+    return withRowsOf(x, y, n);
+}
+
+torch::Tensor fakeQuantizedPerToken(const torch::Tensor& x) {
+    // compressed-tensors' dynamic "token" strategy: scale = max|x| / 127.5 (at least float32's epsilon), codes
+    // round(x / scale) (half to even) clamped to [-128, 127], then back to values.
+    const auto rows = x.to(torch::kFloat32);
+    const auto largest = rows.abs().amax(-1, true);
+    const auto scale = (largest / 127.5).clamp_min(std::numeric_limits<float>::epsilon());
+    return (rows / scale).round().clamp(-128, 127) * scale;
+}
+
 }  // namespace ops
 
 Linear::Linear(WeightBinder& weights, const std::string& prefix, std::int64_t out, std::int64_t in, bool bias, Placement placement)
@@ -217,11 +237,21 @@ torch::Tensor Linear::withDelta(torch::Tensor y, const torch::Tensor& x, const L
 
 bool Linear::rowStable(const LoraSet* lora) const {
     const auto* d = lora ? lora->at(slot_) : nullptr;
-    return placement_.onCpuKernels() && ops::rowStableAtAnyCount(weight_, placement_.bf16Activations) &&
-           (!d || (ops::rowStableAtAnyCount(d->a) && ops::rowStableAtAnyCount(d->b)));
+    const bool ownRows = int8Activations() || ops::rowStableAtAnyCount(weight_, placement_.bf16Activations);
+    return placement_.onCpuKernels() && ownRows && (!d || (ops::rowStableAtAnyCount(d->a) && ops::rowStableAtAnyCount(d->b)));
+}
+
+bool Linear::int8Activations() const {
+    return placement_.int8Activations && weight_.scalar_type() == torch::kInt8;
 }
 
 torch::Tensor Linear::operator()(const torch::Tensor& x, const LoraSet* lora) const {
+    if (int8Activations()) {
+        // The adapter's delta (kept in floating point) reads the rows as they are, as PEFT's LoRA layer does.
+        auto y = placement_.onCpuKernels() ? ops::projectInt8Activations(x, weight_)
+                                           : ops::libtorchProject(ops::fakeQuantizedPerToken(x), weight_);
+        return withDelta(scaled(std::move(y), true), x, lora);
+    }
     if (placement_.onCpuKernels()) {
         if (!scale_.defined()) return withDelta(ops::linear(x, weight_, bias_, placement_.bf16Activations), x, lora);
         return withDelta(scaled(ops::project(x, weight_, placement_.bf16Activations), true), x, lora);
@@ -252,8 +282,9 @@ std::vector<torch::Tensor> Linear::many(const torch::Tensor& x, const std::vecto
     for (const auto* l : layers) {
         const auto type = l->weight_.scalar_type();
         const bool readable = type == torch::kBFloat16 || type == torch::kInt8 || type == torch::kUInt8;  // what the fused kernels read
-        fused = fused && readable && l->placement_.onCpuKernels() && !l->bias_.defined() && l->weight_.is_contiguous() &&
-                l->weight_.size(1) == k && l->placement_.bf16Activations == layers.front()->placement_.bf16Activations;
+        fused = fused && readable && !l->int8Activations() && l->placement_.onCpuKernels() && !l->bias_.defined() &&
+                l->weight_.is_contiguous() && l->weight_.size(1) == k &&
+                l->placement_.bf16Activations == layers.front()->placement_.bf16Activations;
     }
     std::vector<torch::Tensor> out;
     if (fused) {
@@ -296,7 +327,9 @@ std::vector<LinearModule> modulesOf(const std::vector<const Linear*>& linears) {
 }
 
 cpu::Matrix Linear::matrix() const {
-    return ops::matrixOf(weight_, scale_);
+    auto m = ops::matrixOf(weight_, scale_);
+    m.int8Activations = int8Activations();
+    return m;
 }
 
 std::int64_t Linear::bytes() const {

@@ -56,6 +56,8 @@ public:
     const torch::Tensor& scale() const { return scale_; }  // float32 [out] or [1]; undefined: none
     // The weight and scale as the CPU kernels read them (cpu/matrix.h): for a CPU layer without a bias, contiguous.
     cpu::Matrix matrix() const;
+    // int8 weights whose activation rows are quantized per token first (Placement::int8Activations).
+    bool int8Activations() const;
     std::int64_t bytes() const;  // read per use (decoding-bandwidth reports)
     // Moves the tensors to `placement`'s device once (in the checkpoint's dtype).
     void place(Placement placement);
@@ -107,6 +109,11 @@ torch::Tensor linear(const torch::Tensor& x, const torch::Tensor& weight, const 
 // x W^T with libtorch's own float32 matmul, bf16 weights widened for the call (a temporary; device memory
 // keeps them bf16). Float32 keeps the reference's 1e-4 parity: bf16 products measured up to 8e-2 off.
 torch::Tensor libtorchProject(const torch::Tensor& x, const torch::Tensor& weight);
+
+// x's rows quantized per token to int8 against int8 weights, the raw products (kernels/int8_activation_gemm.h).
+torch::Tensor projectInt8Activations(const torch::Tensor& x, const torch::Tensor& weight);
+// x's rows as compressed-tensors' dynamic per-token int8 fake quantization gives them (libtorch's path of W8A8).
+torch::Tensor fakeQuantizedPerToken(const torch::Tensor& x);
 
 // A contiguous CPU weight (float32, bf16, int8 or E4M3 codes bound as bytes) and its float32 scale ([out], [1] or
 // undefined) as the CPU kernels read them.

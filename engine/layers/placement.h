@@ -15,8 +15,11 @@ struct Placement {
     int cudaIndex = 0;         // which CUDA device
     bool libtorchOps = false;  // always true off the CPU
     bool bf16Activations = false;
+    // int8 weights whose activations are quantized per token (W8A8, as its quantization_config declares), on both
+    // paths: the CPU kernels' integer products (kernels/int8_activation_gemm.h), libtorch's on fake-quantized rows.
+    bool int8Activations = false;
 
-    static Placement cuda(int index) { return {Device::Cuda, index, true, false}; }
+    static Placement cuda(int index) { return {Device::Cuda, index, true, false, false}; }
     bool onCpu() const { return device == Device::Cpu; }
     bool onCpuKernels() const { return onCpu() && !libtorchOps; }
 };

@@ -63,6 +63,7 @@ HunyuanModel::HunyuanModel(const HunyuanConfig& config, const WeightTable& weigh
     embed_ = Embedding(w, "model.embed_tokens.weight", config.vocabSize, h);
     // A bf16 model (as its config says; unsaid: as its embeddings are stored) may take bf16 prompt products.
     placement_.bf16Activations = config.computesInBf16(embed_.weight().scalar_type() == torch::kBFloat16);
+    placement_.int8Activations = config.int8Activations;
     finalNorm_ = RmsNorm(w, "model.norm.weight", h, eps);
     const bool storesHead = weights.find("lm_head.weight") != weights.end();
     if (config.tieWordEmbeddings == true) {
@@ -174,7 +175,9 @@ void HunyuanModel::copyState(const CausalState& from, CausalState& to) const {
 
 HunyuanCpuWeights HunyuanModel::bindCpuWeights() {
     const auto matrix = [&](const torch::Tensor& weight, const torch::Tensor& scale) {
-        return ops::matrixOf(kernelReadable(weight, widened_), scale);
+        auto m = ops::matrixOf(kernelReadable(weight, widened_), scale);
+        m.int8Activations = placement_.int8Activations && m.type == cpu::Dtype::I8;
+        return m;
     };
     HunyuanCpuWeights bound;
     bound.bf16Activations = placement_.bf16Activations;

@@ -1,6 +1,7 @@
 #include "models/hunyuan_config.h"
 
 #include "models/config_reader.h"
+#include "models/quantization_config.h"
 
 #include <cmath>
 
@@ -48,6 +49,7 @@ HunyuanConfig HunyuanConfig::parse(const nlohmann::json& json, const std::string
     if (!(c.ropeTheta > 0) || !(c.ropeAlpha > 0)) r.unsupported("rope_theta", "rope_theta and alpha must be positive");
     if (!std::isfinite(c.ropeBase())) r.unsupported("rope_theta", "rope_theta and alpha give no finite RoPE base");
     if (!(c.rmsEps >= 0) || !std::isfinite(c.rmsEps)) r.unsupported("rms_norm_eps", "must be a finite number, not negative");
+    c.int8Activations = checkQuantizationConfig(json, label).activations == QuantizationScheme::Activations::Int8PerToken;
     return c;
 }
 

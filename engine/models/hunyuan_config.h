@@ -17,6 +17,8 @@ struct HunyuanConfig {
     std::optional<bool> tieWordEmbeddings;
     // torch_dtype (transformers 5: dtype) as config.json states it, empty when absent: what the model computes in.
     std::string dtype;
+    // int8 weights with activations quantized per token (quantization_config's W8A8; models/quantization_config.h).
+    bool int8Activations = false;
 
     static HunyuanConfig parse(const nlohmann::json& json, const std::string& label);
     double ropeBase() const;

@@ -125,6 +125,16 @@ HunyuanCpuWeights bindHunyuanCheckpoint(const HunyuanConfig& config, const Check
         out.layers.push_back(l);
     }
     w.finish(modelId);
+    if (config.int8Activations) {
+        // W8A8: every int8 product quantizes its activation rows per token (the output layer's too, a Linear in
+        // transformers); layers kept in floating point ("ignore") compute as they are.
+        auto mark = [](cpu::Matrix& m) { m.int8Activations = m.type == cpu::Dtype::I8; };
+        mark(out.embeddings);
+        mark(out.output);
+        for (auto& l : out.layers)
+            for (auto* m : {&l.q, &l.k, &l.v, &l.o, &l.gate, &l.up, &l.down})
+                mark(*m);
+    }
     bound.copiedTensors = w.copiedTensors();
     bound.copiedBytes = w.copiedBytes();
     bound.keep = w.takeCopies();

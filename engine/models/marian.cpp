@@ -132,14 +132,14 @@ torch::Tensor marianSinusoidalPositions(std::int64_t positions, std::int64_t dim
     return table;
 }
 
-MarianAttention::MarianAttention(WeightBinder& w, const std::string& p, std::int64_t d)
-    : q(w, p + "q_proj.", d, d, true),
-      k(w, p + "k_proj.", d, d, true),
-      v(w, p + "v_proj.", d, d, true),
-      o(w, p + "out_proj.", d, d, true) {}
+MarianAttention::MarianAttention(WeightBinder& w, const std::string& p, std::int64_t d, Placement placement)
+    : q(w, p + "q_proj.", d, d, true, placement),
+      k(w, p + "k_proj.", d, d, true, placement),
+      v(w, p + "v_proj.", d, d, true, placement),
+      o(w, p + "out_proj.", d, d, true, placement) {}
 
-MarianFeedForward::MarianFeedForward(WeightBinder& w, const std::string& p, std::int64_t d, std::int64_t ffn)
-    : fc1(w, p + "fc1.", ffn, d, true), fc2(w, p + "fc2.", d, ffn, true) {}
+MarianFeedForward::MarianFeedForward(WeightBinder& w, const std::string& p, std::int64_t d, std::int64_t ffn, Placement placement)
+    : fc1(w, p + "fc1.", ffn, d, true, placement), fc2(w, p + "fc2.", d, ffn, true, placement) {}
 
 ParameterLayout MarianConfig::parameterShapes() const {
     ParameterLayout layout;
@@ -152,10 +152,12 @@ MarianModel::MarianModel(const MarianConfig& config, const WeightTable& weights,
 
 MarianModel::MarianModel(const MarianConfig& config, WeightBinder w, const std::string& modelId) : config_(config) {
     const auto d = config.dModel;
+    Placement placement;
+    placement.int8Activations = config.int8Activations;  // W8A8 (its quantization_config)
     shared_ = Embedding(w, "model.shared.weight", config.vocabSize, d);
     const auto finalLogitsBias = w.take("final_logits_bias", {1, config.vocabSize});
-    output_ =
-        Linear(shared_.weight(), finalLogitsBias.defined() ? finalLogitsBias.view({config.vocabSize}) : finalLogitsBias, shared_.scale());
+    output_ = Linear(shared_.weight(), finalLogitsBias.defined() ? finalLogitsBias.view({config.vocabSize}) : finalLogitsBias,
+                     shared_.scale(), placement);
     positions_ = marianSinusoidalPositions(config.maxPositions, d);
     // Aliases that real hub files carry: accepted only when they equal what they alias (an 8-bit table's
     // scales included).
@@ -168,20 +170,20 @@ MarianModel::MarianModel(const MarianConfig& config, WeightBinder w, const std::
     for (std::int64_t i = 0; i < config.encoderLayers; ++i) {
         const std::string p = "model.encoder.layers." + std::to_string(i) + ".";
         MarianEncoderLayer layer;
-        layer.selfAttn = MarianAttention(w, p + "self_attn.", d);
+        layer.selfAttn = MarianAttention(w, p + "self_attn.", d, placement);
         layer.selfAttnNorm = LayerNorm(w, p + "self_attn_layer_norm.", d, kLayerNormEps);
-        layer.ffn = MarianFeedForward(w, p, d, config.encoderFfn);
+        layer.ffn = MarianFeedForward(w, p, d, config.encoderFfn, placement);
         layer.finalNorm = LayerNorm(w, p + "final_layer_norm.", d, kLayerNormEps);
         encoder_.push_back(std::move(layer));
     }
     for (std::int64_t i = 0; i < config.decoderLayers; ++i) {
         const std::string p = "model.decoder.layers." + std::to_string(i) + ".";
         MarianDecoderLayer layer;
-        layer.selfAttn = MarianAttention(w, p + "self_attn.", d);
+        layer.selfAttn = MarianAttention(w, p + "self_attn.", d, placement);
         layer.selfAttnNorm = LayerNorm(w, p + "self_attn_layer_norm.", d, kLayerNormEps);
-        layer.crossAttn = MarianAttention(w, p + "encoder_attn.", d);
+        layer.crossAttn = MarianAttention(w, p + "encoder_attn.", d, placement);
         layer.crossAttnNorm = LayerNorm(w, p + "encoder_attn_layer_norm.", d, kLayerNormEps);
-        layer.ffn = MarianFeedForward(w, p, d, config.decoderFfn);
+        layer.ffn = MarianFeedForward(w, p, d, config.decoderFfn, placement);
         layer.finalNorm = LayerNorm(w, p + "final_layer_norm.", d, kLayerNormEps);
         decoder_.push_back(std::move(layer));
     }

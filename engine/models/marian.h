@@ -28,13 +28,13 @@ torch::Tensor marianSinusoidalPositions(std::int64_t positions, std::int64_t dim
 struct MarianAttention {
     Linear q, k, v, o;
     MarianAttention() = default;
-    MarianAttention(WeightBinder& w, const std::string& prefix, std::int64_t d);
+    MarianAttention(WeightBinder& w, const std::string& prefix, std::int64_t d, Placement placement);
 };
 
 struct MarianFeedForward {
     Linear fc1, fc2;
     MarianFeedForward() = default;
-    MarianFeedForward(WeightBinder& w, const std::string& prefix, std::int64_t d, std::int64_t ffn);
+    MarianFeedForward(WeightBinder& w, const std::string& prefix, std::int64_t d, std::int64_t ffn, Placement placement);
 };
 
 struct MarianEncoderLayer {

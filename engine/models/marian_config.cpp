@@ -1,6 +1,7 @@
 #include "models/marian_config.h"
 
 #include "models/config_reader.h"
+#include "models/quantization_config.h"
 
 namespace dragoman {
 
@@ -35,6 +36,7 @@ MarianConfig MarianConfig::parse(const nlohmann::json& json, const std::string& 
     if (r.integer("decoder_vocab_size", c.vocabSize) != c.vocabSize) r.unsupported("decoder_vocab_size", "differs from vocab_size");
     for (auto id : {c.decoderStart, c.eos, c.pad})
         if (id < 0 || id >= c.vocabSize) r.unsupported("eos_token_id", "special token ids must lie inside the vocabulary");
+    c.int8Activations = checkQuantizationConfig(json, label).activations == QuantizationScheme::Activations::Int8PerToken;
     return c;
 }
 

@@ -16,6 +16,8 @@ struct MarianConfig {
     TokenId decoderStart = 0, eos = 0, pad = 0;
     bool scaleEmbedding = true;
     std::string activation;
+    // int8 weights with activations quantized per token (quantization_config's W8A8; models/quantization_config.h).
+    bool int8Activations = false;
 
     static MarianConfig parse(const nlohmann::json& json, const std::string& label);
     // Every tensor a checkpoint of this shape stores, in the order MarianModel's constructor binds them (it is

@@ -41,6 +41,21 @@ Weights checkWeights(const nlohmann::json& weights, const std::string& where) {
     return type == "int" ? Weights::Int8 : Weights::Float8E4M3;
 }
 
+// A config group's input activations: W8A8's dynamic per-token int8 (symmetric; compressed-tensors' "token" strategy)
+// is computed as declared; none, or any other scheme, leaves them float32.
+QuantizationScheme::Activations activationsOf(const nlohmann::json& group) {
+    using Activations = QuantizationScheme::Activations;
+    if (!group.contains("input_activations") || !group["input_activations"].is_object()) return Activations::Float;
+    const auto& a = group["input_activations"];
+    const bool integer = (a.contains("type") ? text(a["type"]) : std::string("int")) == "int";
+    const bool eightBits = a.contains("num_bits") && a["num_bits"].is_number_integer() && a["num_bits"].get<std::int64_t>() == 8;
+    const bool symmetric = !a.contains("symmetric") || (a["symmetric"].is_boolean() && a["symmetric"].get<bool>());
+    const bool dynamic = a.contains("dynamic") && a["dynamic"].is_boolean() && a["dynamic"].get<bool>();
+    const bool perToken = a.contains("strategy") && a["strategy"].is_string() && a["strategy"].get<std::string>() == "token";
+    const bool grouped = a.contains("group_size") && !a["group_size"].is_null();
+    return integer && eightBits && symmetric && dynamic && perToken && !grouped ? Activations::Int8PerToken : Activations::Float;
+}
+
 std::vector<std::string> ignoreList(const nlohmann::json& q, const std::string& where) {
     std::vector<std::string> names;
     for (const char* key : {"ignore", "ignored_layers"}) {
@@ -64,6 +79,7 @@ QuantizationScheme compressedTensors(const nlohmann::json& q, const std::string&
     if (q.contains("kv_cache_scheme") && !q["kv_cache_scheme"].is_null())
         throw Error("unsupported", where + ": kv_cache_scheme (a quantized attention cache) is not supported");
     QuantizationScheme scheme;
+    bool first = true;
     for (const auto& [name, group] : q["config_groups"].items()) {
         const auto groupWhere = where + ".config_groups." + name;
         if (!group.is_object()) throw Error("unsupported", groupWhere + " is not an object");
@@ -78,9 +94,14 @@ QuantizationScheme compressedTensors(const nlohmann::json& q, const std::string&
         if (scheme.weights != Weights::None && scheme.weights != weights)
             throw Error("unsupported", where + ": config groups mixing int8 and FP8 weights are not supported");
         scheme.weights = weights;
-        // Activation scales (static or dynamic) only matter where activations are quantized too; the CPU kernels
-        // keep activations in float32, so they are ignored.
+        const auto activations = activationsOf(group);
+        if (!first && activations != scheme.activations)
+            throw Error("unsupported", where + ": config groups mixing int8 and float activations are not supported");
+        scheme.activations = activations;
+        first = false;
     }
+    if (scheme.activations == QuantizationScheme::Activations::Int8PerToken && scheme.weights != Weights::Int8)
+        throw Error("unsupported", where + ": int8 activations with FP8 weights are not supported (with int8 weights they are)");
     if (format == "int-quantized" && scheme.weights != Weights::Int8)
         throw Error("unsupported", where + ": format int-quantized with float weights");
     if (format == "float-quantized" && scheme.weights != Weights::Float8E4M3)
@@ -96,7 +117,10 @@ QuantizationScheme plainFp8(const nlohmann::json& q, const std::string& where) {
                                        " (block scales) is not supported; per-tensor and per-channel scales are");
     if (q.contains("fmt") && text(q["fmt"]) != "e4m3")
         throw Error("unsupported", where + ": fmt " + text(q["fmt"]) + " is not supported (e4m3 is)");
-    return {Weights::Float8E4M3, ignoreList(q, where)};
+    QuantizationScheme scheme;
+    scheme.weights = Weights::Float8E4M3;
+    scheme.ignore = ignoreList(q, where);
+    return scheme;
 }
 
 const char* weightsName(Weights weights) {

@@ -123,13 +123,16 @@ nlohmann::json quantizationConfig(const QuantizeSettings& settings, const std::v
                            {"group_size", nullptr},
                            {"block_structure", nullptr},
                            {"observer", "minmax"}};
+    // compressed-tensors' W8A8: each token's activations quantized to int8 as it comes (kernels/int8_activation_gemm.h).
+    const nlohmann::json activations{{"num_bits", 8},   {"type", "int"},         {"symmetric", true},          {"strategy", "token"},
+                                     {"dynamic", true}, {"group_size", nullptr}, {"block_structure", nullptr}, {"observer", nullptr}};
     return {{"quant_method", "compressed-tensors"},
             {"format", fp8 ? "float-quantized" : "int-quantized"},
             {"quantization_status", "compressed"},
             {"config_groups",
              {{"group_0",
                {{"targets", tables ? nlohmann::json{"Linear", "Embedding"} : nlohmann::json{"Linear"}},
-                {"input_activations", nullptr},
+                {"input_activations", settings.int8Activations ? activations : nlohmann::json()},
                 {"output_activations", nullptr},
                 {"weights", weights}}}}},
             {"ignore", ignored}};

@@ -11,6 +11,8 @@ struct QuantizeSettings {
     // The embedding and output tables too: a tied output layer is read once per token, a quarter of a 1.8B
     // HY-MT's bf16 bytes (RunnableModel::vocabularyTables()).
     bool tables = true;
+    // W8A8: the config declares int8 activations quantized per token (int8 weights only).
+    bool int8Activations = false;
 };
 
 struct QuantizeSummary {

@@ -75,14 +75,27 @@ std::optional<ModelEntry> describeAdapterFolder(const std::filesystem::path& dir
     return entry;
 }
 
-// "int8" or "fp8" for the weight-only layouts the engine computes, else the method's own name; "" for none.
+// Whether a compressed-tensors config group quantizes its inputs to int8 per token as they come (W8A8).
+static bool int8ActivationsPerToken(const nlohmann::json& group) {
+    if (!group.is_object() || !group.contains("input_activations") || !group["input_activations"].is_object()) return false;
+    const auto& a = group["input_activations"];
+    return a.value("type", std::string("int")) == "int" && a.value("dynamic", false) == true &&
+           a.value("strategy", std::string()) == "token";
+}
+
+// "int8", "w8a8" (int8 activations too) or "fp8" for the 8-bit layouts the engine computes, else the method's own
+// name; "" for none.
 static std::string quantizationName(const nlohmann::json& config) {
     if (!config.contains("quantization_config") || !config["quantization_config"].is_object()) return {};
     const auto& q = config["quantization_config"];
     const auto method = q.contains("quant_method") && q["quant_method"].is_string() ? q["quant_method"].get<std::string>() : "";
     const auto format = q.contains("format") && q["format"].is_string() ? q["format"].get<std::string>() : "";
     if (method == "fp8" || (method == "compressed-tensors" && format == "float-quantized")) return "fp8";
-    if (method == "compressed-tensors" && format == "int-quantized") return "int8";
+    if (method == "compressed-tensors" && format == "int-quantized") {
+        const bool w8a8 = q.contains("config_groups") && q["config_groups"].is_object() && !q["config_groups"].empty() &&
+                          std::all_of(q["config_groups"].begin(), q["config_groups"].end(), int8ActivationsPerToken);
+        return w8a8 ? "w8a8" : "int8";
+    }
     if (method == "compressed-tensors" && format == "naive-quantized" && q.contains("config_groups") && q["config_groups"].is_object())
         for (const auto& group : q["config_groups"])
             if (group.is_object() && group.contains("weights") && group["weights"].is_object()) {

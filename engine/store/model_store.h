@@ -23,7 +23,7 @@ struct ModelEntry {
     std::string modelType;     // config.json "model_type"; "peft_lora" for a LoRA adapter folder
     std::uint64_t weightBytes = 0;
     std::string base;          // an adapter's base_model_name_or_path
-    std::string quantization;  // "int8", "fp8" (weight-only 8-bit), another method's name, or "" (none)
+    std::string quantization;  // "int8", "fp8" (weight-only 8-bit), "w8a8", another method's name, or "" (none)
 };
 
 struct StoreRoots {

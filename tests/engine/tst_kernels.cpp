@@ -7,6 +7,7 @@
 #include "kernels/causal_attention.h"
 #include "kernels/channel_epilogue.h"
 #include "kernels/eight_bit_dot_steps.h"
+#include "kernels/int8_activation_gemm.h"
 #include "kernels/layer_norm.h"
 #include "kernels/onednn_matmul.h"
 #include "kernels/packed_gemm.h"
@@ -154,6 +155,9 @@ private Q_SLOTS:
     void eightBitPromptsOfBf16ModelsTakeTheDotTiles();
     void eightBitDotStepsMatchReference_data();
     void eightBitDotStepsMatchReference();
+    void int8ActivationProductsMatchReference_data();
+    void int8ActivationProductsMatchReference();
+    void int8ActivationRowsStandAlone();
     void eightBitDotStepRowsDoNotDependOnOtherRows();
     void eightBitFloatRowsDoNotDependOnOtherRows();
     void eightBitDotStepsGemvManyEqualsSeparateProducts();
@@ -624,6 +628,80 @@ void TestKernels::eightBitDotStepsMatchReference() {
         int8 ? x.abs().max().item<double>() / 8355000 * exact.abs().sum(1).max().item<double>() + expected.abs().max().item<double>() * 6e-8
              : tolerance(k) * exact.abs().max().item<double>();
     QVERIFY2(error < allowed, qPrintable(QString("max error %1, allowed %2").arg(error).arg(allowed)));
+}
+
+// compressed-tensors' dynamic per-token int8 quantization of the rows, then integer products, in libtorch's own
+// operations: scale = max|x| / 127.5 (at least float32's epsilon), codes round(x / scale) half to even, clamped.
+torch::Tensor int8ActivationReference(const torch::Tensor& x, const torch::Tensor& codes) {
+    const auto scale = (x.abs().amax(1, true) / 127.5f).clamp_min(std::numeric_limits<float>::epsilon());
+    const auto q = (x / scale).round().clamp(-128, 127).to(torch::kInt64);
+    const auto totals = torch::matmul(q, codes.to(torch::kInt64).t());
+    return totals.to(torch::kFloat32) * scale;
+}
+
+void TestKernels::int8ActivationProductsMatchReference_data() {
+    QTest::addColumn<int>("m");
+    QTest::addColumn<int>("n");
+    QTest::addColumn<int>("k");
+    QTest::addColumn<int>("offset");
+    QTest::addColumn<QString>("rows");  // "random", or a special row 0: "zero", "nan", "spike" (one huge value)
+    // M around the 8-row groups and their 16-accumulator tiles (1-16 weight rows), N around those tiles, K below one
+    // 64-code step, exactly one, with a tail and long.
+    for (int m : {1, 2, 3, 5, 8, 9, 16, 33})
+        for (int n : {1, 15, 16, 17, 130})
+            for (int k : {20, 64, 100, 384, 2048})
+                QTest::addRow("m%d_n%d_k%d", m, n, k) << m << n << k << 0 << "random";
+    // Codes starting anywhere in a 64-byte line (a checkpoint's header of any length).
+    for (int offset : {1, 8, 63})
+        for (int m : {1, 8, 11})
+            for (int k : {64, 100, 384})
+                QTest::addRow("m%d_n19_k%d_at%d", m, k, offset) << m << 19 << k << offset << "random";
+    for (const char* rows : {"zero", "nan", "spike"})
+        QTest::addRow("%s row", rows) << 5 << 17 << 384 << 8 << QString(rows);
+}
+
+// W8A8 products (int8_activation_gemm.h) equal libtorch's computation of the same semantics bit for bit, on whichever
+// instruction set this CPU takes (tst_kernels_avx2 runs the AVX2 code on AVX-512 machines); a row with a NaN gives NaN
+// in that row only, a zero row zeros.
+void TestKernels::int8ActivationProductsMatchReference() {
+    QFETCH(int, m);
+    QFETCH(int, n);
+    QFETCH(int, k);
+    QFETCH(int, offset);
+    QFETCH(QString, rows);
+    auto generator = at::detail::createCPUGenerator(61);
+    const auto codes = eightBitWeights("int8", n, k, generator).first;
+    const auto w = atLineOffset(codes, offset);
+    auto x = torch::randn({m, k}, generator, torch::kFloat32) * 3;
+    if (rows == "zero") x[0].zero_();
+    if (rows == "nan") x[0][k / 2] = std::nanf("");
+    if (rows == "spike") x[0][k - 1] = 1e6f;
+    auto y = torch::full({m, n}, std::nanf(""), torch::kFloat32);
+    kernels::int8ActivationMatmulTransposed(x.data_ptr<float>(), w.data_ptr<std::int8_t>(), y.data_ptr<float>(), m, n, k);
+    if (rows == "nan") {
+        QVERIFY(y[0].isnan().all().item<bool>());
+        x = x.narrow(0, 1, m - 1);
+        y = y.narrow(0, 1, m - 1);
+    }
+    const auto expected = int8ActivationReference(x, codes);
+    QVERIFY2(
+        torch::equal(y, expected),
+        qPrintable(QString("%1: max difference %2").arg(kernels::int8ActivationKernel()).arg((y - expected).abs().max().item<double>())));
+    if (rows == "zero") QVERIFY(y[0].eq(0).all().item<bool>());
+}
+
+// A row gets the same numbers alone (a decoding step) as in a batched step or an encoder pass of many rows.
+void TestKernels::int8ActivationRowsStandAlone() {
+    const std::int64_t n = 37, k = 384;
+    auto generator = at::detail::createCPUGenerator(62);
+    const auto w = atLineOffset(eightBitWeights("int8", n, k, generator).first, 8);
+    const auto x = torch::randn({40, k}, generator, torch::kFloat32);
+    const auto run = [&](std::int64_t first, std::int64_t m) {
+        auto y = torch::full({m, n}, std::nanf(""), torch::kFloat32);
+        kernels::int8ActivationMatmulTransposed(x.data_ptr<float>() + first * k, w.data_ptr<std::int8_t>(), y.data_ptr<float>(), m, n, k);
+        return y;
+    };
+    rowsStandAlone(run, 40, {0, 7, 8, 9, 15, 39}, "w8a8", {3, 16}, {0, 5});
 }
 
 // A row gets the same numbers alone (a decoding step) as in a batched step, wherever it falls in the 4-row groups.

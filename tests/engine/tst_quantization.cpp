@@ -107,6 +107,8 @@ private Q_SLOTS:
     void tablesAreQuantized();
     void brokenCheckpointsAreRefused_data();
     void brokenCheckpointsAreRefused();
+    void activationSchemes_data();
+    void activationSchemes();
     void quantizerNeverOverwrites();
 
 private:
@@ -349,6 +351,10 @@ void TestQuantization::brokenCheckpointsAreRefused_data() {
                                                       << "has no model.embed_tokens.weight_scale";
     QTest::newRow("targets named by expression") << "targets"
                                                  << "targets [\"re:.*_proj\"]";
+    QTest::newRow("int8 activations with FP8 weights") << "w8a8-fp8"
+                                                       << "int8 activations with FP8 weights";
+    QTest::newRow("groups mixing activations") << "mixed-activations"
+                                               << "mixing int8 and float activations";
 }
 
 // One clear error per broken quantized checkpoint, naming the tensor or setting, before any number is computed.
@@ -378,6 +384,18 @@ void TestQuantization::brokenCheckpointsAreRefused() {
         embeddings = {DType::I8, embeddings.shape, std::vector<std::byte>(embeddings.bytes.size() / 4)};
     }
     if (change == "targets") config["quantization_config"]["config_groups"]["group_0"]["targets"] = {"re:.*_proj"};
+    const nlohmann::json perToken{{"num_bits", 8}, {"type", "int"}, {"symmetric", true}, {"dynamic", true}, {"strategy", "token"}};
+    if (change == "w8a8-fp8") {
+        config["quantization_config"]["format"] = "float-quantized";
+        config["quantization_config"]["config_groups"]["group_0"]["weights"]["type"] = "float";
+        config["quantization_config"]["config_groups"]["group_0"]["input_activations"] = perToken;
+    }
+    if (change == "mixed-activations") {
+        auto second = config["quantization_config"]["config_groups"]["group_0"];
+        second["targets"] = {"Embedding"};
+        second["input_activations"] = perToken;
+        config["quantization_config"]["config_groups"]["group_1"] = second;
+    }
     writeTensors(tensors, dir / "model.safetensors");
     writeConfig(dir, config);
     try {
@@ -386,6 +404,40 @@ void TestQuantization::brokenCheckpointsAreRefused() {
     } catch (const Error& e) {
         QVERIFY2(QString::fromStdString(e.what()).contains(named), e.what());
     }
+}
+
+void TestQuantization::activationSchemes_data() {
+    QTest::addColumn<QString>("activations");  // input_activations as JSON
+    QTest::addColumn<bool>("int8");            // computed with int8 activations (else as float32, like the twin)
+    QTest::newRow("none") << "null" << false;
+    QTest::newRow("dynamic per token (W8A8)")
+        << R"({"num_bits": 8, "type": "int", "symmetric": true, "dynamic": true, "strategy": "token"})" << true;
+    QTest::newRow("static per tensor") << R"({"num_bits": 8, "type": "int", "symmetric": true, "dynamic": false, "strategy": "tensor"})"
+                                       << false;
+    QTest::newRow("dynamic per tensor") << R"({"num_bits": 8, "type": "int", "symmetric": true, "dynamic": true, "strategy": "tensor"})"
+                                        << false;
+    QTest::newRow("FP8 per token") << R"({"num_bits": 8, "type": "float", "symmetric": true, "dynamic": true, "strategy": "token"})"
+                                   << false;
+    QTest::newRow("asymmetric per token") << R"({"num_bits": 8, "type": "int", "symmetric": false, "dynamic": true, "strategy": "token"})"
+                                          << false;
+}
+
+// An int8 checkpoint's input_activations decide its numbers: dynamic per-token int8 (W8A8) quantizes every int8
+// layer's input rows (tests/quantized/w8a8_parity.sh holds those numbers to an independent reference); every other
+// scheme computes with float32 activations, the same logits as with none.
+void TestQuantization::activationSchemes() {
+    QFETCH(QString, activations);
+    QFETCH(bool, int8);
+    const fs::path dir = work_.path().toStdString() + "/activations-" + QTest::currentDataTag();
+    test::copyFolder(kQuant / "hunyuan-tiny-f32.int8-tensor", dir);
+    auto config = readConfig(dir);
+    config["quantization_config"]["config_groups"]["group_0"]["input_activations"] = nlohmann::json::parse(activations.toStdString());
+    writeConfig(dir, config);
+    const auto ids = someIds(12, 763);
+    const auto got = teacherForcedLogits(*open(dir), ids, std::nullopt).logits;
+    const auto floatActivations = teacherForcedLogits(*open(kQuant / "hunyuan-tiny-f32.int8-tensor"), ids, std::nullopt).logits;
+    QCOMPARE(torch::equal(got, floatActivations), !int8);
+    if (int8) QVERIFY(maxDiff(got, floatActivations) < 0.3);  // the same model, its activations rounded to 8 bits
 }
 
 // The copy goes into a new or empty folder only; an already quantized model is not quantized again; a cancel

@@ -326,6 +326,14 @@ void TestMainWindow::modelManagerImportsVerifiesForgets() {
     QVERIFY(manager->table()->item(manager->table()->currentRow(), 1)->text().endsWith(QStringLiteral(", int8")));
     QVERIFY(!manager->smallerCopyButton()->isEnabled());
     QVERIFY(manager->selectModel(QStringLiteral("tiny-copy")));
+    // The same with int8 activations (W8A8): its own id, and listed as such.
+    manager->quantizeSelected(QStringLiteral("w8a8"));
+    QTRY_VERIFY_WITH_TIMEOUT(manager->message()->text().startsWith(QStringLiteral("Made tiny-copy-w8a8")), 30000);
+    QVERIFY2(manager->message()->text().contains(QStringLiteral("W8A8")), qPrintable(manager->message()->text()));
+    QVERIFY(manager->selectModel(QStringLiteral("tiny-copy-w8a8")));
+    QVERIFY(manager->table()->item(manager->table()->currentRow(), 1)->text().endsWith(QStringLiteral(", w8a8")));
+    QVERIFY(!manager->smallerCopyButton()->isEnabled());
+    QVERIFY(manager->selectModel(QStringLiteral("tiny-copy")));
 
     QFile vocab(copy + "/vocab.json");
     QVERIFY(vocab.open(QIODevice::Append) && vocab.write(" ") == 1);
