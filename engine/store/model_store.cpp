@@ -79,8 +79,12 @@ std::optional<ModelEntry> describeAdapterFolder(const std::filesystem::path& dir
 static bool int8ActivationsPerToken(const nlohmann::json& group) {
     if (!group.is_object() || !group.contains("input_activations") || !group["input_activations"].is_object()) return false;
     const auto& a = group["input_activations"];
-    return a.value("type", std::string("int")) == "int" && a.value("dynamic", false) == true &&
-           a.value("strategy", std::string()) == "token";
+    // As models/quantization_config.h reads it; any field of another type is not this scheme.
+    const auto is = [&](const char* key, const nlohmann::json& expected, bool absentMatches) {
+        return a.contains(key) ? a[key] == expected : absentMatches;
+    };
+    return is("type", "int", true) && is("num_bits", 8, false) && is("symmetric", true, true) && is("dynamic", true, false) &&
+           is("strategy", "token", false) && (!a.contains("group_size") || a["group_size"].is_null());
 }
 
 // "int8", "w8a8" (int8 activations too) or "fp8" for the 8-bit layouts the engine computes, else the method's own

@@ -42,7 +42,10 @@ std::string weightTypeOf(const RunnableModel& model) {
         const char* name = type == DType::BF16 ? "bf16" : type == DType::I8 ? "int8" : type == DType::F8_E4M3 ? "fp8" : "f32";
         bytes[name] += static_cast<std::int64_t>(entry->info->nbytes());
     }
-    return bytes.empty() ? "" : std::max_element(bytes.begin(), bytes.end(), [](auto& a, auto& b) { return a.second < b.second; })->first;
+    if (bytes.empty()) return "";
+    const auto most = std::max_element(bytes.begin(), bytes.end(), [](auto& a, auto& b) { return a.second < b.second; })->first;
+    // int8 weights whose activations are quantized too (the store's name for the layout)
+    return most == "int8" && model.loaded.entry.quantization == "w8a8" ? "w8a8" : most;
 }
 
 nlohmann::ordered_json benchWeights(const std::vector<std::shared_ptr<RunnableModel>>& models, const WeightsBenchOptions& options) {

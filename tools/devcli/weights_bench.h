@@ -27,7 +27,8 @@ struct WeightsBenchOptions {
 // the bandwidth probed after each round.
 nlohmann::ordered_json benchWeights(const std::vector<std::shared_ptr<RunnableModel>>& models, const WeightsBenchOptions& options);
 
-// The dtype most of a model's linear weights are stored in ("bf16", "int8", "fp8", "f32").
+// The dtype most of a model's linear weights are stored in ("bf16", "int8", "fp8", "f32"; "w8a8" for int8 with int8
+// activations).
 std::string weightTypeOf(const RunnableModel& model);
 
 }  // namespace dragoman::bench
