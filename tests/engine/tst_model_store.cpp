@@ -8,6 +8,8 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <nlohmann/json.hpp>
+
 #include <fstream>
 
 using namespace dragoman;
@@ -51,6 +53,8 @@ private Q_SLOTS:
     void damagedManifestIsRebuilt_data();
     void damagedManifestIsRebuilt();
     void manifestWriteLeavesNoTemporary();
+    void quantizationIsNamed_data();
+    void quantizationIsNamed();
 
 private:
     std::unique_ptr<QTemporaryDir> dir_;
@@ -282,4 +286,34 @@ void TestModelStore::manifestWriteLeavesNoTemporary() {
 }
 
 QTEST_GUILESS_MAIN(TestModelStore)
+void TestModelStore::quantizationIsNamed_data() {
+    QTest::addColumn<QString>("activations");  // an int8 checkpoint's input_activations, as JSON
+    QTest::addColumn<QString>("named");        // what the listing says
+    QTest::newRow("weights only") << "null"
+                                  << "int8";
+    QTest::newRow("W8A8") << R"({"num_bits": 8, "type": "int", "symmetric": true, "dynamic": true, "strategy": "token"})"
+                          << "w8a8";
+    QTest::newRow("static activations") << R"({"num_bits": 8, "type": "int", "dynamic": false, "strategy": "tensor"})"
+                                        << "int8";
+    QTest::newRow("asymmetric") << R"({"num_bits": 8, "type": "int", "symmetric": false, "dynamic": true, "strategy": "token"})"
+                                << "int8";
+    QTest::newRow("fields of other types") << R"({"num_bits": "8", "type": 3, "dynamic": "yes", "strategy": ["token"]})"
+                                           << "int8";
+}
+
+// The listing names what the engine computes ("w8a8": int8 activations per token as well), never throwing on a
+// config whose fields have unexpected types.
+void TestModelStore::quantizationIsNamed() {
+    QFETCH(QString, activations);
+    QFETCH(QString, named);
+    const fs::path model = fs::path(dir_->path().toStdString()) / "quantized";
+    copyFolder(fixture("quant/marian-tiny.int8-channel"), model);
+    auto config = nlohmann::json::parse(std::ifstream(model / "config.json"));
+    config["quantization_config"]["config_groups"]["group_0"]["input_activations"] = nlohmann::json::parse(activations.toStdString());
+    std::ofstream(model / "config.json") << config.dump(2);
+    const auto entry = describeModelFolder(model, "quantized", ModelSource::Imported);
+    QVERIFY(entry);
+    QCOMPARE(QString::fromStdString(entry->quantization), named);
+}
+
 #include "tst_model_store.moc"
