@@ -1,5 +1,6 @@
 #include "models/quantization_config.h"
 
+#include "models/activation_scheme.h"
 #include "util/error.h"
 
 #include <fmt/format.h>
@@ -41,21 +42,6 @@ Weights checkWeights(const nlohmann::json& weights, const std::string& where) {
     return type == "int" ? Weights::Int8 : Weights::Float8E4M3;
 }
 
-// A config group's input activations: W8A8's dynamic per-token int8 (symmetric; compressed-tensors' "token" strategy)
-// is computed as declared; none, or any other scheme, leaves them float32.
-QuantizationScheme::Activations activationsOf(const nlohmann::json& group) {
-    using Activations = QuantizationScheme::Activations;
-    if (!group.contains("input_activations") || !group["input_activations"].is_object()) return Activations::Float;
-    const auto& a = group["input_activations"];
-    const bool integer = (a.contains("type") ? text(a["type"]) : std::string("int")) == "int";
-    const bool eightBits = a.contains("num_bits") && a["num_bits"].is_number_integer() && a["num_bits"].get<std::int64_t>() == 8;
-    const bool symmetric = !a.contains("symmetric") || (a["symmetric"].is_boolean() && a["symmetric"].get<bool>());
-    const bool dynamic = a.contains("dynamic") && a["dynamic"].is_boolean() && a["dynamic"].get<bool>();
-    const bool perToken = a.contains("strategy") && a["strategy"].is_string() && a["strategy"].get<std::string>() == "token";
-    const bool grouped = a.contains("group_size") && !a["group_size"].is_null();
-    return integer && eightBits && symmetric && dynamic && perToken && !grouped ? Activations::Int8PerToken : Activations::Float;
-}
-
 std::vector<std::string> ignoreList(const nlohmann::json& q, const std::string& where) {
     std::vector<std::string> names;
     for (const char* key : {"ignore", "ignored_layers"}) {
@@ -94,7 +80,9 @@ QuantizationScheme compressedTensors(const nlohmann::json& q, const std::string&
         if (scheme.weights != Weights::None && scheme.weights != weights)
             throw Error("unsupported", where + ": config groups mixing int8 and FP8 weights are not supported");
         scheme.weights = weights;
-        const auto activations = activationsOf(group);
+        // W8A8's activations are computed as declared; none, or any other scheme, leaves them float32.
+        const auto activations =
+            declaresInt8ActivationsPerToken(group) ? QuantizationScheme::Activations::Int8PerToken : QuantizationScheme::Activations::Float;
         if (!first && activations != scheme.activations)
             throw Error("unsupported", where + ": config groups mixing int8 and float activations are not supported");
         scheme.activations = activations;

@@ -1,6 +1,7 @@
 #include "store/model_store.h"
 
 #include "io/checkpoint.h"
+#include "models/activation_scheme.h"
 #include "util/error.h"
 #include "util/log.h"
 #include "util/overrides.h"
@@ -75,18 +76,6 @@ std::optional<ModelEntry> describeAdapterFolder(const std::filesystem::path& dir
     return entry;
 }
 
-// Whether a compressed-tensors config group quantizes its inputs to int8 per token as they come (W8A8).
-static bool int8ActivationsPerToken(const nlohmann::json& group) {
-    if (!group.is_object() || !group.contains("input_activations") || !group["input_activations"].is_object()) return false;
-    const auto& a = group["input_activations"];
-    // As models/quantization_config.h reads it; any field of another type is not this scheme.
-    const auto is = [&](const char* key, const nlohmann::json& expected, bool absentMatches) {
-        return a.contains(key) ? a[key] == expected : absentMatches;
-    };
-    return is("type", "int", true) && is("num_bits", 8, false) && is("symmetric", true, true) && is("dynamic", true, false) &&
-           is("strategy", "token", false) && (!a.contains("group_size") || a["group_size"].is_null());
-}
-
 // "int8", "w8a8" (int8 activations too) or "fp8" for the 8-bit layouts the engine computes, else the method's own
 // name; "" for none.
 static std::string quantizationName(const nlohmann::json& config) {
@@ -97,7 +86,7 @@ static std::string quantizationName(const nlohmann::json& config) {
     if (method == "fp8" || (method == "compressed-tensors" && format == "float-quantized")) return "fp8";
     if (method == "compressed-tensors" && format == "int-quantized") {
         const bool w8a8 = q.contains("config_groups") && q["config_groups"].is_object() && !q["config_groups"].empty() &&
-                          std::all_of(q["config_groups"].begin(), q["config_groups"].end(), int8ActivationsPerToken);
+                          std::all_of(q["config_groups"].begin(), q["config_groups"].end(), declaresInt8ActivationsPerToken);
         return w8a8 ? "w8a8" : "int8";
     }
     if (method == "compressed-tensors" && format == "naive-quantized" && q.contains("config_groups") && q["config_groups"].is_object())
