@@ -1,5 +1,6 @@
 #include "kernels/int8_activation_gemm.h"
 
+#include "kernels/int8_panels.h"
 #include "kernels/simd512.h"
 #include "kernels/thread_pool.h"
 
@@ -420,10 +421,31 @@ const char* int8ActivationKernel() {
     return "portable";
 }
 
-void int8ActivationMatmulTransposed(const float* x, const std::int8_t* w, float* y, std::int64_t m, std::int64_t n, std::int64_t k) {
+void int8ActivationMatmulTransposed(const float* x, const std::int8_t* w, float* y, std::int64_t m, std::int64_t n, std::int64_t k,
+                                    const Int8Panels* panels) {
     // The vector kernels' 32-bit lanes hold sums of up to 2^16 products; deeper rows (no model has them) take the
     // plain loops, whose sums are 64-bit.
     const auto isa = k < (std::int64_t{1} << 16) ? w8a8::isa() : w8a8::Isa::Portable;
+    if (isa == w8a8::Isa::Vnni && m >= kPanelRows && panelProductsAvailable()) {
+        const auto rows = w8a8::quantizeRows(x, m, k, 0, isa);
+        const QuantizedRows quantized{rows.codes, rows.kp, rows.sums, rows.scale};
+        const auto count = (n + kPanelColumns - 1) / kPanelColumns;
+        ThreadPool::shared().parallelFor(count, 1, [&](std::int64_t begin, std::int64_t end) {
+            thread_local std::vector<std::uint8_t> scratch;
+            for (std::int64_t p = begin; p < end; ++p) {
+                const auto first = p * kPanelColumns, columns = std::min(kPanelColumns, n - first);
+                const std::uint8_t* panel = panels ? panels->panel(p) : nullptr;
+                if (!panel) {
+                    scratch.resize(static_cast<std::size_t>(panelBytes(k) + 64));
+                    auto* aligned = scratch.data() + (64 - reinterpret_cast<std::uintptr_t>(scratch.data()) % 64) % 64;
+                    packPanel(w, k, first, columns, aligned);
+                    panel = aligned;
+                }
+                panelProducts(quantized, m, panel, k, columns, y + first, n);
+            }
+        });
+        return;
+    }
     // VNNI reads each weight row from the 64-byte line it starts in when every row starts at the same place in a line
     // (int8_digit_steps.h); the rows' codes are laid out as many lanes later to meet them.
     const std::int64_t skip =

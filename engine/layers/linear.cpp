@@ -6,6 +6,7 @@
 #include "kernels/bf16_matmul.h"
 #include "kernels/channel_epilogue.h"
 #include "kernels/int8_activation_gemm.h"
+#include "kernels/int8_panels.h"
 #include "kernels/onednn_matmul.h"
 #include "kernels/simd.h"
 #include "kernels/threads.h"
@@ -15,8 +16,14 @@
 
 #include <algorithm>
 #include <limits>
+#include <mutex>
 
 namespace dragoman {
+
+struct KeptPanels {
+    std::once_flag made;
+    std::unique_ptr<kernels::Int8Panels> panels;
+};
 namespace ops {
 namespace {
 
@@ -165,12 +172,12 @@ torch::Tensor libtorchProject(const torch::Tensor& x, const torch::Tensor& weigh
     return torch::matmul(x, floatWeight(weight).t());
 }
 
-torch::Tensor projectInt8Activations(const torch::Tensor& x, const torch::Tensor& weight) {
+torch::Tensor projectInt8Activations(const torch::Tensor& x, const torch::Tensor& weight, const kernels::Int8Panels* panels) {
     const auto k = weight.size(1), n = weight.size(0);
     const auto rows = x.reshape({-1, k}).to(torch::kFloat32).contiguous();
     auto y = torch::empty({rows.size(0), n}, torch::kFloat32);
-    kernels::int8ActivationMatmulTransposed(rows.data_ptr<float>(), weight.data_ptr<std::int8_t>(), y.data_ptr<float>(), rows.size(0), n,
-                                            k);
+    kernels::int8ActivationMatmulTransposed(rows.data_ptr<float>(), weight.data_ptr<std::int8_t>(), y.data_ptr<float>(), rows.size(0), n, k,
+                                            panels);
     return withRowsOf(x, y, n);
 }
 
@@ -245,10 +252,23 @@ bool Linear::int8Activations() const {
     return placement_.int8Activations && weight_.scalar_type() == torch::kInt8;
 }
 
+void Linear::keepPanels() {
+    if (int8Activations() && placement_.onCpuKernels() && kernels::panelProductsAvailable() && weight_.is_contiguous() && !panels_)
+        panels_ = std::make_shared<KeptPanels>();
+}
+
+const kernels::Int8Panels* Linear::panelsFor(std::int64_t rows) const {
+    if (!panels_ || rows < kernels::kPanelRows) return nullptr;
+    std::call_once(panels_->made, [&] {
+        panels_->panels = std::make_unique<kernels::Int8Panels>(weight_.data_ptr<std::int8_t>(), weight_.size(0), weight_.size(1));
+    });
+    return panels_->panels.get();
+}
+
 torch::Tensor Linear::operator()(const torch::Tensor& x, const LoraSet* lora) const {
     if (int8Activations()) {
         // The adapter's delta (kept in floating point) reads the rows as they are, as PEFT's LoRA layer does.
-        auto y = placement_.onCpuKernels() ? ops::projectInt8Activations(x, weight_)
+        auto y = placement_.onCpuKernels() ? ops::projectInt8Activations(x, weight_, panelsFor(x.numel() / std::max<std::int64_t>(1, in())))
                                            : ops::libtorchProject(ops::fakeQuantizedPerToken(x), weight_);
         return withDelta(scaled(std::move(y), true), x, lora);
     }
@@ -319,6 +339,16 @@ void numberSlots(const std::vector<const Linear*>& linears) {
         const_cast<Linear*>(linear)->setSlot(slot++);
 }
 
+void keepPanelsOfSmallModel(const std::vector<const Linear*>& linears) {
+    constexpr std::int64_t kBudget = std::int64_t{512} << 20;
+    std::int64_t total = 0;
+    for (const auto* linear : linears)
+        total += linear->int8Activations() ? linear->weight().nbytes() : 0;
+    if (total == 0 || total > kBudget) return;
+    for (const auto* linear : linears)
+        const_cast<Linear*>(linear)->keepPanels();
+}
+
 std::vector<LinearModule> modulesOf(const std::vector<const Linear*>& linears) {
     std::vector<LinearModule> modules;
     for (const auto* linear : linears)
@@ -338,6 +368,7 @@ std::int64_t Linear::bytes() const {
 
 void Linear::place(Placement placement) {
     placement_ = placement;
+    if (!placement.onCpuKernels()) panels_.reset();
     if (placement.onCpu()) return;
     const auto device = torchDevice(placement);
     weight_ = weight_.to(device);

@@ -15,10 +15,15 @@
 
 #include <torch/types.h>
 
+#include <memory>
 #include <string>
 #include <vector>
 
 namespace dragoman {
+namespace kernels {
+class Int8Panels;
+}
+struct KeptPanels;
 
 class Linear {
 public:
@@ -58,6 +63,10 @@ public:
     cpu::Matrix matrix() const;
     // int8 weights whose activation rows are quantized per token first (Placement::int8Activations).
     bool int8Activations() const;
+    // For a W8A8 layer on the CPU kernels: its weights are also laid out in panels (kernels/int8_panels.h), once, by the
+    // first product of many rows, so that batched steps do not lay them out per call. A second copy of the weights:
+    // for models whose size allows it (the model decides).
+    void keepPanels();
     std::int64_t bytes() const;  // read per use (decoding-bandwidth reports)
     // Moves the tensors to `placement`'s device once (in the checkpoint's dtype).
     void place(Placement placement);
@@ -70,8 +79,11 @@ private:
     torch::Tensor scaled(torch::Tensor y, bool withBias) const;
     void widenBiasOfEightBit();
 
+    const kernels::Int8Panels* panelsFor(std::int64_t rows) const;
+
     torch::Tensor weight_, bias_, scale_;
     Placement placement_;
+    std::shared_ptr<KeptPanels> panels_;  // shared by copies of the layer: one weight, one layout
     std::string name_;
     int slot_ = -1;
 };
@@ -79,6 +91,10 @@ private:
 // Numbers a model's Linears 0, 1, ... in the order given (the model's linears()): the slots adapters bind by.
 // For the model's own constructor, which owns the layers the pointers name.
 void numberSlots(const std::vector<const Linear*>& linears);
+// Lets a model's W8A8 layers keep their panels (Linear::keepPanels) when their weights take at most 512 MB together:
+// a translation model's tens of MB, not an LLM's gigabytes, whose products lay panels out per call (its batched
+// steps stream the weights from memory either way). For the model's own constructor, as numberSlots().
+void keepPanelsOfSmallModel(const std::vector<const Linear*>& linears);
 // The layers as adapters and quantized copies see them (their names, shapes and slots).
 std::vector<LinearModule> modulesOf(const std::vector<const Linear*>& linears);
 
@@ -110,8 +126,9 @@ torch::Tensor linear(const torch::Tensor& x, const torch::Tensor& weight, const 
 // keeps them bf16). Float32 keeps the reference's 1e-4 parity: bf16 products measured up to 8e-2 off.
 torch::Tensor libtorchProject(const torch::Tensor& x, const torch::Tensor& weight);
 
-// x's rows quantized per token to int8 against int8 weights, the raw products (kernels/int8_activation_gemm.h).
-torch::Tensor projectInt8Activations(const torch::Tensor& x, const torch::Tensor& weight);
+// x's rows quantized per token to int8 against int8 weights, the raw products (kernels/int8_activation_gemm.h), with
+// the weight's panels where the layer keeps them.
+torch::Tensor projectInt8Activations(const torch::Tensor& x, const torch::Tensor& weight, const kernels::Int8Panels* panels = nullptr);
 // x's rows as compressed-tensors' dynamic per-token int8 fake quantization gives them (libtorch's path of W8A8).
 torch::Tensor fakeQuantizedPerToken(const torch::Tensor& x);
 

@@ -189,6 +189,9 @@ MarianModel::MarianModel(const MarianConfig& config, WeightBinder w, const std::
     }
     w.finish(modelId);
     numberSlots(layerLinears());
+    auto products = layerLinears();
+    products.push_back(&output_);
+    keepPanelsOfSmallModel(products);
 }
 
 std::vector<VocabularyTable> MarianModel::vocabularyTables() const {

@@ -8,6 +8,7 @@
 #include "kernels/channel_epilogue.h"
 #include "kernels/eight_bit_dot_steps.h"
 #include "kernels/int8_activation_gemm.h"
+#include "kernels/int8_panels.h"
 #include "kernels/layer_norm.h"
 #include "kernels/onednn_matmul.h"
 #include "kernels/packed_gemm.h"
@@ -647,7 +648,8 @@ void TestKernels::int8ActivationProductsMatchReference_data() {
     QTest::addColumn<QString>("rows");  // "random", or a special row 0: "zero", "nan", "spike" (one huge value)
     // M around the 8-row groups and their 16-accumulator tiles (1-16 weight rows), N around those tiles, K below one
     // 64-code step, exactly one, with a tail and long.
-    for (int m : {1, 2, 3, 5, 8, 9, 16, 33})
+    // M also around VNNI's 6-row panel tiles (from 4 rows on), N past 64-column panels.
+    for (int m : {1, 2, 3, 5, 7, 8, 9, 12, 16, 33})
         for (int n : {1, 15, 16, 17, 130})
             for (int k : {20, 64, 100, 384, 2048})
                 QTest::addRow("m%d_n%d_k%d", m, n, k) << m << n << k << 0 << "random";
@@ -688,6 +690,15 @@ void TestKernels::int8ActivationProductsMatchReference() {
         torch::equal(y, expected),
         qPrintable(QString("%1: max difference %2").arg(kernels::int8ActivationKernel()).arg((y - expected).abs().max().item<double>())));
     if (rows == "zero") QVERIFY(y[0].eq(0).all().item<bool>());
+    // The same with the weights' panels made once (what a layer keeps) instead of per call.
+    if (!kernels::panelProductsAvailable()) return;
+    const kernels::Int8Panels panels(w.data_ptr<std::int8_t>(), n, k);
+    const auto first = rows == "nan" ? 1 : 0;
+    auto all = torch::full({m, n}, std::nanf(""), torch::kFloat32);
+    auto input = torch::randn({m, k}, generator, torch::kFloat32);
+    input.narrow(0, first, m - first).copy_(x);
+    kernels::int8ActivationMatmulTransposed(input.data_ptr<float>(), w.data_ptr<std::int8_t>(), all.data_ptr<float>(), m, n, k, &panels);
+    QVERIFY(torch::equal(all.narrow(0, first, m - first), expected));
 }
 
 // A row gets the same numbers alone (a decoding step) as in a batched step or an encoder pass of many rows.

@@ -1,0 +1,179 @@
+#include "kernels/int8_panels.h"
+
+#include "kernels/simd512.h"
+#include "kernels/thread_pool.h"
+
+#include <immintrin.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+
+namespace dragoman::kernels {
+namespace {
+
+#define DRAGOMAN_PANELS_VNNI __attribute__((target("avx2,fma,avx512f,avx512vl,avx512bw,avx512vnni")))
+
+constexpr std::int64_t kDepthGroup = 4;                            // codes of a row that one vpdpbusd lane takes
+constexpr std::int64_t kGroupBytes = kPanelColumns * kDepthGroup;  // one depth group of a panel: four vectors
+constexpr int kRowsPerTile = 6;                                    // 6 rows x 4 vectors: 24 accumulators of 32 registers
+
+std::int64_t depthGroups(std::int64_t k) {
+    return (k + kDepthGroup - 1) / kDepthGroup;
+}
+
+// rows[i] holds 16 dwords of weight row i; afterwards rows[t] holds dword t of each of the 16 rows, in row order.
+DRAGOMAN_PANELS_VNNI inline void transpose16(__m512i (&rows)[16]) {
+    __m512i a[16];
+#pragma GCC unroll 8
+    for (int i = 0; i < 8; ++i) {
+        a[2 * i] = _mm512_maskz_unpacklo_epi32(kAll16, rows[2 * i], rows[2 * i + 1]);
+        a[2 * i + 1] = _mm512_maskz_unpackhi_epi32(kAll16, rows[2 * i], rows[2 * i + 1]);
+    }
+    // c[4 j + m], 128-bit lane L: dword 4 L + m of rows 4 j .. 4 j + 3.
+    __m512i c[16];
+#pragma GCC unroll 4
+    for (int j = 0; j < 4; ++j) {
+        c[4 * j + 0] = _mm512_maskz_unpacklo_epi64(0xFF, a[4 * j], a[4 * j + 2]);
+        c[4 * j + 1] = _mm512_maskz_unpackhi_epi64(0xFF, a[4 * j], a[4 * j + 2]);
+        c[4 * j + 2] = _mm512_maskz_unpacklo_epi64(0xFF, a[4 * j + 1], a[4 * j + 3]);
+        c[4 * j + 3] = _mm512_maskz_unpackhi_epi64(0xFF, a[4 * j + 1], a[4 * j + 3]);
+    }
+    // Dword 4 L + m of all 16 rows: lane L of c[m], c[4 + m], c[8 + m], c[12 + m].
+#pragma GCC unroll 4
+    for (int m = 0; m < 4; ++m) {
+        const __m512i e0 = _mm512_maskz_shuffle_i32x4(kAll16, c[m], c[4 + m], 0x44);
+        const __m512i e1 = _mm512_maskz_shuffle_i32x4(kAll16, c[m], c[4 + m], 0xEE);
+        const __m512i e2 = _mm512_maskz_shuffle_i32x4(kAll16, c[8 + m], c[12 + m], 0x44);
+        const __m512i e3 = _mm512_maskz_shuffle_i32x4(kAll16, c[8 + m], c[12 + m], 0xEE);
+        rows[0 + m] = _mm512_maskz_shuffle_i32x4(kAll16, e0, e2, 0x88);
+        rows[4 + m] = _mm512_maskz_shuffle_i32x4(kAll16, e0, e2, 0xDD);
+        rows[8 + m] = _mm512_maskz_shuffle_i32x4(kAll16, e1, e3, 0x88);
+        rows[12 + m] = _mm512_maskz_shuffle_i32x4(kAll16, e1, e3, 0xDD);
+    }
+}
+
+// Codes offset to unsigned (vpdpbusd's first operand); the offset's share is taken back through each row's code sum.
+DRAGOMAN_PANELS_VNNI void packPanelVnni(const std::int8_t* w, std::int64_t k, std::int64_t first, std::int64_t columns,
+                                        std::uint8_t* panel) {
+    const __m512i offset = _mm512_set1_epi8(static_cast<char>(0x80));
+    const std::int64_t groups = depthGroups(k);
+    for (std::int64_t q = 0; q < kPanelColumns / 16; ++q) {
+        for (std::int64_t depth = 0; depth < k; depth += 64) {
+            const std::int64_t left = k - depth;
+            const __mmask64 lanes = left >= 64 ? ~__mmask64{0} : (__mmask64{1} << left) - 1;
+            __m512i rows[16];
+#pragma GCC unroll 16
+            for (int i = 0; i < 16; ++i) {
+                const std::int64_t column = q * 16 + i;
+                rows[i] = column < columns ? _mm512_maskz_loadu_epi8(lanes, w + (first + column) * k + depth) : _mm512_setzero_si512();
+            }
+            transpose16(rows);
+            for (std::int64_t t = 0; t < 16 && depth / kDepthGroup + t < groups; ++t)
+                _mm512_store_si512(panel + (depth / kDepthGroup + t) * kGroupBytes + q * 64, _mm512_xor_si512(rows[t], offset));
+        }
+    }
+}
+
+// R rows from r0 against a panel's 64 columns: per depth group, four weight vectors and one broadcast of each row's
+// four codes.
+template <int R>
+DRAGOMAN_PANELS_VNNI void panelTile(const QuantizedRows& x, std::int64_t r0, const std::uint8_t* panel, std::int64_t groups,
+                                    std::int64_t columns, float* y, std::int64_t ldy) {
+    __m512i acc[R][4];
+#pragma GCC unroll 6
+    for (int r = 0; r < R; ++r)
+#pragma GCC unroll 4
+        for (int q = 0; q < 4; ++q)
+            acc[r][q] = _mm512_setzero_si512();
+    const std::int8_t* codes = x.codes + r0 * x.stride;
+    for (std::int64_t d = 0; d < groups; ++d) {
+        const std::uint8_t* group = panel + d * kGroupBytes;
+        __m512i weights[4];
+#pragma GCC unroll 4
+        for (int q = 0; q < 4; ++q)
+            weights[q] = _mm512_load_si512(group + q * 64);
+#pragma GCC unroll 6
+        for (int r = 0; r < R; ++r) {
+            std::int32_t four;
+            std::memcpy(&four, codes + r * x.stride + d * kDepthGroup, sizeof four);
+            const __m512i broadcast = _mm512_set1_epi32(four);
+#pragma GCC unroll 4
+            for (int q = 0; q < 4; ++q)
+                acc[r][q] = _mm512_dpbusd_epi32(acc[r][q], weights[q], broadcast);
+        }
+    }
+#pragma GCC unroll 6
+    for (int r = 0; r < R; ++r) {
+        const __m512i taken = _mm512_set1_epi32(x.sums[r0 + r] << 7);
+        const __m512 scale = _mm512_set1_ps(x.scales[r0 + r]);
+#pragma GCC unroll 4
+        for (int q = 0; q < 4; ++q) {
+            const auto lanes = firstLanes16(columns - q * 16);
+            if (lanes == 0) break;
+            const __m512 value = _mm512_mul_ps(_mm512_maskz_cvtepi32_ps(kAll16, _mm512_sub_epi32(acc[r][q], taken)), scale);
+            _mm512_mask_storeu_ps(y + r * ldy + q * 16, lanes, value);
+        }
+    }
+}
+
+DRAGOMAN_PANELS_VNNI void panelProductsVnni(const QuantizedRows& x, std::int64_t m, const std::uint8_t* panel, std::int64_t k,
+                                            std::int64_t columns, float* y, std::int64_t ldy) {
+    const std::int64_t groups = depthGroups(k);
+    std::int64_t r = 0;
+    for (; r + kRowsPerTile <= m; r += kRowsPerTile)
+        panelTile<kRowsPerTile>(x, r, panel, groups, columns, y + r * ldy, ldy);
+    switch (m - r) {
+        case 5:
+            return panelTile<5>(x, r, panel, groups, columns, y + r * ldy, ldy);
+        case 4:
+            return panelTile<4>(x, r, panel, groups, columns, y + r * ldy, ldy);
+        case 3:
+            return panelTile<3>(x, r, panel, groups, columns, y + r * ldy, ldy);
+        case 2:
+            return panelTile<2>(x, r, panel, groups, columns, y + r * ldy, ldy);
+        case 1:
+            return panelTile<1>(x, r, panel, groups, columns, y + r * ldy, ldy);
+        default:
+            return;
+    }
+}
+
+}  // namespace
+
+std::int64_t panelBytes(std::int64_t k) {
+    return depthGroups(k) * kGroupBytes;
+}
+
+bool panelProductsAvailable() {
+    static const bool yes = hasAvx512() && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vnni");
+    return yes;
+}
+
+void packPanel(const std::int8_t* w, std::int64_t k, std::int64_t first, std::int64_t columns, std::uint8_t* panel) {
+    packPanelVnni(w, k, first, columns, panel);
+}
+
+void panelProducts(const QuantizedRows& x, std::int64_t m, const std::uint8_t* panel, std::int64_t k, std::int64_t columns, float* y,
+                   std::int64_t ldy) {
+    panelProductsVnni(x, m, panel, k, columns, y, ldy);
+}
+
+void Int8Panels::Free::operator()(std::uint8_t* p) const {
+    std::free(p);
+}
+
+Int8Panels::Int8Panels(const std::int8_t* w, std::int64_t n, std::int64_t k) : n_(n), k_(k) {
+    const std::int64_t panels = (n + kPanelColumns - 1) / kPanelColumns;
+    const auto size = static_cast<std::size_t>(panels * panelBytes(k));
+    auto* bytes = static_cast<std::uint8_t*>(std::aligned_alloc(64, size > 0 ? size : 64));
+    if (!bytes) throw std::bad_alloc();
+    bytes_.reset(bytes);
+    ThreadPool::shared().parallelFor(panels, 1, [&](std::int64_t begin, std::int64_t end) {
+        for (std::int64_t p = begin; p < end; ++p)
+            packPanel(w, k, p * kPanelColumns, std::min(kPanelColumns, n - p * kPanelColumns), bytes_.get() + p * panelBytes(k));
+    });
+}
+
+}  // namespace dragoman::kernels

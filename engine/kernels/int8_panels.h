@@ -1,0 +1,58 @@
+#pragma once
+// The many-row side of the W8A8 products (kernels/int8_activation_gemm.h), on AVX512-VNNI: weights laid out in
+// panels of 64 output columns, each group of 4 depths of 16 columns in one 64-byte vector, so that one vpdpbusd
+// multiplies 4 codes of a row (broadcast) into 16 outputs at once. Outputs stay in the accumulators' lanes: no sums
+// across lanes, which cost the one-row kernel (a dot product per output) as much as the products at a depth of 384.
+//
+// A panel is made from weight rows as mapped (packPanel), either once per weight (Int8Panels, what a layer keeps) or
+// per call into a thread's scratch (the products amortize it over the rows). The integer sums are the one-row
+// kernel's exactly (integers add in any order), so a row's outputs are bit-identical on either side.
+#include <cstdint>
+#include <memory>
+
+namespace dragoman::kernels {
+
+// Columns per panel, and the bytes of a panel of depth k.
+constexpr std::int64_t kPanelColumns = 64;
+// From this many rows on the products take panels (fewer rows: the one-row kernel, which reads the weights as mapped).
+constexpr std::int64_t kPanelRows = 4;
+std::int64_t panelBytes(std::int64_t k);
+
+// Rows quantized per token (int8_activation_gemm.cpp): row r's codes at codes[r * stride] (zero past k, at least up
+// to the next multiple of 4), the sum of its codes and its scale.
+struct QuantizedRows {
+    const std::int8_t* codes = nullptr;
+    std::int64_t stride = 0;
+    const std::int32_t* sums = nullptr;
+    const float* scales = nullptr;
+};
+
+// Whether this CPU runs the panel products (AVX512-VNNI and BW, and AVX-512 not switched off).
+bool panelProductsAvailable();
+
+// Weight rows [first, first + columns) of w [n, k] (columns <= 64) into a panel (panelBytes(k) bytes, 64-byte
+// aligned); the missing columns and depths hold zero weights.
+void packPanel(const std::int8_t* w, std::int64_t k, std::int64_t first, std::int64_t columns, std::uint8_t* panel);
+
+// y[r][c] for m rows and a panel's first `columns` columns: the rows' codes times the panel's weights, as integers,
+// times the row's scale. y's rows are ldy apart.
+void panelProducts(const QuantizedRows& x, std::int64_t m, const std::uint8_t* panel, std::int64_t k, std::int64_t columns, float* y,
+                   std::int64_t ldy);
+
+// Every panel of a weight [n, k], made once: what a layer that runs many-row products keeps beside its mapped codes.
+class Int8Panels {
+public:
+    Int8Panels(const std::int8_t* w, std::int64_t n, std::int64_t k);
+    const std::uint8_t* panel(std::int64_t index) const { return bytes_.get() + index * panelBytes(k_); }
+    std::int64_t n() const { return n_; }
+    std::int64_t k() const { return k_; }
+
+private:
+    struct Free {
+        void operator()(std::uint8_t* p) const;
+    };
+    std::unique_ptr<std::uint8_t, Free> bytes_;
+    std::int64_t n_ = 0, k_ = 0;
+};
+
+}  // namespace dragoman::kernels
