@@ -1,5 +1,6 @@
 #include "kernels/int8_activation_gemm.h"
 
+#include "kernels/channel_epilogue.h"
 #include "kernels/int8_panels.h"
 #include "kernels/simd512.h"
 #include "kernels/thread_pool.h"
@@ -422,7 +423,7 @@ const char* int8ActivationKernel() {
 }
 
 void int8ActivationMatmulTransposed(const float* x, const std::int8_t* w, float* y, std::int64_t m, std::int64_t n, std::int64_t k,
-                                    const Int8Panels* panels) {
+                                    const Int8Panels* panels, const ChannelEpilogue* epilogue) {
     // The vector kernels' 32-bit lanes hold sums of up to 2^16 products; deeper rows (no model has them) take the
     // plain loops, whose sums are 64-bit.
     const auto isa = k < (std::int64_t{1} << 16) ? w8a8::isa() : w8a8::Isa::Portable;
@@ -441,7 +442,7 @@ void int8ActivationMatmulTransposed(const float* x, const std::int8_t* w, float*
                     packPanel(w, k, first, columns, aligned);
                     panel = aligned;
                 }
-                panelProducts(quantized, m, panel, k, columns, y + first, n);
+                panelProducts(quantized, m, panel, k, columns, y + first, n, epilogue, first);
             }
         });
         return;
@@ -461,6 +462,7 @@ void int8ActivationMatmulTransposed(const float* x, const std::int8_t* w, float*
                 return w8a8::blockPortable(rows, m, w, k, y, n, begin, end);
         }
     });
+    if (epilogue) scaleAndBiasRows(y, m, n, *epilogue);
 }
 
 }  // namespace dragoman::kernels

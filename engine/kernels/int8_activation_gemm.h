@@ -17,11 +17,14 @@
 namespace dragoman::kernels {
 
 class Int8Panels;
+struct ChannelEpilogue;
 
-// y [m, n] = the raw products of x [m, k] quantized per row, and int8 codes w [n, k], on the kernel threads. Many rows
-// on VNNI read w's panels (kernels/int8_panels.h): `panels` where the caller keeps them, else made per call.
+// y [m, n] = the raw products of x [m, k] quantized per row, and int8 codes w [n, k], on the kernel threads, then the
+// layer's `epilogue` (kernels/channel_epilogue.h, may be null) with its values: fused into the stores where the
+// products take panels. Many rows on VNNI read w's panels (kernels/int8_panels.h): `panels` where the caller keeps
+// them, else made per call.
 void int8ActivationMatmulTransposed(const float* x, const std::int8_t* w, float* y, std::int64_t m, std::int64_t n, std::int64_t k,
-                                    const Int8Panels* panels = nullptr);
+                                    const Int8Panels* panels = nullptr, const ChannelEpilogue* epilogue = nullptr);
 
 // The instruction set the products use on this CPU: "avx512-vnni", "avx2" or "portable".
 const char* int8ActivationKernel();

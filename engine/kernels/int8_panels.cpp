@@ -1,5 +1,6 @@
 #include "kernels/int8_panels.h"
 
+#include "kernels/channel_epilogue.h"
 #include "kernels/simd512.h"
 #include "kernels/thread_pool.h"
 
@@ -9,6 +10,11 @@
 #include <cstdlib>
 #include <cstring>
 #include <new>
+
+// The epilogue's multiplies and adds round separately, as scaleAndBiasRows() does (C++ keeps -ffp-contract=fast, which
+// would fuse them here).
+#pragma GCC push_options
+#pragma GCC optimize("fp-contract=off")
 
 namespace dragoman::kernels {
 namespace {
@@ -78,9 +84,16 @@ DRAGOMAN_PANELS_VNNI void packPanelVnni(const std::int8_t* w, std::int64_t k, st
 
 // R rows from r0 against a panel's 64 columns: per depth group, four weight vectors and one broadcast of each row's
 // four codes.
+// The channel epilogue of a panel's columns: pointers at its first column (the scale's one value where per tensor).
+struct PanelEpilogue {
+    const float* scale = nullptr;
+    bool perTensor = false;
+    const float* bias = nullptr;
+};
+
 template <int R>
 DRAGOMAN_PANELS_VNNI void panelTile(const QuantizedRows& x, std::int64_t r0, const std::uint8_t* panel, std::int64_t groups,
-                                    std::int64_t columns, float* y, std::int64_t ldy) {
+                                    std::int64_t columns, float* y, std::int64_t ldy, const PanelEpilogue& e) {
     __m512i acc[R][4];
 #pragma GCC unroll 6
     for (int r = 0; r < R; ++r)
@@ -112,29 +125,32 @@ DRAGOMAN_PANELS_VNNI void panelTile(const QuantizedRows& x, std::int64_t r0, con
         for (int q = 0; q < 4; ++q) {
             const auto lanes = firstLanes16(columns - q * 16);
             if (lanes == 0) break;
-            const __m512 value = _mm512_mul_ps(_mm512_maskz_cvtepi32_ps(kAll16, _mm512_sub_epi32(acc[r][q], taken)), scale);
+            __m512 value = _mm512_mul_ps(_mm512_maskz_cvtepi32_ps(kAll16, _mm512_sub_epi32(acc[r][q], taken)), scale);
+            if (e.scale)
+                value = _mm512_mul_ps(value, e.perTensor ? _mm512_set1_ps(*e.scale) : _mm512_maskz_loadu_ps(lanes, e.scale + q * 16));
+            if (e.bias) value = _mm512_add_ps(value, _mm512_maskz_loadu_ps(lanes, e.bias + q * 16));
             _mm512_mask_storeu_ps(y + r * ldy + q * 16, lanes, value);
         }
     }
 }
 
 DRAGOMAN_PANELS_VNNI void panelProductsVnni(const QuantizedRows& x, std::int64_t m, const std::uint8_t* panel, std::int64_t k,
-                                            std::int64_t columns, float* y, std::int64_t ldy) {
+                                            std::int64_t columns, float* y, std::int64_t ldy, const PanelEpilogue& e) {
     const std::int64_t groups = depthGroups(k);
     std::int64_t r = 0;
     for (; r + kRowsPerTile <= m; r += kRowsPerTile)
-        panelTile<kRowsPerTile>(x, r, panel, groups, columns, y + r * ldy, ldy);
+        panelTile<kRowsPerTile>(x, r, panel, groups, columns, y + r * ldy, ldy, e);
     switch (m - r) {
         case 5:
-            return panelTile<5>(x, r, panel, groups, columns, y + r * ldy, ldy);
+            return panelTile<5>(x, r, panel, groups, columns, y + r * ldy, ldy, e);
         case 4:
-            return panelTile<4>(x, r, panel, groups, columns, y + r * ldy, ldy);
+            return panelTile<4>(x, r, panel, groups, columns, y + r * ldy, ldy, e);
         case 3:
-            return panelTile<3>(x, r, panel, groups, columns, y + r * ldy, ldy);
+            return panelTile<3>(x, r, panel, groups, columns, y + r * ldy, ldy, e);
         case 2:
-            return panelTile<2>(x, r, panel, groups, columns, y + r * ldy, ldy);
+            return panelTile<2>(x, r, panel, groups, columns, y + r * ldy, ldy, e);
         case 1:
-            return panelTile<1>(x, r, panel, groups, columns, y + r * ldy, ldy);
+            return panelTile<1>(x, r, panel, groups, columns, y + r * ldy, ldy, e);
         default:
             return;
     }
@@ -156,8 +172,14 @@ void packPanel(const std::int8_t* w, std::int64_t k, std::int64_t first, std::in
 }
 
 void panelProducts(const QuantizedRows& x, std::int64_t m, const std::uint8_t* panel, std::int64_t k, std::int64_t columns, float* y,
-                   std::int64_t ldy) {
-    panelProductsVnni(x, m, panel, k, columns, y, ldy);
+                   std::int64_t ldy, const ChannelEpilogue* epilogue, std::int64_t first) {
+    PanelEpilogue e;
+    if (epilogue) {
+        e.perTensor = epilogue->scalePerTensor;
+        e.scale = epilogue->scale ? epilogue->scale + (e.perTensor ? 0 : first) : nullptr;
+        e.bias = epilogue->bias ? epilogue->bias + first : nullptr;
+    }
+    panelProductsVnni(x, m, panel, k, columns, y, ldy, e);
 }
 
 void Int8Panels::Free::operator()(std::uint8_t* p) const {
@@ -177,3 +199,5 @@ Int8Panels::Int8Panels(const std::int8_t* w, std::int64_t n, std::int64_t k) : n
 }
 
 }  // namespace dragoman::kernels
+
+#pragma GCC pop_options

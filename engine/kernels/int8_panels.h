@@ -12,6 +12,8 @@
 
 namespace dragoman::kernels {
 
+struct ChannelEpilogue;  // kernels/channel_epilogue.h
+
 // Columns per panel, and the bytes of a panel of depth k.
 constexpr std::int64_t kPanelColumns = 64;
 // From this many rows on the products take panels (fewer rows: the one-row kernel, which reads the weights as mapped).
@@ -35,9 +37,10 @@ bool panelProductsAvailable();
 void packPanel(const std::int8_t* w, std::int64_t k, std::int64_t first, std::int64_t columns, std::uint8_t* panel);
 
 // y[r][c] for m rows and a panel's first `columns` columns: the rows' codes times the panel's weights, as integers,
-// times the row's scale. y's rows are ldy apart.
+// times the row's scale, then (where `epilogue` is not null) times the channel's scale plus its bias, channel
+// first + c, each a separate rounding as scaleAndBiasRows() gives them. y's rows are ldy apart.
 void panelProducts(const QuantizedRows& x, std::int64_t m, const std::uint8_t* panel, std::int64_t k, std::int64_t columns, float* y,
-                   std::int64_t ldy);
+                   std::int64_t ldy, const ChannelEpilogue* epilogue = nullptr, std::int64_t first = 0);
 
 // Every panel of a weight [n, k], made once: what a layer that runs many-row products keeps beside its mapped codes.
 class Int8Panels {

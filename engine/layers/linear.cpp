@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <limits>
 #include <mutex>
+#include <optional>
 
 namespace dragoman {
 
@@ -172,12 +173,13 @@ torch::Tensor libtorchProject(const torch::Tensor& x, const torch::Tensor& weigh
     return torch::matmul(x, floatWeight(weight).t());
 }
 
-torch::Tensor projectInt8Activations(const torch::Tensor& x, const torch::Tensor& weight, const kernels::Int8Panels* panels) {
+torch::Tensor projectInt8Activations(const torch::Tensor& x, const torch::Tensor& weight, const kernels::Int8Panels* panels,
+                                     const kernels::ChannelEpilogue* epilogue) {
     const auto k = weight.size(1), n = weight.size(0);
     const auto rows = x.reshape({-1, k}).to(torch::kFloat32).contiguous();
     auto y = torch::empty({rows.size(0), n}, torch::kFloat32);
     kernels::int8ActivationMatmulTransposed(rows.data_ptr<float>(), weight.data_ptr<std::int8_t>(), y.data_ptr<float>(), rows.size(0), n, k,
-                                            panels);
+                                            panels, epilogue);
     return withRowsOf(x, y, n);
 }
 
@@ -207,24 +209,32 @@ void Linear::widenBiasOfEightBit() {
     if (scale_.defined() && bias_.defined() && bias_.is_floating_point()) bias_ = bias_.to(torch::kFloat32);
 }
 
-torch::Tensor Linear::scaled(torch::Tensor y, bool withBias) const {
+std::optional<kernels::ChannelEpilogue> Linear::channelEpilogue(bool withBias) const {
     const auto& bias = withBias ? bias_ : torch::Tensor();
-    if (!scale_.defined() && !bias.defined()) return y;
     const auto n = weight_.size(0);
-    const bool inPlace = y.device().is_cpu() && y.scalar_type() == torch::kFloat32 && y.is_contiguous() && y.size(-1) == n &&
-                         (!scale_.defined() || (scale_.scalar_type() == torch::kFloat32 && scale_.is_contiguous())) &&
-                         (!bias.defined() || (bias.scalar_type() == torch::kFloat32 && bias.is_contiguous() && bias.numel() == n));
-    if (!inPlace) {
-        if (scale_.defined()) y.mul_(scale_);
-        return bias.defined() ? y + bias.to(torch::kFloat32) : y;
-    }
+    const bool usable =
+        (!scale_.defined() || (scale_.device().is_cpu() && scale_.scalar_type() == torch::kFloat32 && scale_.is_contiguous())) &&
+        (!bias.defined() || (bias.device().is_cpu() && bias.scalar_type() == torch::kFloat32 && bias.is_contiguous() && bias.numel() == n));
+    if (!usable) return std::nullopt;
     kernels::ChannelEpilogue epilogue;
     if (scale_.defined()) {
         epilogue.scale = scale_.data_ptr<float>();
         epilogue.scalePerTensor = scale_.numel() == 1;
     }
     if (bias.defined()) epilogue.bias = bias.data_ptr<float>();
-    kernels::scaleAndBiasRows(y.data_ptr<float>(), y.numel() / n, n, epilogue);
+    return epilogue;
+}
+
+torch::Tensor Linear::scaled(torch::Tensor y, bool withBias) const {
+    const auto& bias = withBias ? bias_ : torch::Tensor();
+    if (!scale_.defined() && !bias.defined()) return y;
+    const auto n = weight_.size(0);
+    const auto epilogue = channelEpilogue(withBias);
+    if (!epilogue || !y.device().is_cpu() || y.scalar_type() != torch::kFloat32 || !y.is_contiguous() || y.size(-1) != n) {
+        if (scale_.defined()) y.mul_(scale_);
+        return bias.defined() ? y + bias.to(torch::kFloat32) : y;
+    }
+    kernels::scaleAndBiasRows(y.data_ptr<float>(), y.numel() / n, n, *epilogue);
     return y;
 }
 
@@ -268,6 +278,12 @@ const kernels::Int8Panels* Linear::panelsFor(std::int64_t rows) const {
 torch::Tensor Linear::operator()(const torch::Tensor& x, const LoraSet* lora) const {
     if (int8Activations()) {
         // The adapter's delta (kept in floating point) reads the rows as they are, as PEFT's LoRA layer does.
+        if (placement_.onCpuKernels()) {
+            // The scale and bias applied as the products are stored, where the kernel can (one pass less).
+            if (const auto epilogue = channelEpilogue(true))
+                return withDelta(
+                    ops::projectInt8Activations(x, weight_, panelsFor(x.numel() / std::max<std::int64_t>(1, in())), &*epilogue), x, lora);
+        }
         auto y = placement_.onCpuKernels() ? ops::projectInt8Activations(x, weight_, panelsFor(x.numel() / std::max<std::int64_t>(1, in())))
                                            : ops::libtorchProject(ops::fakeQuantizedPerToken(x), weight_);
         return withDelta(scaled(std::move(y), true), x, lora);

@@ -8,6 +8,7 @@
 // Architectures only compose layers.
 #include "cpu/matrix.h"
 #include "cpu/projection.h"
+#include "kernels/channel_epilogue.h"
 #include "layers/lora.h"
 #include "layers/placement.h"
 #include "layers/weights.h"
@@ -16,6 +17,7 @@
 #include <torch/types.h>
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -77,6 +79,9 @@ private:
     // y (the raw products) times the per-channel scale, plus the bias where `withBias`: in place and in one pass
     // (kernels/channel_epilogue.h) for a float32 CPU tensor, through libtorch otherwise.
     torch::Tensor scaled(torch::Tensor y, bool withBias) const;
+    // The scale and (with `withBias`) the bias as the CPU kernels apply them; none where they are not float32 CPU
+    // tensors laid out as the kernels read them.
+    std::optional<kernels::ChannelEpilogue> channelEpilogue(bool withBias) const;
     void widenBiasOfEightBit();
 
     const kernels::Int8Panels* panelsFor(std::int64_t rows) const;
@@ -128,7 +133,8 @@ torch::Tensor libtorchProject(const torch::Tensor& x, const torch::Tensor& weigh
 
 // x's rows quantized per token to int8 against int8 weights, the raw products (kernels/int8_activation_gemm.h), with
 // the weight's panels where the layer keeps them.
-torch::Tensor projectInt8Activations(const torch::Tensor& x, const torch::Tensor& weight, const kernels::Int8Panels* panels = nullptr);
+torch::Tensor projectInt8Activations(const torch::Tensor& x, const torch::Tensor& weight, const kernels::Int8Panels* panels = nullptr,
+                                     const kernels::ChannelEpilogue* epilogue = nullptr);
 // x's rows as compressed-tensors' dynamic per-token int8 fake quantization gives them (libtorch's path of W8A8).
 torch::Tensor fakeQuantizedPerToken(const torch::Tensor& x);
 

@@ -261,8 +261,8 @@ torch::Tensor MarianModel::encoderRowsLayer(const MarianEncoderLayer& layer, con
     const auto& a = layer.selfAttn;
     const auto heads = config_.encoderHeads;
     const auto h = a.o(withinEach(a.q(x, lora), a.k(x, lora), a.v(x, lora), lengths, heads), lora);
-    auto y = layer.selfAttnNorm(x + h);
-    return layer.finalNorm(y + feedForward(layer.ffn, y, lora));
+    const auto y = layer.selfAttnNorm.residual(x, h);
+    return layer.finalNorm.residual(y, feedForward(layer.ffn, y, lora));
 }
 
 bool MarianModel::encoderRowStable(const LoraSet* lora) const {

@@ -690,15 +690,30 @@ void TestKernels::int8ActivationProductsMatchReference() {
         torch::equal(y, expected),
         qPrintable(QString("%1: max difference %2").arg(kernels::int8ActivationKernel()).arg((y - expected).abs().max().item<double>())));
     if (rows == "zero") QVERIFY(y[0].eq(0).all().item<bool>());
+    // A layer's scale (per channel or per tensor) and bias applied with the stores: the bits of the separate pass.
+    const auto all = torch::randn({m, k}, generator, torch::kFloat32);
+    const auto scales = torch::rand({n}, generator, torch::kFloat32) + 0.01, bias = torch::randn({n}, generator, torch::kFloat32);
+    for (const bool perTensor : {false, true}) {
+        kernels::ChannelEpilogue epilogue;
+        epilogue.scale = scales.data_ptr<float>();
+        epilogue.scalePerTensor = perTensor;
+        epilogue.bias = bias.data_ptr<float>();
+        auto separate = torch::empty({m, n}, torch::kFloat32), fused = torch::full({m, n}, std::nanf(""), torch::kFloat32);
+        kernels::int8ActivationMatmulTransposed(all.data_ptr<float>(), w.data_ptr<std::int8_t>(), separate.data_ptr<float>(), m, n, k);
+        kernels::scaleAndBiasRows(separate.data_ptr<float>(), m, n, epilogue);
+        kernels::int8ActivationMatmulTransposed(all.data_ptr<float>(), w.data_ptr<std::int8_t>(), fused.data_ptr<float>(), m, n, k, nullptr,
+                                                &epilogue);
+        QVERIFY2(torch::equal(fused, separate), perTensor ? "per tensor" : "per channel");
+    }
     // The same with the weights' panels made once (what a layer keeps) instead of per call.
     if (!kernels::panelProductsAvailable()) return;
     const kernels::Int8Panels panels(w.data_ptr<std::int8_t>(), n, k);
     const auto first = rows == "nan" ? 1 : 0;
-    auto all = torch::full({m, n}, std::nanf(""), torch::kFloat32);
+    auto kept = torch::full({m, n}, std::nanf(""), torch::kFloat32);
     auto input = torch::randn({m, k}, generator, torch::kFloat32);
     input.narrow(0, first, m - first).copy_(x);
-    kernels::int8ActivationMatmulTransposed(input.data_ptr<float>(), w.data_ptr<std::int8_t>(), all.data_ptr<float>(), m, n, k, &panels);
-    QVERIFY(torch::equal(all.narrow(0, first, m - first), expected));
+    kernels::int8ActivationMatmulTransposed(input.data_ptr<float>(), w.data_ptr<std::int8_t>(), kept.data_ptr<float>(), m, n, k, &panels);
+    QVERIFY(torch::equal(kept.narrow(0, first, m - first), expected));
 }
 
 // A row gets the same numbers alone (a decoding step) as in a batched step or an encoder pass of many rows.
@@ -1085,9 +1100,40 @@ void TestKernels::encoderAttentionMatchesReference() {
     }
 }
 
+// layer_norm.h's statistics: eight double partial sums (value i in sum i mod 8) added in a fixed order, the
+// normalized value rounded to float32 before the weight's multiply and the bias's add.
+torch::Tensor addLayerNormSpecification(const torch::Tensor& x, const torch::Tensor& h, const torch::Tensor& weight,
+                                        const torch::Tensor& bias, double eps) {
+    const auto sum = (x + h).contiguous();
+    auto out = torch::empty_like(sum);
+    const auto d = sum.size(1);
+    const auto total = [](const double* s) { return ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7])); };
+    for (std::int64_t r = 0; r < sum.size(0); ++r) {
+        const float* o = sum.data_ptr<float>() + r * d;
+        double sums[8] = {}, squares[8] = {};
+        for (std::int64_t i = 0; i < d; ++i)
+            sums[i % 8] += o[i];
+        const double mean = total(sums) / static_cast<double>(d);
+        for (std::int64_t i = 0; i < d; ++i) {
+            const double centered = o[i] - mean;
+            const double square = centered * centered;
+            squares[i % 8] += square;
+        }
+        const double rstd = 1.0 / std::sqrt(total(squares) / static_cast<double>(d) + eps);
+        for (std::int64_t i = 0; i < d; ++i) {
+            const float normed = static_cast<float>((o[i] - mean) * rstd);
+            const float scaled = normed * weight.data_ptr<float>()[i];
+            out.data_ptr<float>()[r * d + i] = scaled + bias.data_ptr<float>()[i];
+        }
+    }
+    return out;
+}
+
+// Within float32 of libtorch's float64 layer norm, and the same bits on the AVX-512 and portable paths
+// (tst_kernels_avx2 runs the latter): the specification above.
 void TestKernels::addLayerNormMatchesLibtorch() {
     auto generator = at::detail::createCPUGenerator(23);
-    for (std::int64_t d : {7, 256, 512}) {
+    for (std::int64_t d : {7, 13, 256, 385, 512}) {
         const auto x = torch::randn({3, d}, generator) * 4 + 1, h = torch::randn({3, d}, generator);
         const auto weight = torch::randn({d}, generator), bias = torch::randn({d}, generator);
         auto out = torch::empty_like(x);
@@ -1097,6 +1143,7 @@ void TestKernels::addLayerNormMatchesLibtorch() {
             torch::layer_norm((x + h).to(torch::kFloat64), {d}, weight.to(torch::kFloat64), bias.to(torch::kFloat64), 1e-5);
         const double error = (out.to(torch::kFloat64) - expected).abs().max().item<double>();
         QVERIFY2(error < 1e-5, qPrintable(QString("d=%1: max error %2").arg(d).arg(error)));
+        QVERIFY2(torch::equal(out, addLayerNormSpecification(x, h, weight, bias, 1e-5)), qPrintable(QString("d=%1").arg(d)));
         // In place, as a decoding step may use it.
         auto inPlace = x.clone();
         kernels::addLayerNorm(inPlace.data_ptr<float>(), h.data_ptr<float>(), weight.data_ptr<float>(), bias.data_ptr<float>(),
