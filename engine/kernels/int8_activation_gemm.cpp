@@ -150,26 +150,47 @@ Rows quantizeRows(const float* x, std::int64_t m, std::int64_t k, std::int64_t s
     const auto kp = (skip + k + kStep - 1) / kStep * kStep;
     scales.resize(static_cast<std::size_t>(m));
     sums.assign(static_cast<std::size_t>(m), 0);
+    std::int8_t* rows = nullptr;
     if (isa == Isa::Avx2) {
         wide.resize(static_cast<std::size_t>(m * kp));
-        for (std::int64_t r = 0; r < m; ++r)
-            scales[static_cast<std::size_t>(r)] = quantizeAvx2(x + r * k, k, wide.data() + r * kp);
-        return {nullptr, kp, 0, scales.data(), sums.data(), wide.data()};
+    } else {
+        codes.resize(static_cast<std::size_t>(m * kp + 64));  // from a 64-byte line: each step loads whole lines
+        rows = codes.data() + (64 - reinterpret_cast<std::uintptr_t>(codes.data()) % 64) % 64;
     }
-    codes.assign(static_cast<std::size_t>(m * kp + 64), 0);  // from a 64-byte line: each step loads whole lines
-    auto* rows = codes.data() + (64 - reinterpret_cast<std::uintptr_t>(codes.data()) % 64) % 64;
-    for (std::int64_t r = 0; r < m; ++r) {
-        auto* row = rows + r * kp + skip;
-        auto& sum = sums[static_cast<std::size_t>(r)];
-        if (isa == Isa::Vnni) {
-            scales[static_cast<std::size_t>(r)] = quantizeAvx512(x + r * k, k, row, sum);
-        } else {
-            scales[static_cast<std::size_t>(r)] = quantizePortable(x + r * k, k, row);
-            for (std::int64_t i = 0; i < k; ++i)
-                sum += row[i];
+    // The caller's buffers, by address: a thread_local named in the lambda would be the worker's own.
+    float* const rowScales = scales.data();
+    std::int32_t* const rowSums = sums.data();
+    std::int16_t* const wideRows = wide.data();
+    const auto quantize = [&](std::int64_t begin, std::int64_t end) {
+        for (std::int64_t r = begin; r < end; ++r) {
+            auto& scale = rowScales[r];
+            if (isa == Isa::Avx2) {
+                scale = quantizeAvx2(x + r * k, k, wideRows + r * kp);
+                continue;
+            }
+            // Zeros before and after the row's codes, which every step reads whole.
+            auto* line = rows + r * kp;
+            std::fill(line, line + skip, std::int8_t{0});
+            std::fill(line + skip + k, line + kp, std::int8_t{0});
+            auto& sum = rowSums[r];
+            if (isa == Isa::Vnni) {
+                scale = quantizeAvx512(x + r * k, k, line + skip, sum);
+            } else {
+                scale = quantizePortable(x + r * k, k, line + skip);
+                for (std::int64_t i = 0; i < k; ++i)
+                    sum += line[skip + i];
+            }
         }
-    }
-    return {rows, kp, skip, scales.data(), sums.data(), nullptr};
+    };
+    // An encoder pass's rows (hundreds) are quantized on every kernel thread; a step's few on the caller's.
+    constexpr std::int64_t kValuesPerClaim = std::int64_t{16} << 10;
+    const auto grain = std::max<std::int64_t>(1, kValuesPerClaim / std::max<std::int64_t>(1, k));
+    if (m > grain)
+        ThreadPool::shared().parallelFor(m, grain, quantize);
+    else
+        quantize(0, m);
+    if (isa == Isa::Avx2) return {nullptr, kp, 0, rowScales, rowSums, wideRows};
+    return {rows, kp, skip, rowScales, rowSums, nullptr};
 }
 
 // The integer sum rounded to float32, times the row's scale, as the vector epilogue computes it.
@@ -424,45 +445,73 @@ const char* int8ActivationKernel() {
 
 void int8ActivationMatmulTransposed(const float* x, const std::int8_t* w, float* y, std::int64_t m, std::int64_t n, std::int64_t k,
                                     const Int8Panels* panels, const ChannelEpilogue* epilogue) {
+    const Int8Product product{w, n, y, panels, epilogue};
+    int8ActivationProducts(x, m, k, &product, 1);
+}
+
+void int8ActivationProducts(const float* x, std::int64_t m, std::int64_t k, const Int8Product* products, std::size_t count) {
+    if (m <= 0 || count == 0) return;
     // The vector kernels' 32-bit lanes hold sums of up to 2^16 products; deeper rows (no model has them) take the
     // plain loops, whose sums are 64-bit.
     const auto isa = k < (std::int64_t{1} << 16) ? w8a8::isa() : w8a8::Isa::Portable;
-    if (isa == w8a8::Isa::Vnni && m >= kPanelRows && panelProductsAvailable()) {
+    // Every product's share of the work as blocks of its output columns, claimed by the kernel threads in one call.
+    struct Block {
+        const Int8Product* product;
+        std::int64_t begin, end;
+    };
+    std::vector<Block> blocks;
+    const bool panelled = isa == w8a8::Isa::Vnni && m >= kPanelRows && panelProductsAvailable();
+    const std::int64_t width = panelled ? kPanelColumns : w8a8::kRowBlock;
+    for (std::size_t i = 0; i < count; ++i)
+        for (std::int64_t begin = 0; begin < products[i].n; begin += width)
+            blocks.push_back({&products[i], begin, std::min(products[i].n, begin + width)});
+    if (panelled) {
         const auto rows = w8a8::quantizeRows(x, m, k, 0, isa);
         const QuantizedRows quantized{rows.codes, rows.kp, rows.sums, rows.scale};
-        const auto count = (n + kPanelColumns - 1) / kPanelColumns;
-        ThreadPool::shared().parallelFor(count, 1, [&](std::int64_t begin, std::int64_t end) {
+        ThreadPool::shared().parallelFor(static_cast<std::int64_t>(blocks.size()), 1, [&](std::int64_t begin, std::int64_t end) {
             thread_local std::vector<std::uint8_t> scratch;
-            for (std::int64_t p = begin; p < end; ++p) {
-                const auto first = p * kPanelColumns, columns = std::min(kPanelColumns, n - first);
-                const std::uint8_t* panel = panels ? panels->panel(p) : nullptr;
+            for (auto b = begin; b < end; ++b) {
+                const auto& [product, first, last] = blocks[static_cast<std::size_t>(b)];
+                const std::uint8_t* panel = product->panels ? product->panels->panel(first / kPanelColumns) : nullptr;
                 if (!panel) {
                     scratch.resize(static_cast<std::size_t>(panelBytes(k) + 64));
                     auto* aligned = scratch.data() + (64 - reinterpret_cast<std::uintptr_t>(scratch.data()) % 64) % 64;
-                    packPanel(w, k, first, columns, aligned);
+                    packPanel(product->w, k, first, last - first, aligned);
                     panel = aligned;
                 }
-                panelProducts(quantized, m, panel, k, columns, y + first, n, epilogue, first);
+                panelProducts(quantized, m, panel, k, last - first, product->y + first, product->n, product->epilogue, first);
             }
         });
         return;
     }
     // VNNI reads each weight row from the 64-byte line it starts in when every row starts at the same place in a line
-    // (int8_digit_steps.h); the rows' codes are laid out as many lanes later to meet them.
-    const std::int64_t skip =
-        isa == w8a8::Isa::Vnni && k % w8a8::kStep == 0 ? static_cast<std::int64_t>(reinterpret_cast<std::uintptr_t>(w) % 64) : 0;
+    // (int8_digit_steps.h); the rows' codes are laid out as many lanes later to meet them. Weights that start at
+    // different places in a line are read from wherever they start.
+    std::int64_t skip = 0;
+    if (isa == w8a8::Isa::Vnni && k % w8a8::kStep == 0) {
+        skip = static_cast<std::int64_t>(reinterpret_cast<std::uintptr_t>(products[0].w) % 64);
+        for (std::size_t i = 1; i < count; ++i)
+            if (static_cast<std::int64_t>(reinterpret_cast<std::uintptr_t>(products[i].w) % 64) != skip) skip = 0;
+    }
     const auto rows = w8a8::quantizeRows(x, m, k, skip, isa);
-    ThreadPool::shared().parallelFor(n, w8a8::kRowBlock, [&](std::int64_t begin, std::int64_t end) {
-        switch (isa) {
-            case w8a8::Isa::Vnni:
-                return w8a8::blockVnni(rows, m, w, k, y, n, begin, end);
-            case w8a8::Isa::Avx2:
-                return w8a8::blockAvx2(rows, m, w, k, y, n, begin, end);
-            case w8a8::Isa::Portable:
-                return w8a8::blockPortable(rows, m, w, k, y, n, begin, end);
+    ThreadPool::shared().parallelFor(static_cast<std::int64_t>(blocks.size()), 1, [&](std::int64_t begin, std::int64_t end) {
+        for (auto b = begin; b < end; ++b) {
+            const auto& [product, first, last] = blocks[static_cast<std::size_t>(b)];
+            switch (isa) {
+                case w8a8::Isa::Vnni:
+                    w8a8::blockVnni(rows, m, product->w, k, product->y, product->n, first, last);
+                    break;
+                case w8a8::Isa::Avx2:
+                    w8a8::blockAvx2(rows, m, product->w, k, product->y, product->n, first, last);
+                    break;
+                case w8a8::Isa::Portable:
+                    w8a8::blockPortable(rows, m, product->w, k, product->y, product->n, first, last);
+                    break;
+            }
         }
     });
-    if (epilogue) scaleAndBiasRows(y, m, n, *epilogue);
+    for (std::size_t i = 0; i < count; ++i)
+        if (products[i].epilogue) scaleAndBiasRows(products[i].y, m, products[i].n, *products[i].epilogue);
 }
 
 }  // namespace dragoman::kernels

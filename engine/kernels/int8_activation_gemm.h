@@ -26,6 +26,17 @@ struct ChannelEpilogue;
 void int8ActivationMatmulTransposed(const float* x, const std::int8_t* w, float* y, std::int64_t m, std::int64_t n, std::int64_t k,
                                     const Int8Panels* panels = nullptr, const ChannelEpilogue* epilogue = nullptr);
 
+// Several products of the same rows (a layer's queries, keys and values): the rows quantized once, every product's
+// work shared out to the kernel threads in one call. Each y equals what int8ActivationMatmulTransposed() gives it.
+struct Int8Product {
+    const std::int8_t* w = nullptr;  // [n, k]
+    std::int64_t n = 0;
+    float* y = nullptr;  // [m, n]
+    const Int8Panels* panels = nullptr;
+    const ChannelEpilogue* epilogue = nullptr;
+};
+void int8ActivationProducts(const float* x, std::int64_t m, std::int64_t k, const Int8Product* products, std::size_t count);
+
 // The instruction set the products use on this CPU: "avx512-vnni", "avx2" or "portable".
 const char* int8ActivationKernel();
 

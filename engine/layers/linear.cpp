@@ -312,7 +312,33 @@ torch::Tensor Linear::operator()(const torch::Tensor& x, const std::vector<const
     return y;
 }
 
+std::vector<torch::Tensor> Linear::manyInt8Activations(const torch::Tensor& x, const std::vector<const Linear*>& layers,
+                                                       const LoraSet* lora) {
+    const auto k = x.size(-1);
+    std::vector<std::optional<kernels::ChannelEpilogue>> epilogues;
+    for (const auto* l : layers) {
+        if (!l->int8Activations() || !l->placement_.onCpuKernels() || !l->weight_.is_contiguous() || l->weight_.size(1) != k) return {};
+        epilogues.push_back(l->channelEpilogue(true));
+        if (!epilogues.back()) return {};
+    }
+    const auto rows = x.reshape({-1, k}).to(torch::kFloat32).contiguous();
+    const auto m = rows.size(0);
+    std::vector<torch::Tensor> out;
+    std::vector<kernels::Int8Product> products;
+    for (std::size_t i = 0; i < layers.size(); ++i) {
+        const auto* l = layers[i];
+        out.push_back(torch::empty({m, l->weight_.size(0)}, torch::kFloat32));
+        products.push_back(
+            {l->weight_.data_ptr<std::int8_t>(), l->weight_.size(0), out.back().data_ptr<float>(), l->panelsFor(m), &*epilogues[i]});
+    }
+    kernels::int8ActivationProducts(rows.data_ptr<float>(), m, k, products.data(), products.size());
+    for (std::size_t i = 0; i < layers.size(); ++i)
+        out[i] = layers[i]->withDelta(ops::withRowsOf(x, out[i], layers[i]->weight_.size(0)), x, lora);
+    return out;
+}
+
 std::vector<torch::Tensor> Linear::many(const torch::Tensor& x, const std::vector<const Linear*>& layers, const LoraSet* lora) {
+    if (auto together = manyInt8Activations(x, layers, lora); !together.empty()) return together;
     const auto k = x.size(-1);
     bool fused = x.numel() == k && x.scalar_type() == torch::kFloat32;
     for (const auto* l : layers) {

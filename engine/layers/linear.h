@@ -47,7 +47,8 @@ public:
     // `lora`'s delta, may be null): float32 weights, or 8-bit ones with float32 activations, on the CPU kernels of
     // an AVX2 CPU. Rows of several requests may then share one product.
     bool rowStable(const LoraSet* lora = nullptr) const;
-    // The same x through several layers sharing `in`: one decoding row by bf16 weights is one kernel pass.
+    // The same x through several layers sharing `in`: one decoding row by bf16 weights is one kernel pass; W8A8 layers'
+    // rows are quantized once for all of them, their products shared out in one call.
     static std::vector<torch::Tensor> many(const torch::Tensor& x, const std::vector<const Linear*>& layers, const LoraSet* lora = nullptr);
 
     // The module's name in the checkpoint ("model.layers.0.self_attn.q_proj"), empty for a tied output layer.
@@ -85,6 +86,9 @@ private:
     void widenBiasOfEightBit();
 
     const kernels::Int8Panels* panelsFor(std::int64_t rows) const;
+    // many() for W8A8 layers on the CPU kernels; empty where they are not all such.
+    static std::vector<torch::Tensor> manyInt8Activations(const torch::Tensor& x, const std::vector<const Linear*>& layers,
+                                                          const LoraSet* lora);
 
     torch::Tensor weight_, bias_, scale_;
     Placement placement_;

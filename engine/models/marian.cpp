@@ -94,6 +94,18 @@ torch::Tensor attend(const MarianAttention& a, const torch::Tensor& x, const tor
                lora);
 }
 
+// x through several layers, row i with adapters[i]: in one call (Linear::many) where every row has the same adapter.
+std::vector<torch::Tensor> projectedTogether(const torch::Tensor& x, const std::vector<const Linear*>& layers,
+                                             const std::vector<const LoraSet*>& adapters) {
+    const LoraSet* first = adapters.empty() ? nullptr : adapters.front();
+    if (std::all_of(adapters.begin(), adapters.end(), [first](const LoraSet* a) { return a == first; }))
+        return Linear::many(x, layers, first);
+    std::vector<torch::Tensor> out;
+    for (const auto* layer : layers)
+        out.push_back((*layer)(x, adapters));
+    return out;
+}
+
 // Writes one step's keys or values ([B, d] from `from`, heads side by side) into row t of a cache
 // [B, H, maxSteps, hd]: plain copies, where view/transpose/narrow/copy_ were four ATen calls.
 void appendStep(torch::Tensor& cache, std::int64_t t, const float* from) {
@@ -260,7 +272,8 @@ torch::Tensor MarianModel::encoderRowsLayer(const MarianEncoderLayer& layer, con
     using namespace attention;
     const auto& a = layer.selfAttn;
     const auto heads = config_.encoderHeads;
-    const auto h = a.o(withinEach(a.q(x, lora), a.k(x, lora), a.v(x, lora), lengths, heads), lora);
+    const auto qkv = Linear::many(x, {&a.q, &a.k, &a.v}, lora);
+    const auto h = a.o(withinEach(qkv[0], qkv[1], qkv[2], lengths, heads), lora);
     const auto y = layer.selfAttnNorm.residual(x, h);
     return layer.finalNorm.residual(y, feedForward(layer.ffn, y, lora));
 }
@@ -463,7 +476,8 @@ torch::Tensor MarianModel::stepMany(const std::vector<DecoderState*>& states, co
     for (std::size_t i = 0; i < decoder_.size(); ++i) {
         const auto& layer = decoder_[i];
         const auto& a = layer.selfAttn;
-        const auto k = a.k(x, adapters).contiguous(), v = a.v(x, adapters).contiguous();
+        const auto qkv = projectedTogether(x, {&a.q, &a.k, &a.v}, adapters);
+        const auto k = qkv[1].contiguous(), v = qkv[2].contiguous();
         std::int64_t offset = 0;
         for (std::size_t b = 0; b < sequences.size(); ++b) {
             auto& cache = sequences[b]->layers[i];
@@ -475,7 +489,7 @@ torch::Tensor MarianModel::stepMany(const std::vector<DecoderState*>& states, co
             crossCaches[b] = {&source.keys[i], &source.values[i], rows[b], source.keys[i].size(2)};
             offset += rows[b];
         }
-        auto h = attention::oneQueryEach(a.q(x, adapters).contiguous(), selfCaches, heads);
+        auto h = attention::oneQueryEach(qkv[0].contiguous(), selfCaches, heads);
         x = layer.selfAttnNorm.residual(x, a.o(h, adapters));
         const auto& c = layer.crossAttn;
         auto crossed = attention::oneQueryEach(c.q(x, adapters).contiguous(), crossCaches, heads);

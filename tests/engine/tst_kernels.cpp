@@ -158,6 +158,7 @@ private Q_SLOTS:
     void eightBitDotStepsMatchReference();
     void int8ActivationProductsMatchReference_data();
     void int8ActivationProductsMatchReference();
+    void int8ActivationProductsTogether();
     void int8ActivationRowsStandAlone();
     void eightBitDotStepRowsDoNotDependOnOtherRows();
     void eightBitFloatRowsDoNotDependOnOtherRows();
@@ -714,6 +715,39 @@ void TestKernels::int8ActivationProductsMatchReference() {
     input.narrow(0, first, m - first).copy_(x);
     kernels::int8ActivationMatmulTransposed(input.data_ptr<float>(), w.data_ptr<std::int8_t>(), kept.data_ptr<float>(), m, n, k, &panels);
     QVERIFY(torch::equal(kept.narrow(0, first, m - first), expected));
+}
+
+// Several products of the same rows in one call (a layer's queries, keys and values) give each what it gets alone:
+// different widths, kept panels or none, epilogues or none, weights at different places in a line.
+void TestKernels::int8ActivationProductsTogether() {
+    auto generator = at::detail::createCPUGenerator(63);
+    const std::int64_t k = 384;
+    const std::vector<std::int64_t> widths{384, 130, 17};
+    std::vector<torch::Tensor> weights;
+    for (std::size_t i = 0; i < widths.size(); ++i)
+        weights.push_back(atLineOffset(eightBitWeights("int8", widths[i], k, generator).first, i == 2 ? 8 : 0));
+    const auto scales = torch::rand({384}, generator, torch::kFloat32) + 0.01, bias = torch::randn({384}, generator, torch::kFloat32);
+    kernels::ChannelEpilogue epilogue;
+    epilogue.scale = scales.data_ptr<float>();
+    epilogue.bias = bias.data_ptr<float>();
+    const kernels::Int8Panels panels(weights[0].data_ptr<std::int8_t>(), widths[0], k);
+    for (const std::int64_t m : {1, 3, 4, 16, 40}) {
+        const auto x = torch::randn({m, k}, generator, torch::kFloat32);
+        std::vector<torch::Tensor> together, alone;
+        std::vector<kernels::Int8Product> products;
+        for (std::size_t i = 0; i < widths.size(); ++i) {
+            together.push_back(torch::full({m, widths[i]}, std::nanf(""), torch::kFloat32));
+            alone.push_back(torch::full({m, widths[i]}, std::nanf(""), torch::kFloat32));
+            const auto* kept = i == 0 && m >= kernels::kPanelRows && kernels::panelProductsAvailable() ? &panels : nullptr;
+            const auto* applied = i == 1 ? nullptr : &epilogue;
+            products.push_back({weights[i].data_ptr<std::int8_t>(), widths[i], together.back().data_ptr<float>(), kept, applied});
+            kernels::int8ActivationMatmulTransposed(x.data_ptr<float>(), weights[i].data_ptr<std::int8_t>(), alone.back().data_ptr<float>(),
+                                                    m, widths[i], k, nullptr, applied);
+        }
+        kernels::int8ActivationProducts(x.data_ptr<float>(), m, k, products.data(), products.size());
+        for (std::size_t i = 0; i < widths.size(); ++i)
+            QVERIFY2(torch::equal(together[i], alone[i]), qPrintable(QString("m=%1, product %2").arg(m).arg(i)));
+    }
 }
 
 // A row gets the same numbers alone (a decoding step) as in a batched step or an encoder pass of many rows.
