@@ -1,7 +1,9 @@
 #pragma once
 // out = LayerNorm(x + h) over rows of d floats (weight, bias of d): the residual add and the norm of a
 // post-LN transformer layer in one pass, for decoding steps where each was a separate ATen call.
-// Statistics are accumulated in double (libtorch accumulates in float: results agree to ~1e-7).
+// Statistics are accumulated in double (libtorch accumulates in float: results agree to ~1e-7), in eight partial
+// sums per row (value i in sum i mod 8, added in one fixed order at the end): eight independent chains where one
+// took ~1 us per 384-value row, and the same bits from the AVX-512 lanes and the plain loops.
 #include <cstdint>
 
 namespace dragoman::kernels {
