@@ -4,6 +4,7 @@
 
 #include <immintrin.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -37,11 +38,17 @@ DRAGOMAN_AVX512 std::int64_t firstArgmaxAvx512(const float* row, std::int64_t n)
     for (std::int64_t i = 0; i < n; i += 16) {
         const auto v = _mm512_mask_loadu_ps(lowest, firstLanes16(n - i), row + i);  // past the end: -inf, never above
         nan |= _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);
-        top = _mm512_max_ps(top, v);
+        top = _mm512_maskz_max_ps(kAll16, top, v);  // simd512.h: the masked form, as GCC 12 inlines it cleanly
     }
     if (nan != 0) return firstWhere<_CMP_UNORD_Q>(row, n, _mm512_setzero_ps());
-    // Equal compares -0 and +0 alike, as the scalar loop's strict > does: the first of either is taken.
-    return firstWhere<_CMP_EQ_OQ>(row, n, _mm512_set1_ps(_mm512_reduce_max_ps(top)));
+    // The lanes' largest through memory (GCC 12's _mm512_reduce_max_ps warns as simd512.h says). Equal compares -0 and
+    // +0 alike, as the scalar loop's strict > does: the first of either is taken, whichever zero the maximum is.
+    alignas(64) float lanes[16];
+    _mm512_store_ps(lanes, top);
+    float largest = lanes[0];
+    for (const float lane : lanes)
+        largest = std::max(largest, lane);
+    return firstWhere<_CMP_EQ_OQ>(row, n, _mm512_set1_ps(largest));
 }
 
 }  // namespace
