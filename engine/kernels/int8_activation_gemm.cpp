@@ -459,19 +459,24 @@ void int8ActivationProducts(const float* x, std::int64_t m, std::int64_t k, cons
         const Int8Product* product;
         std::int64_t begin, end;
     };
-    std::vector<Block> blocks;
+    // Kept per thread: a decoding step calls this a few dozen times (the workers read it through `blocks`, a plain
+    // pointer, since a thread_local named in the lambda would be the worker's own).
+    thread_local std::vector<Block> storage;
+    storage.clear();
     const bool panelled = isa == w8a8::Isa::Vnni && m >= kPanelRows && panelProductsAvailable();
     const std::int64_t width = panelled ? kPanelColumns : w8a8::kRowBlock;
     for (std::size_t i = 0; i < count; ++i)
         for (std::int64_t begin = 0; begin < products[i].n; begin += width)
-            blocks.push_back({&products[i], begin, std::min(products[i].n, begin + width)});
+            storage.push_back({&products[i], begin, std::min(products[i].n, begin + width)});
+    const Block* const blocks = storage.data();
+    const auto blockCount = static_cast<std::int64_t>(storage.size());
     if (panelled) {
         const auto rows = w8a8::quantizeRows(x, m, k, 0, isa);
         const QuantizedRows quantized{rows.codes, rows.kp, rows.sums, rows.scale};
-        ThreadPool::shared().parallelFor(static_cast<std::int64_t>(blocks.size()), 1, [&](std::int64_t begin, std::int64_t end) {
+        ThreadPool::shared().parallelFor(blockCount, 1, [&](std::int64_t begin, std::int64_t end) {
             thread_local std::vector<std::uint8_t> scratch;
             for (auto b = begin; b < end; ++b) {
-                const auto& [product, first, last] = blocks[static_cast<std::size_t>(b)];
+                const auto& [product, first, last] = blocks[b];
                 const std::uint8_t* panel = product->panels ? product->panels->panel(first / kPanelColumns) : nullptr;
                 if (!panel) {
                     scratch.resize(static_cast<std::size_t>(panelBytes(k) + 64));
@@ -494,9 +499,9 @@ void int8ActivationProducts(const float* x, std::int64_t m, std::int64_t k, cons
             if (static_cast<std::int64_t>(reinterpret_cast<std::uintptr_t>(products[i].w) % 64) != skip) skip = 0;
     }
     const auto rows = w8a8::quantizeRows(x, m, k, skip, isa);
-    ThreadPool::shared().parallelFor(static_cast<std::int64_t>(blocks.size()), 1, [&](std::int64_t begin, std::int64_t end) {
+    ThreadPool::shared().parallelFor(blockCount, 1, [&](std::int64_t begin, std::int64_t end) {
         for (auto b = begin; b < end; ++b) {
-            const auto& [product, first, last] = blocks[static_cast<std::size_t>(b)];
+            const auto& [product, first, last] = blocks[b];
             switch (isa) {
                 case w8a8::Isa::Vnni:
                     w8a8::blockVnni(rows, m, product->w, k, product->y, product->n, first, last);

@@ -45,7 +45,7 @@ DRAGOMAN_AVX512 void rowAvx512(const float* x, const float* h, const float* weig
         const __mmask8 lanes = static_cast<__mmask8>(firstLanes16(d - i));
         const __m256 v = _mm256_add_ps(_mm256_maskz_loadu_ps(lanes, x + i), _mm256_maskz_loadu_ps(lanes, h + i));
         _mm256_mask_storeu_ps(o + i, lanes, v);
-        sums = _mm512_add_pd(sums, _mm512_cvtps_pd(v));
+        sums = _mm512_add_pd(sums, _mm512_maskz_cvtps_pd(0xFF, v));
     }
     alignas(64) double lanes[kNormLanes];
     _mm512_store_pd(lanes, sums);
@@ -54,7 +54,7 @@ DRAGOMAN_AVX512 void rowAvx512(const float* x, const float* h, const float* weig
     __m512d squares = _mm512_setzero_pd();
     for (std::int64_t i = 0; i < d; i += kNormLanes) {
         const __mmask8 valid = static_cast<__mmask8>(firstLanes16(d - i));
-        const __m512d centered = _mm512_maskz_sub_pd(valid, _mm512_cvtps_pd(_mm256_maskz_loadu_ps(valid, o + i)), meanLanes);
+        const __m512d centered = _mm512_maskz_sub_pd(valid, _mm512_maskz_cvtps_pd(0xFF, _mm256_maskz_loadu_ps(valid, o + i)), meanLanes);
         squares = _mm512_add_pd(squares, _mm512_mul_pd(centered, centered));
     }
     _mm512_store_pd(lanes, squares);
@@ -62,8 +62,8 @@ DRAGOMAN_AVX512 void rowAvx512(const float* x, const float* h, const float* weig
     const __m512d rstdLanes = _mm512_set1_pd(rstd);
     for (std::int64_t i = 0; i < d; i += kNormLanes) {
         const __mmask8 valid = static_cast<__mmask8>(firstLanes16(d - i));
-        const __m512d centered = _mm512_sub_pd(_mm512_cvtps_pd(_mm256_maskz_loadu_ps(valid, o + i)), meanLanes);
-        const __m256 normed = _mm512_cvtpd_ps(_mm512_mul_pd(centered, rstdLanes));
+        const __m512d centered = _mm512_sub_pd(_mm512_maskz_cvtps_pd(0xFF, _mm256_maskz_loadu_ps(valid, o + i)), meanLanes);
+        const __m256 normed = _mm512_maskz_cvtpd_ps(0xFF, _mm512_mul_pd(centered, rstdLanes));
         const __m256 scaled = _mm256_mul_ps(normed, _mm256_maskz_loadu_ps(valid, weight + i));
         _mm256_mask_storeu_ps(o + i, valid, _mm256_add_ps(scaled, _mm256_maskz_loadu_ps(valid, bias + i)));
     }

@@ -278,15 +278,13 @@ const kernels::Int8Panels* Linear::panelsFor(std::int64_t rows) const {
 torch::Tensor Linear::operator()(const torch::Tensor& x, const LoraSet* lora) const {
     if (int8Activations()) {
         // The adapter's delta (kept in floating point) reads the rows as they are, as PEFT's LoRA layer does.
-        if (placement_.onCpuKernels()) {
-            // The scale and bias applied as the products are stored, where the kernel can (one pass less).
-            if (const auto epilogue = channelEpilogue(true))
-                return withDelta(
-                    ops::projectInt8Activations(x, weight_, panelsFor(x.numel() / std::max<std::int64_t>(1, in())), &*epilogue), x, lora);
-        }
-        auto y = placement_.onCpuKernels() ? ops::projectInt8Activations(x, weight_, panelsFor(x.numel() / std::max<std::int64_t>(1, in())))
-                                           : ops::libtorchProject(ops::fakeQuantizedPerToken(x), weight_);
-        return withDelta(scaled(std::move(y), true), x, lora);
+        if (!placement_.onCpuKernels())
+            return withDelta(scaled(ops::libtorchProject(ops::fakeQuantizedPerToken(x), weight_), true), x, lora);
+        const auto* panels = panelsFor(x.numel() / std::max<std::int64_t>(1, in()));
+        // The scale and bias applied as the products are stored, where the kernel can (one pass less).
+        if (const auto epilogue = channelEpilogue(true))
+            return withDelta(ops::projectInt8Activations(x, weight_, panels, &*epilogue), x, lora);
+        return withDelta(scaled(ops::projectInt8Activations(x, weight_, panels), true), x, lora);
     }
     if (placement_.onCpuKernels()) {
         if (!scale_.defined()) return withDelta(ops::linear(x, weight_, bias_, placement_.bf16Activations), x, lora);
