@@ -3,8 +3,8 @@
 # API) and the programs built on them call nothing of libtorch and load none of it: a symbol left undefined in
 # libtorch's namespaces (at::, c10::, torch::, caffe2::), or libtorch among the libraries a file needs, fails the
 # check. With --translate CLI MODEL, dragoman-cli also translates with MODEL (a HY-MT folder, which runs on the CPU
-# kernels) and must not load libtorch on the way; then it translates with a Marian folder given as --marian MODEL,
-# which must.
+# kernels) and must not load libtorch on the way; so must it with a Marian folder given as --marian MODEL (Marian runs
+# on the CPU kernels too), whose beam search (on libtorch's side) must load it.
 # Usage: check_torch_free.sh FILE... [--translate CLI MODEL --marian MODEL]
 set -euo pipefail
 status=0
@@ -49,13 +49,19 @@ if [[ -n "$cli" ]]; then
     fi
     if [[ -n "$marian" ]]; then
         ma="$(echo "Good morning." | loaded "$cli" translate --model "$marian" --from en --to de)"
-        if [[ -z "$ma" ]]; then
-            echo "dragoman-cli translated with $marian without loading libtorch: is LD_DEBUG honoured?" >&2
+        if [[ -n "$ma" ]]; then
+            echo "dragoman-cli loaded libtorch to translate with $marian:" >&2
+            echo "$ma" >&2
+            status=1
+        fi
+        beams="$(echo "Good morning." | loaded "$cli" translate --model "$marian" --from en --to de --beams 2)"
+        if [[ -z "$beams" ]]; then
+            echo "dragoman-cli ran beam search with $marian without loading libtorch: is LD_DEBUG honoured?" >&2
             status=1
         fi
     fi
-    # The program and the libtorch-free libraries alone, without libdragoman_torch.so: HY-MT still translates, and a
-    # Marian model is refused with a message naming the missing library.
+    # The program and the libtorch-free libraries alone, without libdragoman_torch.so: HY-MT and Marian still
+    # translate, and beam search is refused with a message naming the missing library.
     program="$(dirname "$(realpath "$cli")")/../lib/dragoman/dragoman-cli"
     alone="$home/alone"
     mkdir -p "$alone"
@@ -63,15 +69,17 @@ if [[ -n "$cli" ]]; then
     out="$(echo "Good morning." | "$alone/dragoman-cli" translate --model "$model" --from en --to de 2>&1)" ||
         { echo "without libdragoman_torch.so, dragoman-cli failed to translate with $model: $out" >&2; status=1; }
     if [[ -n "$marian" ]]; then
+        out="$(echo "Good morning." | "$alone/dragoman-cli" translate --model "$marian" --from en --to de 2>&1)" ||
+            { echo "without libdragoman_torch.so, dragoman-cli failed to translate with $marian: $out" >&2; status=1; }
         code=0
-        out="$(echo "Good morning." | "$alone/dragoman-cli" translate --model "$marian" --from en --to de 2>&1)" || code=$?
+        out="$(echo "Good morning." | "$alone/dragoman-cli" translate --model "$marian" --from en --to de --beams 2 2>&1)" || code=$?
         if [[ $code -eq 0 || "$out" != *"cannot load"*"libdragoman_torch.so"* ]]; then
-            echo "without libdragoman_torch.so, a Marian model was not refused by name (exit $code): $out" >&2
+            echo "without libdragoman_torch.so, beam search was not refused by name (exit $code): $out" >&2
             status=1
         fi
     fi
 fi
 if [[ $status -eq 0 ]]; then
-    echo "no libtorch in: $(for f in "${files[@]}"; do basename "$f"; done | tr '\n' ' ')${cli:+; dragoman-cli translates with $(basename "$model") without loading it}"
+    echo "no libtorch in: $(for f in "${files[@]}"; do basename "$f"; done | tr '\n' ' ')${cli:+; dragoman-cli translates with $(basename "$model")${marian:+ and $(basename "$marian")} without loading it}"
 fi
 exit $status

@@ -131,6 +131,59 @@ Matrix CheckpointBinder::matrix(const std::string& name, std::int64_t rows, std:
     return m;
 }
 
+const float* CheckpointBinder::floats(const std::string& name, const std::vector<std::int64_t>& shape) {
+    const auto* entry = take(name, shape);
+    if (!entry) return nullptr;
+    const auto dtype = entry->info->dtype;
+    if (dtype != DType::F32 && dtype != DType::BF16 && dtype != DType::F16 && dtype != DType::F64) {
+        misshapen_.push_back(fmt::format("{} is {}; F32, BF16, F16 or F64 expected", name, dtypeName(dtype)));
+        return nullptr;
+    }
+    return floats(*entry);
+}
+
+void CheckpointBinder::acceptCopy(const std::string& name, const std::string& original) {
+    const auto* copy = checkpoint_.find(name);
+    if (!copy) return;
+    used_.insert(name);
+    const auto* of = checkpoint_.find(original);
+    const bool same = of && copy->info->shape == of->info->shape && copy->info->dtype == of->info->dtype && [&] {
+        const auto a = copy->file->bytes(*copy->info), b = of->file->bytes(*of->info);
+        return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size()) == 0;
+    }();
+    if (!same) misshapen_.push_back(name + " is stored but differs from the tensor it must equal");
+}
+
+void CheckpointBinder::acceptCopy(const std::string& name, const std::vector<float>& values, const std::vector<std::int64_t>& shape) {
+    const auto* copy = checkpoint_.find(name);
+    if (!copy) return;
+    used_.insert(name);
+    const auto dtype = copy->info->dtype;
+    bool same = copy->info->shape == shape && static_cast<std::size_t>(copy->info->numel) == values.size() &&
+                (dtype == DType::F32 || dtype == DType::BF16 || dtype == DType::F16 || dtype == DType::F64);
+    if (same) {
+        const auto bytes = copy->file->bytes(*copy->info);
+        for (std::size_t i = 0; i < values.size() && same; ++i) {
+            const auto* at = bytes.data() + i * dtypeSize(dtype);
+            if (dtype == DType::F32) {
+                float f;
+                std::memcpy(&f, at, sizeof f);
+                same = f == values[i];
+            } else if (dtype == DType::F64) {
+                double d;
+                std::memcpy(&d, at, sizeof d);
+                same = static_cast<float>(d) == values[i];
+            } else {
+                std::uint16_t v;
+                std::memcpy(&v, at, sizeof v);
+                same = dtype == DType::BF16 ? v == kernels::narrowToBf16(values[i])
+                                            : widenHalf(v) == static_cast<float>(static_cast<_Float16>(values[i]));
+            }
+        }
+    }
+    if (!same) misshapen_.push_back(name + " is stored but differs from the tensor it must equal");
+}
+
 NormWeight CheckpointBinder::norm(const std::string& name, std::int64_t dim) {
     const auto* entry = take(name, {dim});
     if (!entry) return {};

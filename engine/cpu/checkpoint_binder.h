@@ -23,6 +23,14 @@ public:
     Matrix matrix(const std::string& name, std::int64_t rows, std::int64_t cols, bool table = false);
     // A norm's weight [dim].
     NormWeight norm(const std::string& name, std::int64_t dim);
+    // A float tensor's values as float32 (a bias, a layer norm's weight): as mapped where stored so, else a copy.
+    const float* floats(const std::string& name, const std::vector<std::int64_t>& shape);
+    // A tensor the architecture does not read but files carry as a copy of one it does (transformers ties them):
+    // accepted where `name` is stored with `original`'s shape, type and bytes, a problem where it differs; nothing
+    // where it is absent.
+    void acceptCopy(const std::string& name, const std::string& original);
+    // The same for a copy of computed float32 values (static positions): equal once they are rounded to its type.
+    void acceptCopy(const std::string& name, const std::vector<float>& values, const std::vector<std::int64_t>& shape);
     bool has(std::string_view name) const { return checkpoint_.find(name) != nullptr; }
     // Accepts a key the architecture does not read (a tied lm_head stored anyway, a static activation scale).
     void ignore(const std::string& name) { used_.insert(name); }

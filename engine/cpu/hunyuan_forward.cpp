@@ -1,6 +1,7 @@
 #include "cpu/hunyuan_forward.h"
 
 #include "cpu/projection.h"
+#include "cpu/rows.h"
 #include "kernels/attention.h"
 #include "kernels/bf16.h"
 #include "kernels/causal_attention.h"
@@ -19,11 +20,6 @@ namespace {
 
 constexpr std::int64_t kSlotsPerLayer = 7;  // q, k, v, o, gate, up, down
 enum Slot : std::int64_t { kQ, kK, kV, kO, kGate, kUp, kDown };
-
-float* sized(std::vector<float>& buffer, std::int64_t count) {
-    if (buffer.size() < static_cast<std::size_t>(count)) buffer.resize(static_cast<std::size_t>(count));
-    return buffer.data();
-}
 
 void normRows(const NormWeight& w, const float* x, float* out, std::int64_t rows, std::int64_t d, double eps) {
     if (w.type == Dtype::BF16)
@@ -46,25 +42,11 @@ void addInPlace(float* x, const float* y, std::int64_t count) {
         x[i] += y[i];
 }
 
-float widenedCode(const Matrix& table, std::int64_t index) {
-    switch (table.type) {
-        case Dtype::F32:
-            return static_cast<const float*>(table.data)[index];
-        case Dtype::BF16:
-            return kernels::widen(static_cast<const std::uint16_t*>(table.data)[index]);
-        case Dtype::I8:
-            return kernels::widen(static_cast<const std::int8_t*>(table.data)[index]);
-        case Dtype::FP8:
-            return kernels::widen(kernels::Fp8E4M3{static_cast<const std::uint8_t*>(table.data)[index]});
-    }
-    return 0.0f;
-}
-
 }  // namespace
 
 struct HunyuanForward::Scratch {
     std::vector<float> h, q, k, v, context, out, gate, up, cos, sin;
-    std::vector<float> lowRank, delta, gathered;  // adapters' deltas
+    DeltaScratch deltas;
     std::vector<std::int64_t> positions;
     std::vector<const Adapter*> adapters;
     std::vector<kernels::AttentionRequest> requests;
@@ -73,7 +55,7 @@ struct HunyuanForward::Scratch {
     // otherwise hold its longest prompt's activations for good (hundreds of MB for a few thousand tokens).
     void trim() {
         constexpr std::size_t kKeptFloats = std::size_t{4} << 20;  // 16 MiB per buffer
-        for (auto* buffer : {&h, &q, &k, &v, &context, &out, &gate, &up, &cos, &sin, &lowRank, &delta, &gathered})
+        for (auto* buffer : {&h, &q, &k, &v, &context, &out, &gate, &up, &cos, &sin, &deltas.lowRank, &deltas.delta, &deltas.gathered})
             if (buffer->capacity() > kKeptFloats) std::vector<float>().swap(*buffer);
     }
 };
@@ -104,38 +86,7 @@ void HunyuanForward::linear(const float* x, std::int64_t rows, const Matrix& w, 
                             Scratch& s) const {
     project(x, rows, w, y, shape_.bf16Activations);
     applyScale(w, y, rows);
-    addDeltas(x, rows, w.cols, w.rows, slot, adapters, y, s);
-}
-
-void HunyuanForward::addDeltas(const float* x, std::int64_t rows, std::int64_t in, std::int64_t out, std::int64_t slot,
-                               const Adapter* const* adapters, float* y, Scratch& s) const {
-    if (!adapters) return;
-    // Each adapter's delta on its rows: scale * B (A x), two thin products, never the merged matrix.
-    for (std::int64_t first = 0; first < rows; ++first) {
-        const Adapter* adapter = adapters[first];
-        if (!adapter || std::find(adapters, adapters + first, adapter) != adapters + first) continue;  // none, or done
-        const LowRank* d = adapter->at(slot);
-        if (!d) continue;
-        std::vector<std::int64_t> mine;
-        for (std::int64_t r = first; r < rows; ++r)
-            if (adapters[r] == adapter) mine.push_back(r);
-        const auto m = static_cast<std::int64_t>(mine.size());
-        const bool all = m == rows;
-        float* rowsIn = all ? const_cast<float*>(x) : sized(s.gathered, m * in);
-        if (!all)
-            for (std::int64_t i = 0; i < m; ++i)
-                std::copy_n(x + mine[static_cast<std::size_t>(i)] * in, in, rowsIn + i * in);
-        float* low = sized(s.lowRank, m * d->a.rows);
-        float* delta = sized(s.delta, m * out);
-        project(rowsIn, m, d->a, low, false);
-        project(low, m, d->b, delta, false);
-        const auto scale = static_cast<float>(d->scale);
-        for (std::int64_t i = 0; i < m; ++i) {
-            float* target = y + mine[static_cast<std::size_t>(i)] * out;
-            for (std::int64_t j = 0; j < out; ++j)
-                target[j] = std::fma(scale, delta[i * out + j], target[j]);  // as libtorch's add_(delta, alpha)
-        }
-    }
+    addAdapterDeltas(x, rows, w.cols, w.rows, slot, adapters, y, s.deltas);
 }
 
 void HunyuanForward::rotate(float* rows, std::int64_t heads, std::int64_t count, const Scratch& s) const {
@@ -166,7 +117,7 @@ void HunyuanForward::layer(std::int64_t index, KvCache* const* caches, const Ada
             auto y = ys.begin();
             for (const auto& o : outputs) {
                 applyScale(*o.first, *y, 1);
-                addDeltas(in, 1, o.first->cols, o.first->rows, slot + o.second, adapters, *y, s);
+                addAdapterDeltas(in, 1, o.first->cols, o.first->rows, slot + o.second, adapters, *y, s.deltas);
                 ++y;
             }
             return;
@@ -255,11 +206,6 @@ void rotaryTables(const std::vector<float>& inverseFrequencies, const std::vecto
             c[r * d + j] = c[r * d + half + j] = std::cos(angle);
             s[r * d + j] = s[r * d + half + j] = std::sin(angle);
         }
-}
-
-void checkIds(const std::int64_t* ids, std::int64_t count, std::int64_t vocab) {
-    for (std::int64_t i = 0; i < count; ++i)
-        if (ids[i] < 0 || ids[i] >= vocab) throw Error("input", "a token id lies outside the vocabulary of " + std::to_string(vocab));
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 // per-head RMSNorm of q and k after RoPE, grouped-query attention, output projection, residual; RMSNorm, SiLU-gated
 // MLP, residual. A batched step gives each row the numbers of its step alone (the kernels' sums do not depend on the
 // other rows), which decode/batch_search.h relies on.
+#include "cpu/adapter_deltas.h"
 #include "cpu/matrix.h"
 
 #include <cstdint>
@@ -21,20 +22,6 @@ namespace dragoman::cpu {
 struct NormWeight {
     const void* data = nullptr;
     Dtype type = Dtype::F32;
-};
-
-// A LoRA delta, applied unmerged: y += scale * B (A x), A [r, in] and B [out, r] as the adapter file stores them.
-struct LowRank {
-    Matrix a, b;
-    double scale = 1.0;
-};
-
-// A request's adapter: the delta for each of the model's linear layers by slot (7 per layer: q, k, v, o, gate, up,
-// down, in layer order), null where it has none.
-class Adapter {
-public:
-    virtual ~Adapter() = default;
-    virtual const LowRank* at(std::int64_t slot) const = 0;
 };
 
 struct HunyuanShape {
@@ -87,9 +74,6 @@ private:
     void embed(const std::int64_t* ids, std::int64_t count, float* x) const;
     void linear(const float* x, std::int64_t rows, const Matrix& w, std::int64_t slot, const Adapter* const* adapters, float* y,
                 Scratch& s) const;
-    // y [rows, out] += each row's adapter delta for `slot` (adapters null: none).
-    void addDeltas(const float* x, std::int64_t rows, std::int64_t in, std::int64_t out, std::int64_t slot, const Adapter* const* adapters,
-                   float* y, Scratch& s) const;
     void layer(std::int64_t index, KvCache* const* caches, const Adapter* const* adapters, std::int64_t rows, bool oneSequence, float* x,
                Scratch& s) const;
     // RoPE on `count` rows of `heads` heads, row i at the position whose cos and sin tables the scratch holds.

@@ -4,6 +4,7 @@
 #include "layers/embedding.h"
 #include "layers/lora.h"
 #include "models/linear_module.h"
+#include "models/seq2seq.h"
 #include "models/vocabulary_table.h"
 #include "text/tokenizer.h"
 
@@ -15,21 +16,6 @@
 namespace dragoman {
 
 class Linear;
-
-class DecoderState {
-public:
-    virtual ~DecoderState() = default;
-    virtual std::int64_t length() const = 0;  // tokens fed so far
-    // The request's adapter (null: the base model alone), applied unmerged by every Linear it targets.
-    std::shared_ptr<const LoraSet> adapter;
-};
-
-// What every decoding step reads of one encoded source (a Marian decoder's cross-attention keys and values,
-// layer by layer): made once per source, then shared, unchanged, by every hypothesis and state decoding it.
-class SourceMemory {
-public:
-    virtual ~SourceMemory() = default;
-};
 
 class EncoderDecoderModel {
 public:
@@ -57,6 +43,7 @@ public:
 
     virtual std::int64_t vocabSize() const = 0;
     virtual std::int64_t maxPositions() const = 0;
+    virtual std::int64_t hiddenSize() const = 0;  // d_model
     virtual TokenId decoderStartId() const = 0;
     virtual TokenId eosId() const = 0;
     virtual TokenId padId() const = 0;

@@ -1,6 +1,7 @@
 #include "models/marian.h"
 
-#include "kernels/thread_pool.h"
+#include "cpu/marian_forward.h"
+#include "kernels/silu_mul.h"
 #include "layers/attention.h"
 #include "models/config_reader.h"
 #include "util/error.h"
@@ -46,38 +47,17 @@ public:
     std::int64_t maxSteps = 0;
 };
 
-// f(x) with libtorch's own elementwise kernel (fOut(out, in) its out= form), cut into slices for the kernel threads:
-// libtorch runs on one thread here, and an encoder pass's activations (~160 rows x 1536) kept the other core
-// waiting. Every slice starts at a multiple of 64 values, so each value takes the same vector (or scalar tail) code
-// as in one call: bit-identical. Autograd (tools/train), other devices and small tensors take f(x) as it is.
-template <typename F, typename FOut>
-torch::Tensor elementwiseOnKernelThreads(const torch::Tensor& x, const F& f, const FOut& fOut) {
-    constexpr std::int64_t kAligned = 64, kGrain = std::int64_t{8} << 10;
-    const bool tracked = torch::GradMode::is_enabled() && x.requires_grad();
-    if (tracked || !x.device().is_cpu() || x.scalar_type() != torch::kFloat32 || !x.is_contiguous() || x.numel() < 2 * kGrain) return f(x);
-    auto y = torch::empty_like(x);
-    const auto flatX = x.view({-1}), flatY = y.view({-1});
-    const auto n = x.numel();
-    const bool inference = c10::InferenceMode::is_enabled();  // the pool's threads take the caller's mode
-    ThreadPool::shared().parallelFor((n + kAligned - 1) / kAligned, kGrain / kAligned, [&](std::int64_t begin, std::int64_t end) {
-        c10::InferenceMode mode(inference);
-        const auto from = begin * kAligned, to = std::min(end * kAligned, n);
-        auto out = flatY.narrow(0, from, to - from);
-        fOut(out, flatX.narrow(0, from, to - from));
-    });
-    return y;
-}
-
+// The activation as the CPU kernels' model computes it (kernels/silu_mul.h, one pass on the kernel threads), so both
+// paths give the same numbers; libtorch's own where autograd tracks x (tools/train) or x is not a float32 CPU tensor.
 torch::Tensor activation(const std::string& name, const torch::Tensor& x) {
-    if (name == "swish" || name == "silu")
-        return elementwiseOnKernelThreads(
-            x, [](const torch::Tensor& in) { return torch::silu(in); },
-            [](torch::Tensor& out, const torch::Tensor& in) { torch::silu_out(out, in); });
     if (name == "relu") return torch::relu(x);
-    // "gelu": exact erf form, as transformers' ACT2FN["gelu"]
-    return elementwiseOnKernelThreads(
-        x, [](const torch::Tensor& in) { return torch::gelu(in); },
-        [](torch::Tensor& out, const torch::Tensor& in) { torch::gelu_out(out, in); });
+    const bool tracked = torch::GradMode::is_enabled() && x.requires_grad();
+    const bool swish = name == "swish" || name == "silu";
+    if (tracked || !x.device().is_cpu() || x.scalar_type() != torch::kFloat32 || !x.is_contiguous())
+        return swish ? torch::silu(x) : torch::gelu(x);  // "gelu": the exact erf form, as transformers' ACT2FN["gelu"]
+    auto y = torch::empty_like(x);
+    (swish ? kernels::silu : kernels::gelu)(x.data_ptr<float>(), y.data_ptr<float>(), x.numel());
+    return y;
 }
 
 // Dropout as transformers applies it while training (after embeddings, attention outputs and fc2); a no-op
@@ -130,18 +110,8 @@ torch::Tensor paddingMask(const torch::Tensor& valid) {
 }  // namespace
 
 torch::Tensor marianSinusoidalPositions(std::int64_t positions, std::int64_t dim) {
-    auto table = torch::empty({positions, dim}, torch::kFloat32);
-    auto* out = table.data_ptr<float>();
-    const std::int64_t half = dim / 2;
-    for (std::int64_t p = 0; p < positions; ++p) {
-        for (std::int64_t c = 0; c < half; ++c) {
-            // Columns c (sin of j = 2c) and half + c (cos of j = 2c + 1) share the exponent 2c / dim.
-            const double angle = static_cast<double>(p) / std::pow(10000.0, 2.0 * static_cast<double>(c) / static_cast<double>(dim));
-            out[p * dim + c] = static_cast<float>(std::sin(angle));
-            out[p * dim + half + c] = static_cast<float>(std::cos(angle));
-        }
-    }
-    return table;
+    auto values = cpu::marianSinusoids(positions, dim);
+    return torch::from_blob(values.data(), {positions, dim}, torch::kFloat32).clone();
 }
 
 MarianAttention::MarianAttention(WeightBinder& w, const std::string& p, std::int64_t d, Placement placement)

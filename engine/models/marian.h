@@ -80,6 +80,7 @@ public:
 
     std::int64_t vocabSize() const override { return config_.vocabSize; }
     std::int64_t maxPositions() const override { return config_.maxPositions; }
+    std::int64_t hiddenSize() const override { return config_.dModel; }
     TokenId decoderStartId() const override { return config_.decoderStart; }
     TokenId eosId() const override { return config_.eos; }
     TokenId padId() const override { return config_.pad; }

@@ -15,6 +15,11 @@ Placement choosePlacement(const std::string& wanted) {
         return {};
     }
     if (wanted == "cpu") return {};
+    if (wanted == "libtorch") {
+        Placement placement;
+        placement.libtorchOps = true;
+        return placement;
+    }
     if (wanted == "cuda") {
         if (!cudaDeviceAvailable())
             throw Error("config",
@@ -22,7 +27,7 @@ Placement choosePlacement(const std::string& wanted) {
                         "(it was built without CUDA, or no GPU is visible); choose auto or cpu to run on the CPU");
         return Placement::cuda(0);
     }
-    throw Error("config", "device '" + wanted + "' is not one of auto, cpu, cuda");
+    throw Error("config", "device '" + wanted + "' is not one of auto, cpu, cuda, libtorch");
 }
 
 std::string deviceOverride(const std::string& requested) {

@@ -1,6 +1,7 @@
 #include "runtime/generate_ids.h"
 
 #include "decode/causal_session.h"
+#include "decode/seq2seq_session.h"
 #include "runtime/torch_backend.h"
 #include "util/error.h"
 
@@ -24,7 +25,19 @@ CausalGeneration::CausalGeneration(const RunnableModel& model, std::int64_t prom
 
 std::vector<TokenId> generateIds(const RunnableModel& model, const std::vector<TokenId>& ids, std::int64_t maxNew, std::int64_t beams,
                                  bool raw, std::shared_ptr<const LoraSet> adapter) {
-    if (!model.causal() || beams > 1) return torchBackend().generateIds(model, ids, maxNew, beams, raw, std::move(adapter));
+    if (const auto* m = model.seq2seq()) {
+        const std::vector<TokenId> prefix{model.generation.decoderStartId.value_or(m->decoderStartId())};
+        const LogitsProcessors processors(model.generation, static_cast<std::int64_t>(prefix.size()) + maxNew);
+        SearchOptions options;
+        options.maxNewTokens = maxNew;
+        options.eosIds = model.generation.eosIds.empty() ? std::vector<TokenId>{m->eosId()} : model.generation.eosIds;
+        options.processors = raw ? nullptr : &processors;
+        auto source = m->encodeSources({ids}, adapter.get()).front();
+        Seq2SeqSession session(*m, std::move(source), beams, static_cast<std::int64_t>(prefix.size()) + maxNew, std::move(adapter));
+        if (beams == 1) return greedySearch(session, prefix, options);
+        return torchBackend().beamSearch(session, prefix, options, {beams, model.generation.lengthPenalty, model.generation.earlyStopping});
+    }
+    if (beams > 1) return torchBackend().generateIds(model, ids, maxNew, beams, raw, std::move(adapter));
     const CausalGeneration generation(model, static_cast<std::int64_t>(ids.size()), maxNew, raw);
     CausalSession session(*model.causal(), ids, generation.maxNewTokens, {}, std::move(adapter));
     return greedySearch(session, ids, generation.options);

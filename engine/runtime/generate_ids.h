@@ -1,8 +1,8 @@
 #pragma once
 // Ids generated the way Hugging Face's generate() makes them (greedy or beam search, generation_config.json's
 // processors unless raw, up to and including EOS): what dragoman-cli's generate prints and the parity checks
-// compare. Greedy decoding of a decoder-only model runs here; beam search and encoder-decoder models on libtorch's
-// side (runtime/torch_backend.h, runtime/reference_calls.h).
+// compare. Greedy decoding runs here; beam search on libtorch's side (runtime/torch_backend.h,
+// runtime/reference_calls.h).
 #include "decode/logits_processors.h"
 #include "decode/search.h"
 #include "runtime/runnable_model.h"

@@ -1,9 +1,9 @@
 #include "runtime/language_token_strategy.h"
 
-#include "decode/batched_steps.h"
-#include "decode/beam_search.h"
-#include "decode/encoder_decoder_session.h"
+#include "decode/seq2seq_session.h"
+#include "decode/seq2seq_steps.h"
 #include "runtime/language_tokens.h"
+#include "runtime/torch_backend.h"
 #include "text/languages.h"
 #include "text/marian_tokenizer.h"
 #include "text/sentence_splitter.h"
@@ -16,9 +16,9 @@ namespace dragoman {
 
 LanguageTokenStrategy::LanguageTokenStrategy(const RunnableModel& model)
     : model_(model),
-      network_(*model.encoderDecoder()),
+      network_(*model.seq2seq()),
       modelLanguageTokens_(model.requireTokenizer().languageTokens()),
-      batcher_(encoderDecoderSteps(network_), kDecodedTogether, encoderDecoderPrompts(network_), inferenceMode()) {
+      batcher_(seq2seqSteps(network_), kDecodedTogether, seq2seqPrompts(network_)) {
     targets_ = languagesCovered(modelLanguageTokens_);
     pair_ = readLanguagePair(model.loaded.entry.dir);
     // A multilingual model reads the source its tokenizer names where that is one language (opus-mt-en-ROMANCE),
@@ -66,8 +66,6 @@ void LanguageTokenStrategy::check(const TranslationRequest& request) const {
 }
 
 std::string LanguageTokenStrategy::translateParagraph(const std::string& paragraph, TranslationJob& job) const {
-    // The requests' caches are inference tensors, which the batcher's thread (inferenceMode()) updates in place.
-    c10::InferenceMode guard;
     const auto token = languageToken(job.request.to);
     const auto gap = job.sentenceGap();
     std::string output;
@@ -96,7 +94,7 @@ std::string LanguageTokenStrategy::translateParagraph(const std::string& paragra
         std::size_t end = first, count = 0;
         while (end < parts.size() && (end == first || count + parts[end].pieces.size() <= kPiecesEncodedTogether))
             count += parts[end++].pieces.size();
-        SourcePrompt prompt{{}, job.request.adapter.get(), {}, {}};
+        SourcePrompt prompt{{}, job.request.adapter.get(), {}};
         for (auto i = first; i < end; ++i)
             for (const auto& piece : parts[i].pieces)
                 prompt.sources.push_back(&piece);
@@ -183,13 +181,14 @@ std::string LanguageTokenStrategy::decodeSentence(const std::vector<std::vector<
         };
         const std::vector<TokenId> prefix{generation.decoderStartId.value_or(m.decoderStartId())};
         const auto& adapter = job.request.adapter;
-        EncoderDecoderSession session(m, sources[p], job.request.beams, 1 + maxNew, adapter, &batcher_);
+        Seq2SeqSession session(m, sources[p], job.request.beams, 1 + maxNew, adapter, &batcher_);
         std::vector<TokenId> generated;
         if (job.request.beams == 1) {
             generated = greedySearch(session, prefix, options);
             if (streaming) job.emit(stream.finish());
         } else {
-            generated = beamSearch(session, prefix, options, {job.request.beams, generation.lengthPenalty, generation.earlyStopping});
+            generated = torchBackend().beamSearch(session, prefix, options,
+                                                  {job.request.beams, generation.lengthPenalty, generation.earlyStopping});
             job.stats.generatedTokens += static_cast<std::int64_t>(generated.size());
             job.emit(tokenizer.decode(generated));
         }

@@ -2,7 +2,8 @@
 // Translation with a language-token seq2seq model (OPUS-MT / Marian): each paragraph is split into
 // sentences (ICU), a multilingual model gets its target-language token (">>deu<<") in front of each, a
 // sentence longer than the model's positions goes in consecutive pieces, and greedy output streams through
-// the detokenizer (beam search emits each sentence when it is done).
+// the detokenizer (beam search emits each sentence when it is done). Any encoder-decoder model (models/seq2seq.h):
+// the CPU kernels' Marian without libtorch, the libtorch one through its view.
 #include "decode/step_batcher.h"
 #include "runtime/runnable_model.h"
 
@@ -35,7 +36,7 @@ private:
     std::string languageToken(const std::string& to) const;
 
     const RunnableModel& model_;
-    const EncoderDecoderModel& network_;
+    const Seq2SeqModel& network_;
     std::vector<std::string> modelLanguageTokens_;
     std::vector<std::string> targets_, sources_;
     std::pair<std::string, std::string> pair_;

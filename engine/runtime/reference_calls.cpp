@@ -2,8 +2,8 @@
 
 #include "decode/beam_search.h"
 #include "decode/causal_session.h"
-#include "decode/encoder_decoder_session.h"
 #include "decode/logits_tensor.h"
+#include "decode/seq2seq_session.h"
 #include "runtime/generate_ids.h"
 #include "util/error.h"
 
@@ -17,17 +17,7 @@ std::vector<TokenId> generateOnLibtorch(const RunnableModel& model, const std::v
         CausalBeamSession session(*c, ids, beams, generation.maxNewTokens, std::move(adapter));
         return beamSearch(session, ids, generation.options, {beams, model.generation.lengthPenalty, model.generation.earlyStopping});
     }
-    const auto& m = *model.encoderDecoder();
-    const std::vector<TokenId> prefix{model.generation.decoderStartId.value_or(m.decoderStartId())};
-    const LogitsProcessors processors(model.generation, static_cast<std::int64_t>(prefix.size()) + maxNew);
-    SearchOptions options;
-    options.maxNewTokens = maxNew;
-    options.eosIds = model.generation.eosIds.empty() ? std::vector<TokenId>{m.eosId()} : model.generation.eosIds;
-    options.processors = raw ? nullptr : &processors;
-    const auto* lora = adapter.get();
-    EncoderDecoderSession session(m, m.encode(ids, lora), beams, static_cast<std::int64_t>(prefix.size()) + maxNew, std::move(adapter));
-    return beams == 1 ? greedySearch(session, prefix, options)
-                      : beamSearch(session, prefix, options, {beams, model.generation.lengthPenalty, model.generation.earlyStopping});
+    return generateIds(model, ids, maxNew, beams, raw, std::move(adapter));  // an encoder-decoder model: beams through beamSearch
 }
 
 TeacherForced teacherForcedLogits(const RunnableModel& model, const std::vector<TokenId>& ids,
@@ -39,16 +29,18 @@ TeacherForced teacherForcedLogits(const RunnableModel& model, const std::vector<
         state->adapter = adapter;
         return {tensorOf(c->forward(*state, ids, true)), {}};
     }
-    const auto& m = *model.encoderDecoder();
+    const auto& m = *model.seq2seq();
     const auto targets = decoderIds.value_or(std::vector<TokenId>{m.decoderStartId()});
     for (auto id : targets)
         if (id < 0 || id >= m.vocabSize()) throw Error("input", "decoder id " + std::to_string(id) + " is outside the vocabulary");
-    auto encoded = m.encode(ids, adapter.get());
-    EncoderDecoderSession session(m, encoded, 1, static_cast<std::int64_t>(targets.size()), adapter);
-    std::vector<torch::Tensor> rows;
+    auto encoded = m.encoderOutput(ids, adapter.get());
+    const auto rows = static_cast<std::int64_t>(encoded.size()) / m.hiddenSize();
+    auto encoder = torch::from_blob(encoded.data(), {rows, m.hiddenSize()}, torch::kFloat32).clone();
+    Seq2SeqSession session(m, m.encodeSources({ids}, adapter.get()).front(), 1, static_cast<std::int64_t>(targets.size()), adapter);
+    std::vector<torch::Tensor> logits;
     for (auto id : targets)
-        rows.push_back(tensorOf(session.next({id}))[0]);
-    return {torch::stack(rows), encoded};
+        logits.push_back(tensorOf(session.next({id}))[0]);
+    return {torch::stack(logits), encoder};
 }
 
 }  // namespace dragoman

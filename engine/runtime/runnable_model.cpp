@@ -12,6 +12,10 @@
 
 namespace dragoman {
 
+const Seq2SeqModel* RunnableModel::seq2seq() const {
+    return network.seq2seq.get();
+}
+
 const EncoderDecoderModel* RunnableModel::encoderDecoder() const {
     return network.encoderDecoder.get();
 }
@@ -62,7 +66,7 @@ std::shared_ptr<RunnableModel> openModel(const ModelStore& store, const std::str
     model->architecture = model->loaded.config.value("model_type", "");
     const auto& architecture = architectureFor(model->architecture, label);
     checkQuantizedTensors(checkQuantizationConfig(model->loaded.config, label), model->loaded.checkpoint, label);
-    if (architecture.followsDevice) model->placement = choosePlacement(options.device);
+    if (architecture.followsDevice || options.device == "libtorch") model->placement = choosePlacement(options.device);
     const auto network = index(LoadPhase::Network), tokenizer = index(LoadPhase::Tokenizer);
     // Copying to a device moves every byte once more.
     if (!model->placement.onCpu()) meter.setWeight(network, static_cast<double>(model->loaded.stats.bytes) / 5.0e9);

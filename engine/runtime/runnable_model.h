@@ -15,11 +15,15 @@
 namespace dragoman {
 
 class EncoderDecoderModel;  // models/encoder_decoder.h: libtorch's side (runtime/torch_backend.h)
+class Seq2SeqModel;         // models/seq2seq.h
 
 // The built network: an encoder-decoder (Marian) or a decoder-only (HY-MT) model, one of the two set. `linears`
 // and `vocabularyTables` are the network's (models' linears() and vocabularyTables()), taken when it is built, so
 // adapters and quantizing need not know which kind it is.
 struct Network {
+    // An encoder-decoder model as translation runs it (the CPU kernels' Marian, or a libtorch model seen through
+    // decode/libtorch_seq2seq.h), and the libtorch model itself where it is one.
+    std::shared_ptr<const Seq2SeqModel> seq2seq;
     std::shared_ptr<const EncoderDecoderModel> encoderDecoder;
     std::shared_ptr<const CausalLanguageModel> causal;
     std::vector<LinearModule> linears;
@@ -33,6 +37,8 @@ struct Network {
         network.vocabularyTables = model->vocabularyTables();
         if constexpr (std::is_base_of_v<CausalLanguageModel, Model>)
             network.causal = std::move(model);
+        else if constexpr (std::is_base_of_v<Seq2SeqModel, Model>)
+            network.seq2seq = std::move(model);
         else
             network.encoderDecoder = std::move(model);
         return network;
@@ -52,6 +58,8 @@ struct RunnableModel {
 
     const std::string& id() const { return loaded.entry.id; }
     // Null when the network is of the other kind.
+    const Seq2SeqModel* seq2seq() const;
+    // The libtorch encoder-decoder model (Placement::libtorchOps); null for the CPU kernels' one.
     const EncoderDecoderModel* encoderDecoder() const;
     const CausalLanguageModel* causal() const;
     // Where inference runs, for the status line: "CUDA:0" or "CPU", with the reason when CUDA is not used.
@@ -73,7 +81,8 @@ struct RunnableModel {
 struct OpenOptions {
     LoadOptions load;
     // "auto" (CUDA when the linked libtorch has a device, else the CPU), "cpu" or "cuda"; honoured by the
-    // architectures that run on devices (HY-MT), the rest use the CPU kernels.
+    // architectures that run on devices (HY-MT), the rest use the CPU kernels. "libtorch": the CPU through the
+    // libtorch models and operators, for every architecture (a reference path, what tools/train builds on).
     std::string device = "auto";
 };
 

@@ -1,8 +1,9 @@
 #pragma once
-// What needs libtorch, behind one interface: Marian (its network and translation), HY-MT on a CUDA device or on
-// libtorch's operators, LoRA adapters (their tensors), quantizing. It lives in libdragoman_torch.so, which
+// What needs libtorch, behind one interface: the libtorch Marian and HY-MT (a CUDA device, or libtorch's operators on
+// the CPU: Placement::libtorchOps), LoRA adapters (their tensors), beam search, quantizing. It lives in libdragoman_torch.so, which
 // torchBackend() opens on first need: a program that runs HY-MT on the CPU kernels never loads libtorch, whose
 // libraries and constructors cost a quarter of a second at every start (README: Start-up).
+#include "decode/beam_search.h"
 #include "quantize/quantize_settings.h"
 #include "runtime/architectures.h"
 
@@ -27,9 +28,8 @@ public:
     // Whether libtorch sees a CUDA device.
     virtual bool cudaAvailable() const = 0;
 
-    // model_type "marian": the network on libtorch and its language-token strategy (runtime/language_token_strategy.h).
+    // model_type "marian" on libtorch (Placement::libtorchOps; the CPU kernels run it otherwise, models/marian_cpu.h).
     virtual Network buildMarian(const BuildContext& context) const = 0;
-    virtual std::unique_ptr<const TranslationStrategy> marianStrategy(const RunnableModel& model) const = 0;
     // HY-MT on a CUDA device, or on the CPU through libtorch's operators (Placement::libtorchOps).
     virtual Network buildHunyuan(const BuildContext& context) const = 0;
 
@@ -40,7 +40,11 @@ public:
     // An adapter's deltas as the CPU forward reads them, one view per linear slot (models/hunyuan_cpu.h).
     virtual std::shared_ptr<const cpu::Adapter> cpuAdapterOf(const LoraSet& set, std::size_t slots) const = 0;
 
-    // runtime/generate_ids.h's generateIds for beam search and encoder-decoder models.
+    // decode/beam_search.h's beamSearch.
+    virtual std::vector<TokenId> beamSearch(DecodingSession& session, const std::vector<TokenId>& prefix, const SearchOptions& options,
+                                            const BeamOptions& beam) const = 0;
+
+    // runtime/generate_ids.h's generateIds for beam search.
     virtual std::vector<TokenId> generateIds(const RunnableModel& model, const std::vector<TokenId>& ids, std::int64_t maxNewTokens,
                                              std::int64_t beams, bool raw, std::shared_ptr<const LoraSet> adapter) const = 0;
 

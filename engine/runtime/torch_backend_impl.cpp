@@ -1,11 +1,11 @@
 // libtorch's side of the engine (runtime/torch_backend.h), in libdragoman_torch.so.
 #include "adapters/lora_adapter.h"
+#include "decode/libtorch_seq2seq.h"
 #include "io/tensor_view.h"
 #include "layers/lora.h"
 #include "models/hunyuan.h"
 #include "models/marian.h"
 #include "quantize/quantize_model.h"
-#include "runtime/language_token_strategy.h"
 #include "runtime/reference_calls.h"
 #include "runtime/torch_backend.h"
 
@@ -19,12 +19,11 @@ public:
     bool cudaAvailable() const override { return torch::cuda::is_available(); }
 
     Network buildMarian(const BuildContext& c) const override {
-        return Network::of(std::make_shared<const MarianModel>(MarianConfig::parse(c.config, c.configLabel),
-                                                               tensorsOf(c.checkpoint, &c.copies), c.modelId));
-    }
-
-    std::unique_ptr<const TranslationStrategy> marianStrategy(const RunnableModel& model) const override {
-        return std::make_unique<LanguageTokenStrategy>(model);
+        auto model = std::make_shared<const MarianModel>(MarianConfig::parse(c.config, c.configLabel), tensorsOf(c.checkpoint, &c.copies),
+                                                         c.modelId);
+        auto network = Network::of(model);
+        network.seq2seq = seq2seqOf(std::move(model));
+        return network;
     }
 
     Network buildHunyuan(const BuildContext& c) const override {
@@ -40,6 +39,11 @@ public:
 
     std::shared_ptr<const cpu::Adapter> cpuAdapterOf(const LoraSet& set, std::size_t slots) const override {
         return dragoman::cpuAdapterOf(set, slots);
+    }
+
+    std::vector<TokenId> beamSearch(DecodingSession& session, const std::vector<TokenId>& prefix, const SearchOptions& options,
+                                    const BeamOptions& beam) const override {
+        return dragoman::beamSearch(session, prefix, options, beam);
     }
 
     std::vector<TokenId> generateIds(const RunnableModel& model, const std::vector<TokenId>& ids, std::int64_t maxNewTokens,

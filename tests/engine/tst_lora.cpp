@@ -62,10 +62,10 @@ void TestLora::compare(const std::filesystem::path& base, const std::filesystem:
     const auto model = open(base), twin = open(merged);
     const auto adapter = model->loadAdapter(adapterDir, adapterDir.filename().string());
     QVERIFY(adapter->targeted() > 0);
-    const auto vocab = model->causal() ? model->causal()->vocabSize() : model->encoderDecoder()->vocabSize();
+    const auto vocab = model->causal() ? model->causal()->vocabSize() : model->seq2seq()->vocabSize();
     const auto ids = someIds(12, vocab);
     std::optional<std::vector<TokenId>> decoderIds;
-    if (model->encoderDecoder()) decoderIds = someIds(6, vocab);
+    if (model->seq2seq()) decoderIds = someIds(6, vocab);
 
     const auto withAdapter = teacherForcedLogits(*model, ids, decoderIds, adapter).logits;
     const auto expected = teacherForcedLogits(*twin, ids, decoderIds).logits;
@@ -76,7 +76,7 @@ void TestLora::compare(const std::filesystem::path& base, const std::filesystem:
     QVERIFY(maxDiff(teacherForcedLogits(*model, ids, decoderIds).logits, plain) == 0.0);
 
     QCOMPARE(generateIds(*model, ids, 16, 1, true, adapter), generateIds(*twin, ids, 16, 1, true));
-    if (model->encoderDecoder()) QCOMPARE(generateIds(*model, ids, 16, 4, true, adapter), generateIds(*twin, ids, 16, 4, true));
+    if (model->seq2seq()) QCOMPARE(generateIds(*model, ids, 16, 4, true, adapter), generateIds(*twin, ids, 16, 4, true));
 }
 
 void TestLora::makeLora(const std::filesystem::path& base, const std::filesystem::path& adapter, const std::filesystem::path& merged,

@@ -1,8 +1,13 @@
-// MarianMTModel parity with the golden reference (tests/fixtures/marian-tiny): sinusoids, encoder layers and
-// teacher-forced logits within 1e-4; generated ids exact for greedy, beam, with and without HF processors.
+// The libtorch MarianMTModel (models/marian.h; OpenOptions::device "libtorch", what tools/train builds on) against the
+// golden reference (tests/fixtures/marian-tiny): sinusoids, encoder layers and teacher-forced logits within 1e-4;
+// generated ids exact for greedy, beam, with and without HF processors; batched steps and encoder passes bit for bit
+// what each request gets alone. The batcher's prompt runs are tested on the CPU kernels' model, which translation
+// runs (tst_marian_cpu checks it against this one).
 #include "decode/batched_steps.h"
 #include "decode/beam_search.h"
 #include "decode/encoder_decoder_session.h"
+#include "decode/seq2seq_session.h"
+#include "decode/seq2seq_steps.h"
 #include "io/safetensors_writer.h"
 #include "io/tensor_view.h"
 #include "models/marian.h"
@@ -27,6 +32,12 @@ using namespace dragoman;
 namespace {
 
 const std::filesystem::path kDir = test::fixture("marian-tiny");
+
+OpenOptions libtorch() {
+    OpenOptions options;
+    options.device = "libtorch";
+    return options;
+}
 
 nlohmann::json expectedJson() {
     std::ifstream in(kDir / "expected.json");
@@ -77,12 +88,12 @@ private:
     std::shared_ptr<RunnableModel> model_;
     std::shared_ptr<const SafetensorsFile> expected_;
     nlohmann::json json_;
-    std::shared_ptr<RunnableModel> bundled_;
+    std::shared_ptr<RunnableModel> bundled_, bundledCpu_;
 };
 
 void TestMarian::initTestCase() {
     store_ = std::make_unique<ModelStore>(StoreRoots{cache_.path().toStdString(), "/nonexistent", {}});
-    model_ = openModel(*store_, kDir.string());
+    model_ = openModel(*store_, kDir.string(), libtorch());
     expected_ = SafetensorsFile::open(kDir / "expected.safetensors");
     json_ = expectedJson();
 }
@@ -193,7 +204,7 @@ void TestMarian::bf16CheckpointComputesOnWidenedWeights() {
     }
     bf16Writer.write(bf16Dir / "model.safetensors");
     f32Writer.write(f32Dir / "model.safetensors");
-    const auto bf16 = openModel(*store_, bf16Dir.string()), f32 = openModel(*store_, f32Dir.string());
+    const auto bf16 = openModel(*store_, bf16Dir.string(), libtorch()), f32 = openModel(*store_, f32Dir.string(), libtorch());
     QCOMPARE(tensorsOf(bf16->loaded.checkpoint).at("model.shared.weight").scalar_type(), torch::kBFloat16);
     c10::InferenceMode guard;
     for (int c = 0; c < static_cast<int>(json_["cases"].size()); ++c) {
@@ -322,7 +333,12 @@ void TestMarian::handedBackCachesDecodeAsFreshOnes() {
 
 const RunnableModel& TestMarian::modelNamed(const QString& name) {
     if (name == "marian-tiny") return *model_;
-    if (!bundled_) bundled_ = openModel(*store_, std::string(DRAGOMAN_SOURCE_DIR) + "/resources/models/dragoman-en-de-zh");
+    const std::string bundled = std::string(DRAGOMAN_SOURCE_DIR) + "/resources/models/dragoman-en-de-zh";
+    if (name == "bundled-cpu") {
+        if (!bundledCpu_) bundledCpu_ = openModel(*store_, bundled);
+        return *bundledCpu_;
+    }
+    if (!bundled_) bundled_ = openModel(*store_, bundled, libtorch());
     return *bundled_;
 }
 
@@ -341,7 +357,7 @@ static std::vector<std::vector<TokenId>> sourcesFor(const RunnableModel& model, 
         const std::string text = kText[i % 8];
         auto ids = model.requireTokenizer().encode(i >= 8 ? text.substr(0, text.size() / 2) : text);
         for (auto& id : ids)  // the fixture's vocabulary is smaller than the tokenizer's
-            id = id % model.encoderDecoder()->vocabSize();
+            id = id % model.seq2seq()->vocabSize();
         sources.push_back(std::move(ids));
     }
     return sources;
@@ -517,9 +533,9 @@ void TestMarian::sourcesEncodedTogetherEqualAlone() {
 // Prompts waiting while the batcher is busy run as one encoder pass when it is free; each request gets its own
 // encoding, and a source the model refuses fails its request alone.
 void TestMarian::waitingPromptsRunTogether() {
-    const auto& runnable = modelNamed("bundled");
-    const auto& m = *runnable.encoderDecoder();
-    StepBatcher batcher(encoderDecoderSteps(m), 16, encoderDecoderPrompts(m), inferenceMode());
+    const auto& runnable = modelNamed("bundled-cpu");
+    const auto& m = *runnable.seq2seq();
+    StepBatcher batcher(seq2seqSteps(m), 16, seq2seqPrompts(m));
     constexpr int kRequests = 6;
     auto sources = sourcesFor(runnable, kRequests);
     sources[4] = {static_cast<TokenId>(m.vocabSize()) + 5, 2};  // outside the vocabulary
@@ -541,8 +557,7 @@ void TestMarian::waitingPromptsRunTogether() {
     std::vector<std::thread> requests;
     for (int r = 0; r < kRequests; ++r)
         requests.emplace_back([&, r] {
-            c10::InferenceMode guard;
-            prompts[r] = {{&sources[r]}, nullptr, {}, {}};
+            prompts[r] = {{&sources[r]}, nullptr, {}};
             try {
                 batcher.together(&prompts[r]);
             } catch (const Error& e) {
@@ -552,20 +567,26 @@ void TestMarian::waitingPromptsRunTogether() {
     for (auto& t : requests)
         t.join();
     busy.join();
-    c10::InferenceMode guard;
+    // Two greedy steps from a memory give what the same steps from the source encoded alone give.
+    const auto sameAsAlone = [&](const std::shared_ptr<const SourceMemory>& memory, const std::vector<TokenId>& source) {
+        auto fromMemory = m.startDecoding(memory, 1, 4, nullptr);
+        auto alone = m.startDecoding(m.encodeSources({source}, nullptr).front(), 1, 4, nullptr);
+        std::vector<TokenId> tokens{m.decoderStartId()};
+        for (int step = 0; step < 2; ++step) {
+            const auto got = m.stepMany({fromMemory.get()}, {tokens}), want = m.stepMany({alone.get()}, {tokens});
+            if (std::memcmp(got.data(), want.data(), sizeof(float) * static_cast<std::size_t>(want.vocab())) != 0) return false;
+            tokens = {static_cast<TokenId>(std::max_element(want.row(0), want.row(0) + want.vocab()) - want.row(0))};
+        }
+        return true;
+    };
     for (int r = 0; r < kRequests; ++r) {
         if (r == 4) {
             QVERIFY2(errors[r].find("outside the vocabulary") != std::string::npos, errors[r].c_str());
             continue;
         }
         QVERIFY2(errors[r].empty(), errors[r].c_str());
-        QCOMPARE(prompts[r].encoded.size(), std::size_t(1));
-        QVERIFY(torch::equal(prompts[r].encoded.front(), m.encode(sources[r])));
-        // Remembered in the same run: its decoding starts at once, with the numbers of a start from its encoding.
         QCOMPARE(prompts[r].memories.size(), std::size_t(1));
-        const auto start = torch::full({1}, m.decoderStartId(), torch::kInt64);
-        QVERIFY(torch::equal(m.step(*m.startDecoding(prompts[r].memories.front(), 1, 4), start),
-                             m.step(*m.startDecoding(m.encode(sources[r]), 1, 4), start)));
+        QVERIFY(sameAsAlone(prompts[r].memories.front(), sources[r]));
     }
     // More source tokens than one encoder pass takes (2,048) still give each source its numbers alone.
     std::vector<std::vector<TokenId>> many;
@@ -576,13 +597,13 @@ void TestMarian::waitingPromptsRunTogether() {
         source.resize(40 - static_cast<std::size_t>(i % 3));
         many.push_back(std::move(source));
     }
-    SourcePrompt big{{}, nullptr, {}, {}};
+    SourcePrompt big{{}, nullptr, {}};
     for (const auto& source : many)
         big.sources.push_back(&source);
-    encoderDecoderPrompts(m)({&big});
-    QCOMPARE(big.encoded.size(), many.size());
+    seq2seqPrompts(m)({&big});
+    QCOMPARE(big.memories.size(), many.size());
     for (std::size_t i = 0; i < many.size(); i += 7)
-        QVERIFY(torch::equal(big.encoded[i], m.encode(many[i])));
+        QVERIFY(sameAsAlone(big.memories[i], many[i]));
     // The busy prompt, then one run for the six (which, refused for one source, ran each alone to find whose it
     // was); a prompt each would be seven runs.
     QVERIFY2(batcher.counts().promptRuns <= 3, qPrintable(QString("%1 prompt runs").arg(batcher.counts().promptRuns)));
@@ -592,30 +613,26 @@ void TestMarian::waitingPromptsRunTogether() {
 // sources encoded, and the prompts of requests that start meanwhile are held back to go through the encoder as one
 // pass (`translate --batch` runs twice as many lines as places); each request gets what it gets alone.
 void TestMarian::requestsBeyondThePlacesWaitEncoded() {
-    const auto& runnable = modelNamed("bundled");
-    const auto& m = *runnable.encoderDecoder();
+    const auto& runnable = modelNamed("bundled-cpu");
+    const auto& m = *runnable.seq2seq();
     constexpr int kPlaces = 2, kRequests = 10;
     const auto sources = sourcesFor(runnable, kRequests);
     const LogitsProcessors processors(runnable.generation, 41);
     const SearchOptions options{40, {m.eosId()}, &processors, {}};
     std::vector<std::vector<TokenId>> expected, got(kRequests);
-    {
-        c10::InferenceMode guard;
-        for (int r = 0; r < kRequests; ++r) {
-            EncoderDecoderSession session(m, m.encode(sources[r]), 1, 41);
-            expected.push_back(greedySearch(session, {m.decoderStartId()}, options));
-        }
+    for (int r = 0; r < kRequests; ++r) {
+        Seq2SeqSession session(m, m.encodeSources({sources[r]}, nullptr).front(), 1, 41);
+        expected.push_back(greedySearch(session, {m.decoderStartId()}, options));
     }
-    StepBatcher batcher(encoderDecoderSteps(m), kPlaces, encoderDecoderPrompts(m), inferenceMode());
+    StepBatcher batcher(seq2seqSteps(m), kPlaces, seq2seqPrompts(m));
     std::latch started(kRequests);
     std::vector<std::thread> threads;
     for (int r = 0; r < kRequests; ++r)
         threads.emplace_back([&, r] {
-            c10::InferenceMode guard;
-            SourcePrompt prompt{{&sources[r]}, nullptr, {}, {}};
+            SourcePrompt prompt{{&sources[r]}, nullptr, {}};
             started.arrive_and_wait();
             batcher.together(&prompt);
-            EncoderDecoderSession session(m, prompt.memories.front(), 1, 41, nullptr, &batcher);
+            Seq2SeqSession session(m, prompt.memories.front(), 1, 41, nullptr, &batcher);
             got[r] = greedySearch(session, {m.decoderStartId()}, options);
         });
     for (auto& t : threads)
@@ -748,7 +765,7 @@ void TestMarian::quantizationConfigIsChecked() {
     try {
         const auto opened = openModel(*store_, dir.path().toStdString());
         QVERIFY2(refusal.isEmpty(), "accepted an unsupported quantization_config");
-        QVERIFY(opened->encoderDecoder());
+        QVERIFY(opened->seq2seq());
     } catch (const Error& e) {
         QVERIFY2(!refusal.isEmpty(), e.what());
         QCOMPARE(QString::fromStdString(e.category()), QStringLiteral("unsupported"));

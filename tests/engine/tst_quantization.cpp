@@ -133,10 +133,10 @@ QuantizeSummary TestQuantization::quantize(const fs::path& base, const fs::path&
 
 void TestQuantization::compare(const fs::path& quantizedDir, const fs::path& twinDir) {
     const auto model = open(quantizedDir), twin = open(twinDir);
-    const auto vocab = model->causal() ? model->causal()->vocabSize() : model->encoderDecoder()->vocabSize();
+    const auto vocab = model->causal() ? model->causal()->vocabSize() : model->seq2seq()->vocabSize();
     const auto ids = someIds(12, vocab);
     std::optional<std::vector<TokenId>> decoderIds;
-    if (model->encoderDecoder()) decoderIds = someIds(6, vocab);
+    if (model->seq2seq()) decoderIds = someIds(6, vocab);
     const auto got = teacherForcedLogits(*model, ids, decoderIds).logits;
     const auto expected = teacherForcedLogits(*twin, ids, decoderIds).logits;
     QVERIFY2(maxDiff(got, expected) < 1e-4, std::to_string(maxDiff(got, expected)).c_str());
@@ -147,7 +147,7 @@ void TestQuantization::compare(const fs::path& quantizedDir, const fs::path& twi
     QVERIFY2(maxDiff(longGot, longExpected) < 1e-4, std::to_string(maxDiff(longGot, longExpected)).c_str());
     QCOMPARE(generateIds(*model, ids, 16, 1, true), generateIds(*twin, ids, 16, 1, true));
     QCOMPARE(generateIds(*model, ids, 16, 1, false), generateIds(*twin, ids, 16, 1, false));
-    if (model->encoderDecoder()) QCOMPARE(generateIds(*model, ids, 16, 4, true), generateIds(*twin, ids, 16, 4, true));
+    if (model->seq2seq()) QCOMPARE(generateIds(*model, ids, 16, 4, true), generateIds(*twin, ids, 16, 4, true));
 }
 
 // Every E4M3 code reads back as itself, values between two codes go to the nearer (ties to the even code), and

@@ -79,7 +79,7 @@ void TestTransformersParity::matchesTransformers() {
     if (run.contains("decoder_ids")) {
         decoderIds = run.at("decoder_ids").get<std::vector<TokenId>>();
         for (auto& id : *decoderIds)
-            if (id == -1) id = runnable->encoderDecoder()->decoderStartId();  // -1 stands for the start token
+            if (id == -1) id = runnable->seq2seq()->decoderStartId();  // -1 stands for the start token
     }
     const auto forced = teacherForcedLogits(*runnable, ids, decoderIds);
     const auto prefix = name + "/case" + std::to_string(caseIndex) + "/";

@@ -5,15 +5,16 @@
 
 #include "decode/batched_steps.h"
 #include "decode/beam_search.h"
-#include "decode/encoder_decoder_session.h"
 #include "decode/logits_tensor.h"
+#include "decode/seq2seq_session.h"
+#include "decode/seq2seq_steps.h"
 #include "io/tensor_view.h"
 #include "kernels/argmax.h"
 #include "kernels/onednn_matmul.h"
 #include "kernels/thread_pool.h"
 #include "kernels/threads.h"
 #include "layers/linear.h"
-#include "models/batched_decoder.h"
+#include "runtime/torch_backend.h"
 #include "util/error.h"
 #include "util/stopwatch.h"
 
@@ -221,11 +222,8 @@ namespace {
 
 // Greedy decoding of every source, `batch` sequences stepping together in this thread (a finished one's place
 // goes to the next source at once); checks each against `alone`. Returns the seconds taken.
-double oneThreadBatchSeconds(const EncoderDecoderModel& m, const std::vector<std::vector<TokenId>>& sources,
-                             const GenerateBenchOptions& options, const LogitsProcessors& processors,
-                             const std::vector<std::vector<TokenId>>& alone) {
-    const auto* batched = dynamic_cast<const BatchedDecoder*>(&m);
-    if (!batched) throw Error("unsupported", "this model has no batched step");
+double oneThreadBatchSeconds(const Seq2SeqModel& m, const std::vector<std::vector<TokenId>>& sources, const GenerateBenchOptions& options,
+                             const LogitsProcessors& processors, const std::vector<std::vector<TokenId>>& alone) {
     struct Running {
         std::size_t source;
         std::unique_ptr<DecoderState> state;
@@ -238,22 +236,26 @@ double oneThreadBatchSeconds(const EncoderDecoderModel& m, const std::vector<std
     auto admit = [&] {
         while (static_cast<std::int64_t>(running.size()) < options.batch && next < sources.size()) {
             const auto i = next++;
-            running.push_back({i, m.startDecoding(m.encode(sources[i]), 1, 1 + options.newTokens), {{m.decoderStartId()}}, {}});
+            running.push_back({i,
+                               m.startDecoding(m.encodeSources({sources[i]}, nullptr).front(), 1, 1 + options.newTokens, nullptr),
+                               {{m.decoderStartId()}},
+                               {}});
         }
     };
     admit();
     while (!running.empty()) {
         std::vector<DecoderState*> states;
-        std::vector<torch::Tensor> tokens;
+        std::vector<std::vector<TokenId>> tokens;
         for (auto& r : running) {
             states.push_back(r.state.get());
-            tokens.push_back(torch::full({1}, r.history[0].back(), torch::kInt64));
+            tokens.push_back({r.history[0].back()});
         }
-        const auto logits = batched->stepMany(states, tokens);
+        const auto logits = m.stepMany(states, tokens);
         std::vector<Running> still;
         for (std::size_t b = 0; b < running.size(); ++b) {
             auto& r = running[b];
-            auto scores = logitsOf(logits.narrow(0, static_cast<std::int64_t>(b), 1).clone());
+            auto scores = Logits::allocate(1, logits.vocab());
+            std::copy_n(logits.row(static_cast<std::int64_t>(b)), logits.vocab(), scores.row(0));
             processors.apply(scores, r.history);
             const auto token = topOf(scores);
             r.generated.push_back(token);
@@ -273,8 +275,7 @@ double oneThreadBatchSeconds(const EncoderDecoderModel& m, const std::vector<std
 }  // namespace
 
 nlohmann::ordered_json benchEncoderDecoder(const RunnableModel& model, const GenerateBenchOptions& options) {
-    c10::InferenceMode guard;
-    const auto& m = *model.encoderDecoder();
+    const auto& m = *model.seq2seq();
     const auto sources = benchmarkSources(options.sequences, m.vocabSize(), m.eosId());
     GenerationConfig banPad;
     banPad.badWordsIds = {{m.padId()}};
@@ -293,8 +294,9 @@ nlohmann::ordered_json benchEncoderDecoder(const RunnableModel& model, const Gen
                 if (*firstToken < 0) *firstToken = secondsSince(start);
                 return true;
             };
-        EncoderDecoderSession session(m, m.encode(source), options.beams, 1 + options.newTokens);
-        return options.beams == 1 ? greedySearch(session, prefix, local) : beamSearch(session, prefix, local, {options.beams, 1.0, false});
+        Seq2SeqSession session(m, m.encodeSources({source}, nullptr).front(), options.beams, 1 + options.newTokens);
+        return options.beams == 1 ? greedySearch(session, prefix, local)
+                                  : torchBackend().beamSearch(session, prefix, local, {options.beams, 1.0, false});
     };
     runOne(sources.front(), nullptr);  // warm-up
 
@@ -333,19 +335,18 @@ nlohmann::ordered_json benchEncoderDecoder(const RunnableModel& model, const Gen
         for (const auto& source : sources)
             alone.push_back(runOne(source, nullptr));
         std::vector<std::vector<TokenId>> shared(sources.size());
-        StepBatcher batcher(encoderDecoderSteps(m), 16, {}, inferenceMode());
+        StepBatcher batcher(seq2seqSteps(m), 16);
         std::atomic<std::size_t> next = 0;
         const auto threadsStart = Clock::now();
         std::vector<std::thread> threads;
         for (std::int64_t t = 0; t < options.batch; ++t)
             threads.emplace_back([&] {
-                c10::InferenceMode inner;
                 for (auto i = next++; i < sources.size(); i = next++) {
-                    torch::Tensor encoded;
-                    batcher.between([&] { encoded = m.encode(sources[i]); });
-                    EncoderDecoderSession session(m, encoded, options.beams, 1 + options.newTokens, nullptr, &batcher);
+                    std::shared_ptr<const SourceMemory> encoded;
+                    batcher.between([&] { encoded = m.encodeSources({sources[i]}, nullptr).front(); });
+                    Seq2SeqSession session(m, encoded, options.beams, 1 + options.newTokens, nullptr, &batcher);
                     shared[i] = options.beams == 1 ? greedySearch(session, prefix, search)
-                                                   : beamSearch(session, prefix, search, {options.beams, 1.0, false});
+                                                   : torchBackend().beamSearch(session, prefix, search, {options.beams, 1.0, false});
                 }
             });
         for (auto& t : threads)

@@ -1,0 +1,351 @@
+#include "cpu/marian_forward.h"
+
+#include "cpu/projection.h"
+#include "cpu/rows.h"
+#include "kernels/attention.h"
+#include "kernels/bf16.h"
+#include "kernels/causal_attention.h"
+#include "kernels/channel_epilogue.h"
+#include "kernels/int8_activation_gemm.h"
+#include "kernels/int8_panels.h"
+#include "kernels/layer_norm.h"
+#include "kernels/silu_mul.h"
+#include "util/error.h"
+
+#include <algorithm>
+#include <cmath>
+#include <mutex>
+#include <string>
+
+namespace dragoman::cpu {
+
+struct PanelsOnce {
+    std::once_flag made;
+    std::unique_ptr<kernels::Int8Panels> panels;
+};
+
+namespace {
+
+constexpr double kLayerNormEps = 1e-5;
+// Sources up to this many rows attend through the decoding kernel, all of a run in one call; longer ones through the
+// prompt kernel without its mask where it runs (as layers/attention.h's withinEach).
+constexpr std::int64_t kKernelRows = 64;
+
+kernels::ChannelEpilogue epilogueOf(const BiasedMatrix& m) {
+    kernels::ChannelEpilogue epilogue;
+    epilogue.scale = m.w.scale;
+    epilogue.scalePerTensor = m.w.scalePerTensor;
+    epilogue.bias = m.bias;
+    return epilogue;
+}
+
+const kernels::Int8Panels* panelsFor(const BiasedMatrix& m, std::int64_t rows) {
+    if (!m.panels || rows < kernels::kPanelRows) return nullptr;
+    std::call_once(m.panels->made, [&] {
+        m.panels->panels = std::make_unique<kernels::Int8Panels>(static_cast<const std::int8_t*>(m.w.data), m.w.rows, m.w.cols);
+    });
+    return m.panels->panels.get();
+}
+
+}  // namespace
+
+std::vector<float> marianSinusoids(std::int64_t positions, std::int64_t dim) {
+    std::vector<float> table(static_cast<std::size_t>(positions * dim));
+    const std::int64_t half = dim / 2;
+    for (std::int64_t p = 0; p < positions; ++p) {
+        for (std::int64_t c = 0; c < half; ++c) {
+            // Columns c (sin of j = 2c) and half + c (cos of j = 2c + 1) share the exponent 2c / dim.
+            const double angle = static_cast<double>(p) / std::pow(10000.0, 2.0 * static_cast<double>(c) / static_cast<double>(dim));
+            table[static_cast<std::size_t>(p * dim + c)] = static_cast<float>(std::sin(angle));
+            table[static_cast<std::size_t>(p * dim + half + c)] = static_cast<float>(std::cos(angle));
+        }
+    }
+    return table;
+}
+
+struct MarianForward::Scratch {
+    std::vector<float> x, y, q, k, v, context, h, inner;
+    std::vector<std::int64_t> positions;
+    std::vector<const Adapter*> adapters;
+    std::vector<kernels::AttentionRequest> requests;
+    DeltaScratch deltas;
+
+    // An encoder pass's buffers are not kept past the call when they grew large (a long document's pass).
+    void trim() {
+        constexpr std::size_t kKeptFloats = std::size_t{4} << 20;  // 16 MiB per buffer
+        for (auto* buffer : {&x, &y, &q, &k, &v, &context, &h, &inner, &deltas.lowRank, &deltas.delta, &deltas.gathered})
+            if (buffer->capacity() > kKeptFloats) std::vector<float>().swap(*buffer);
+    }
+};
+
+MarianForward::Scratch& MarianForward::threadScratch() {
+    thread_local Scratch scratch;
+    return scratch;
+}
+
+MarianForward::MarianForward(MarianShape shape, MarianWeights weights, bool keepPanels)
+    : shape_(shape), weights_(std::move(weights)), positions_(marianSinusoids(shape.maxPositions, shape.d)) {
+    if (!keepPanels || !kernels::panelProductsAvailable()) return;
+    const auto keep = [](BiasedMatrix& m) {
+        if (m.w.int8Activations && m.w.type == Dtype::I8) m.panels = std::make_shared<PanelsOnce>();
+    };
+    keep(weights_.output);
+    for (auto& l : weights_.encoder)
+        for (auto* m : {&l.self.q, &l.self.k, &l.self.v, &l.self.o, &l.fc1, &l.fc2})
+            keep(*m);
+    for (auto& l : weights_.decoder)
+        for (auto* m : {&l.self.q, &l.self.k, &l.self.v, &l.self.o, &l.cross.q, &l.cross.k, &l.cross.v, &l.cross.o, &l.fc1, &l.fc2})
+            keep(*m);
+}
+
+void MarianForward::embed(const std::int64_t* ids, const std::int64_t* positions, std::int64_t count, float* x) const {
+    const auto& table = weights_.embeddings;
+    const auto d = shape_.d;
+    // As MarianModel: the row (8-bit codes times their scale, one rounding), times sqrt(d) in float32, plus the position.
+    const auto scale = static_cast<float>(shape_.scaleEmbedding ? std::sqrt(static_cast<double>(d)) : 1.0);
+    for (std::int64_t i = 0; i < count; ++i) {
+        const auto id = ids[i];
+        const float rowScale = table.scale ? table.scale[table.scalePerTensor ? 0 : id] : 1.0f;
+        const float* position = positions_.data() + positions[i] * d;
+        float* row = x + i * d;
+        for (std::int64_t j = 0; j < d; ++j) {
+            float value = widenedCode(table, id * d + j);
+            if (table.scale) value *= rowScale;
+            if (shape_.scaleEmbedding) value *= scale;
+            row[j] = value + position[j];
+        }
+    }
+}
+
+void MarianForward::linear(const float* x, std::int64_t rows, const BiasedMatrix& m, std::int64_t slot, const Adapter* const* adapters,
+                           float* y, Scratch& s) const {
+    const auto epilogue = epilogueOf(m);
+    if (m.w.int8Activations) {
+        kernels::int8ActivationMatmulTransposed(x, static_cast<const std::int8_t*>(m.w.data), y, rows, m.w.rows, m.w.cols,
+                                                panelsFor(m, rows), &epilogue);
+    } else {
+        project(x, rows, m.w, y, false);
+        if (epilogue.scale || epilogue.bias) kernels::scaleAndBiasRows(y, rows, m.w.rows, epilogue);
+    }
+    if (slot >= 0) addAdapterDeltas(x, rows, m.w.cols, m.w.rows, slot, adapters, y, s.deltas);
+}
+
+void MarianForward::linears(const float* x, std::int64_t rows, std::initializer_list<const BiasedMatrix*> ms, std::int64_t firstSlot,
+                            const Adapter* const* adapters, std::initializer_list<float*> ys, Scratch& s) const {
+    const bool int8 = std::all_of(ms.begin(), ms.end(), [](const BiasedMatrix* m) { return m->w.int8Activations; });
+    if (!int8 || ms.size() < 2) {
+        auto y = ys.begin();
+        std::int64_t slot = firstSlot;
+        for (const auto* m : ms)
+            linear(x, rows, *m, slot++, adapters, *y++, s);
+        return;
+    }
+    std::vector<kernels::ChannelEpilogue> epilogues;
+    epilogues.reserve(ms.size());
+    std::vector<kernels::Int8Product> products;
+    auto y = ys.begin();
+    for (const auto* m : ms) {
+        epilogues.push_back(epilogueOf(*m));
+        products.push_back({static_cast<const std::int8_t*>(m->w.data), m->w.rows, *y++, panelsFor(*m, rows), &epilogues.back()});
+    }
+    kernels::int8ActivationProducts(x, rows, (*ms.begin())->w.cols, products.data(), products.size());
+    y = ys.begin();
+    std::int64_t slot = firstSlot;
+    for (const auto* m : ms)
+        addAdapterDeltas(x, rows, m->w.cols, m->w.rows, slot++, adapters, *y++, s.deltas);
+}
+
+void MarianForward::activate(float* x, std::int64_t count) const {
+    switch (shape_.activation) {
+        case Activation::Swish:
+            return kernels::silu(x, x, count);
+        case Activation::Gelu:
+            return kernels::gelu(x, x, count);
+        case Activation::Relu:
+            for (std::int64_t i = 0; i < count; ++i)
+                x[i] = std::max(x[i], 0.0f);
+            return;
+    }
+}
+
+void MarianForward::addNorm(float*& x, const float* h, const LayerNormWeights& norm, std::int64_t rows, Scratch& s) const {
+    float* out = x == s.x.data() ? sized(s.y, rows * shape_.d) : sized(s.x, rows * shape_.d);
+    kernels::addLayerNorm(x, h, norm.weight, norm.bias, out, rows, shape_.d, kLayerNormEps);
+    x = out;
+}
+
+void MarianForward::feedForward(float*& x, const BiasedMatrix& fc1, const BiasedMatrix& fc2, const LayerNormWeights& norm,
+                                std::int64_t rows, std::int64_t slot, const Adapter* const* adapters, Scratch& s) const {
+    const auto inner = fc1.w.rows;
+    float* hidden = sized(s.inner, rows * inner);
+    linear(x, rows, fc1, slot, adapters, hidden, s);
+    activate(hidden, rows * inner);
+    float* h = sized(s.h, rows * shape_.d);
+    linear(hidden, rows, fc2, slot + 1, adapters, h, s);
+    addNorm(x, h, norm, rows, s);
+}
+
+void MarianForward::encoderLayer(std::int64_t index, float*& x, const std::int64_t* lengths, std::int64_t sources, std::int64_t rows,
+                                 const Adapter* const* adapters, Scratch& s) const {
+    const auto& l = weights_.encoder[static_cast<std::size_t>(index)];
+    const auto d = shape_.d, heads = shape_.encoderHeads, hd = d / heads;
+    const auto slot = index * kMarianEncoderSlots;
+    float *q = sized(s.q, rows * d), *k = sized(s.k, rows * d), *v = sized(s.v, rows * d);
+    linears(x, rows, {&l.self.q, &l.self.k, &l.self.v}, slot, adapters, {q, k, v}, s);
+
+    float* context = sized(s.context, rows * d);
+    const auto scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(hd)));
+    s.requests.clear();
+    std::int64_t runStart = 0, offset = 0;
+    const auto flush = [&] {
+        if (s.requests.empty()) return;
+        kernels::attendOneQueryEach(q + runStart * d, s.requests.data(), static_cast<std::int64_t>(s.requests.size()),
+                                    context + runStart * d, heads, 1, hd, scale);
+        s.requests.clear();
+    };
+    for (std::int64_t i = 0; i < sources; ++i) {
+        const auto length = lengths[i];
+        if (length > kKernelRows && kernels::causalAttentionKernel(hd)) {
+            flush();
+            kernels::attendAll({q + offset * d, hd, d}, {k + offset * d, 0, hd, d}, {v + offset * d, 0, hd, d}, context + offset * d,
+                               length, heads, 1, hd, scale);
+        } else {
+            // Every query row of the source reads the same keys and values (batch stride 0).
+            if (s.requests.empty()) runStart = offset;
+            s.requests.push_back({{k + offset * d, 0, hd, d}, {v + offset * d, 0, hd, d}, length, length});
+        }
+        offset += length;
+    }
+    flush();
+
+    float* h = sized(s.h, rows * d);
+    linear(context, rows, l.self.o, slot + 3, adapters, h, s);
+    addNorm(x, h, l.selfNorm, rows, s);
+    feedForward(x, l.fc1, l.fc2, l.finalNorm, rows, slot + 4, adapters, s);
+}
+
+void MarianForward::encode(const std::int64_t* ids, const std::int64_t* lengths, std::int64_t sources, const Adapter* adapter, float* out,
+                           std::vector<std::vector<float>>* hidden) const {
+    std::int64_t rows = 0;
+    for (std::int64_t i = 0; i < sources; ++i) {
+        if (lengths[i] <= 0) throw Error("input", "empty source sequence");
+        if (lengths[i] > shape_.maxPositions)
+            throw Error("input", "source of " + std::to_string(lengths[i]) + " tokens exceeds the model's " +
+                                     std::to_string(shape_.maxPositions) + " positions");
+        rows += lengths[i];
+    }
+    checkIds(ids, rows, shape_.vocab);
+    auto& s = threadScratch();
+    const auto d = shape_.d;
+    s.positions.clear();
+    for (std::int64_t i = 0; i < sources; ++i)
+        for (std::int64_t p = 0; p < lengths[i]; ++p)
+            s.positions.push_back(p);
+    float* x = sized(s.x, rows * d);
+    embed(ids, s.positions.data(), rows, x);
+    if (hidden) hidden->emplace_back(x, x + rows * d);
+    s.adapters.assign(static_cast<std::size_t>(rows), adapter);
+    for (std::int64_t i = 0; i < static_cast<std::int64_t>(weights_.encoder.size()); ++i) {
+        encoderLayer(i, x, lengths, sources, rows, adapter ? s.adapters.data() : nullptr, s);
+        if (hidden) hidden->emplace_back(x, x + rows * d);
+    }
+    std::copy_n(x, rows * d, out);
+    s.trim();
+}
+
+void MarianForward::remember(const float* encoded, std::int64_t rows, const Adapter* adapter, float* const* keys,
+                             float* const* values) const {
+    auto& s = threadScratch();
+    s.adapters.assign(static_cast<std::size_t>(rows), adapter);
+    const auto* adapters = adapter ? s.adapters.data() : nullptr;
+    const auto firstDecoderSlot = static_cast<std::int64_t>(weights_.encoder.size()) * kMarianEncoderSlots;
+    for (std::size_t i = 0; i < weights_.decoder.size(); ++i) {
+        const auto& c = weights_.decoder[i].cross;
+        const auto slot = firstDecoderSlot + static_cast<std::int64_t>(i) * kMarianDecoderSlots + 5;  // cross k, v
+        linears(encoded, rows, {&c.k, &c.v}, slot, adapters, {keys[i], values[i]}, s);
+    }
+    s.trim();
+}
+
+void MarianForward::decoderLayer(std::int64_t index, float*& x, const MarianStepGroup* groups, std::int64_t count, std::int64_t rows,
+                                 const Adapter* const* adapters, Scratch& s) const {
+    const auto& l = weights_.decoder[static_cast<std::size_t>(index)];
+    const auto d = shape_.d, heads = shape_.decoderHeads, hd = d / heads;
+    const auto slot = static_cast<std::int64_t>(weights_.encoder.size()) * kMarianEncoderSlots + index * kMarianDecoderSlots;
+    const auto layer = static_cast<std::size_t>(index);
+    const auto scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(hd)));
+    float *q = sized(s.q, rows * d), *k = sized(s.k, rows * d), *v = sized(s.v, rows * d);
+    linears(x, rows, {&l.self.q, &l.self.k, &l.self.v}, slot, adapters, {q, k, v}, s);
+
+    // Each request's new keys and values into its cache at its length, then its rows attend over it.
+    s.requests.clear();
+    std::int64_t row = 0;
+    for (std::int64_t g = 0; g < count; ++g) {
+        auto& cache = *groups[g].self;
+        const auto t = cache.length;
+        for (std::int64_t b = 0; b < cache.batch; ++b, ++row)
+            for (std::int64_t h = 0; h < heads; ++h) {
+                const auto at = ((b * heads + h) * cache.capacity + t) * hd;
+                std::copy_n(k + row * d + h * hd, hd, cache.keys[layer] + at);
+                std::copy_n(v + row * d + h * hd, hd, cache.values[layer] + at);
+            }
+        const std::int64_t batchStride = heads * cache.capacity * hd;
+        s.requests.push_back({{cache.keys[layer], batchStride, cache.capacity * hd, hd},
+                              {cache.values[layer], batchStride, cache.capacity * hd, hd},
+                              cache.batch,
+                              t + 1});
+    }
+    float* context = sized(s.context, rows * d);
+    kernels::attendOneQueryEach(q, s.requests.data(), count, context, heads, 1, hd, scale);
+    float* h = sized(s.h, rows * d);
+    linear(context, rows, l.self.o, slot + 3, adapters, h, s);
+    addNorm(x, h, l.selfNorm, rows, s);
+
+    linear(x, rows, l.cross.q, slot + 4, adapters, q, s);
+    s.requests.clear();
+    for (std::int64_t g = 0; g < count; ++g) {
+        const auto& source = *groups[g].source;
+        // One source shared by every hypothesis (batch stride 0), its rows with the heads side by side.
+        s.requests.push_back({{source.keys[layer], 0, hd, d}, {source.values[layer], 0, hd, d}, groups[g].self->batch, source.length});
+    }
+    kernels::attendOneQueryEach(q, s.requests.data(), count, context, heads, 1, hd, scale);
+    linear(context, rows, l.cross.o, slot + 7, adapters, h, s);
+    addNorm(x, h, l.crossNorm, rows, s);
+    feedForward(x, l.fc1, l.fc2, l.finalNorm, rows, slot + 8, adapters, s);
+}
+
+void MarianForward::step(const MarianStepGroup* groups, std::int64_t count, float* logits) const {
+    if (count <= 0) throw Error("input", "a batched step feeds tokens to each state");
+    auto& s = threadScratch();
+    std::int64_t rows = 0;
+    s.positions.clear();
+    s.adapters.clear();
+    bool anyAdapter = false;
+    for (std::int64_t g = 0; g < count; ++g) {
+        const auto& cache = *groups[g].self;
+        if (cache.length >= cache.capacity)
+            throw Error("input", "output longer than the model's " + std::to_string(cache.capacity) + " positions");
+        if (static_cast<std::int64_t>(cache.keys.size()) != decoderLayers() || !groups[g].source ||
+            static_cast<std::int64_t>(groups[g].source->keys.size()) != decoderLayers())
+            throw Error("internal", "a decoding state of another model");
+        checkIds(groups[g].ids, cache.batch, shape_.vocab);
+        rows += cache.batch;
+        s.positions.insert(s.positions.end(), static_cast<std::size_t>(cache.batch), cache.length);
+        s.adapters.insert(s.adapters.end(), static_cast<std::size_t>(cache.batch), groups[g].adapter);
+        anyAdapter = anyAdapter || groups[g].adapter;
+    }
+    const auto d = shape_.d;
+    std::vector<std::int64_t> ids;
+    ids.reserve(static_cast<std::size_t>(rows));
+    for (std::int64_t g = 0; g < count; ++g)
+        ids.insert(ids.end(), groups[g].ids, groups[g].ids + groups[g].self->batch);
+    float* x = sized(s.x, rows * d);
+    embed(ids.data(), s.positions.data(), rows, x);
+    for (std::int64_t i = 0; i < decoderLayers(); ++i)
+        decoderLayer(i, x, groups, count, rows, anyAdapter ? s.adapters.data() : nullptr, s);
+    for (std::int64_t g = 0; g < count; ++g)
+        groups[g].self->length += 1;
+    linear(x, rows, weights_.output, -1, nullptr, logits, s);
+}
+
+}  // namespace dragoman::cpu

@@ -1,0 +1,407 @@
+#include "models/marian_cpu.h"
+
+#include "cpu/checkpoint_binder.h"
+#include "cpu/projection.h"
+#include "runtime/torch_backend.h"
+#include "util/error.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+
+namespace dragoman {
+namespace {
+
+// Keys real hub files store as copies of model.shared (transformers ties them).
+constexpr const char* kMarianTableAliases[] = {"model.encoder.embed_tokens", "model.decoder.embed_tokens", "lm_head"};
+constexpr const char* kAttentionNames[] = {"q_proj", "k_proj", "v_proj", "out_proj"};
+// A model whose W8A8 weights take at most this much keeps their panels (as layers/linear.h's keepPanelsOfSmallModel).
+constexpr std::int64_t kKeptPanelBytes = std::int64_t{512} << 20;
+// Most source rows in one encoder pass (its activations grow with its rows).
+constexpr std::int64_t kMostSourceRows = 2048;
+
+// Every linear layer in slot order (cpu/marian_forward.h), named and shaped as the checkpoint stores them.
+std::vector<LinearModule> linearModules(const MarianConfig& c) {
+    std::vector<LinearModule> modules;
+    const auto add = [&](const std::string& name, std::int64_t out, std::int64_t in) {
+        modules.push_back({name, out, in, static_cast<int>(modules.size())});
+    };
+    const auto d = c.dModel;
+    for (std::int64_t i = 0; i < c.encoderLayers; ++i) {
+        const std::string p = "model.encoder.layers." + std::to_string(i) + ".";
+        for (const auto* name : kAttentionNames)
+            add(p + "self_attn." + name, d, d);
+        add(p + "fc1", c.encoderFfn, d);
+        add(p + "fc2", d, c.encoderFfn);
+    }
+    for (std::int64_t i = 0; i < c.decoderLayers; ++i) {
+        const std::string p = "model.decoder.layers." + std::to_string(i) + ".";
+        for (const auto* name : kAttentionNames)
+            add(p + "self_attn." + name, d, d);
+        for (const auto* name : kAttentionNames)
+            add(p + "encoder_attn." + name, d, d);
+        add(p + "fc1", c.decoderFfn, d);
+        add(p + "fc2", d, c.decoderFfn);
+    }
+    return modules;
+}
+
+cpu::MarianShape shapeOf(const MarianConfig& c) {
+    cpu::MarianShape shape;
+    shape.d = c.dModel;
+    shape.encoderHeads = c.encoderHeads;
+    shape.decoderHeads = c.decoderHeads;
+    shape.encoderFfn = c.encoderFfn;
+    shape.decoderFfn = c.decoderFfn;
+    shape.vocab = c.vocabSize;
+    shape.maxPositions = c.maxPositions;
+    shape.scaleEmbedding = c.scaleEmbedding;
+    shape.activation = c.activation == "relu"   ? cpu::Activation::Relu
+                       : c.activation == "gelu" ? cpu::Activation::Gelu
+                                                : cpu::Activation::Swish;
+    return shape;
+}
+
+std::shared_ptr<float[]> floatBuffer(std::int64_t count) {
+    const auto bytes = static_cast<std::size_t>(std::max<std::int64_t>(count, 16)) * sizeof(float);
+    auto* p = static_cast<float*>(std::aligned_alloc(64, (bytes + 63) / 64 * 64));
+    if (!p) throw Error("memory", "no memory for " + std::to_string(bytes >> 20) + " MiB of decoder caches");
+    return {p, [](float* q) { std::free(q); }};
+}
+
+// One source remembered: each decoder layer's cross keys then values, [S, d] each, in one allocation.
+class MarianMemoryRows : public SourceMemory {
+public:
+    MarianMemoryRows(std::int64_t layers, std::int64_t length, std::int64_t d) : buffer(floatBuffer(2 * layers * length * d)) {
+        cache.length = length;
+        for (std::int64_t l = 0; l < layers; ++l) {
+            cache.keys.push_back(buffer.get() + (2 * l) * length * d);
+            cache.values.push_back(buffer.get() + (2 * l + 1) * length * d);
+        }
+    }
+    float* keys(std::int64_t layer) const { return const_cast<float*>(cache.keys[static_cast<std::size_t>(layer)]); }
+    float* values(std::int64_t layer) const { return const_cast<float*>(cache.values[static_cast<std::size_t>(layer)]); }
+
+    std::shared_ptr<float[]> buffer;
+    cpu::MarianSourceCache cache;
+};
+
+}  // namespace
+
+// Self-attention caches of ended requests, for the next ones of the same size (fresh memory faults on every page it
+// touches; a cache another request has just finished with is mapped and mostly in cache). 64 MiB.
+struct MarianCpuModel::CachePool {
+    std::mutex mutex;
+    std::vector<std::pair<std::int64_t, std::shared_ptr<float[]>>> free;
+    std::int64_t floats = 0;
+    static constexpr std::int64_t kMostFloats = (std::int64_t{64} << 20) / 4;
+
+    std::shared_ptr<float[]> take(std::int64_t count) {
+        {
+            std::lock_guard lock(mutex);
+            for (auto it = free.begin(); it != free.end(); ++it)
+                if (it->first == count) {
+                    auto buffer = std::move(it->second);
+                    free.erase(it);
+                    floats -= count;
+                    return buffer;
+                }
+        }
+        return floatBuffer(count);
+    }
+    void giveBack(std::int64_t count, std::shared_ptr<float[]> buffer) {
+        std::lock_guard lock(mutex);
+        if (floats + count > kMostFloats) return;
+        floats += count;
+        free.emplace_back(count, std::move(buffer));
+    }
+};
+
+namespace {
+
+class MarianDecoding : public DecoderState {
+public:
+    ~MarianDecoding() override {
+        if (auto p = pool.lock()) p->giveBack(floats, std::move(buffer));
+    }
+    std::int64_t length() const override { return cache.length; }
+
+    std::weak_ptr<MarianCpuModel::CachePool> pool;
+    std::int64_t floats = 0;
+    std::shared_ptr<float[]> buffer;
+    std::shared_ptr<const MarianMemoryRows> source;
+    std::shared_ptr<const cpu::Adapter> view;  // the adapter as the forward reads it
+    cpu::MarianSelfCache cache;
+};
+
+}  // namespace
+
+MarianCpuWeights bindMarianCheckpoint(const MarianConfig& config, const Checkpoint& checkpoint, const std::string& modelId) {
+    cpu::CheckpointBinder w(checkpoint);
+    const auto d = config.dModel;
+    MarianCpuWeights bound;
+    auto& out = bound.weights;
+    out.embeddings = w.matrix("model.shared.weight", config.vocabSize, d, true);
+    out.output.w = out.embeddings;
+    out.output.bias = w.floats("final_logits_bias", {1, config.vocabSize});  // [1, vocab], read as [vocab]
+    for (const auto* alias : kMarianTableAliases) {
+        w.acceptCopy(alias + std::string(".weight"), "model.shared.weight");
+        w.acceptCopy(alias + std::string(".weight_scale"), "model.shared.weight_scale");
+    }
+    const auto positions = cpu::marianSinusoids(config.maxPositions, d);
+    w.acceptCopy("model.encoder.embed_positions.weight", positions, {config.maxPositions, d});
+    w.acceptCopy("model.decoder.embed_positions.weight", positions, {config.maxPositions, d});
+
+    const auto linear = [&](const std::string& prefix, std::int64_t rows, std::int64_t cols) {
+        cpu::BiasedMatrix m;
+        m.w = w.matrix(prefix + "weight", rows, cols);
+        m.bias = w.floats(prefix + "bias", {rows});
+        // A static activation scale only matters where activations are quantized; they stay float32 here.
+        w.ignore(prefix + "input_scale");
+        return m;
+    };
+    const auto attention = [&](const std::string& prefix) {
+        return cpu::MarianAttentionWeights{linear(prefix + "q_proj.", d, d), linear(prefix + "k_proj.", d, d),
+                                           linear(prefix + "v_proj.", d, d), linear(prefix + "out_proj.", d, d)};
+    };
+    const auto norm = [&](const std::string& prefix) {
+        return cpu::LayerNormWeights{w.floats(prefix + "weight", {d}), w.floats(prefix + "bias", {d})};
+    };
+    for (std::int64_t i = 0; i < config.encoderLayers; ++i) {
+        const std::string p = "model.encoder.layers." + std::to_string(i) + ".";
+        cpu::MarianEncoderLayerWeights l;
+        l.self = attention(p + "self_attn.");
+        l.selfNorm = norm(p + "self_attn_layer_norm.");
+        l.fc1 = linear(p + "fc1.", config.encoderFfn, d);
+        l.fc2 = linear(p + "fc2.", d, config.encoderFfn);
+        l.finalNorm = norm(p + "final_layer_norm.");
+        out.encoder.push_back(std::move(l));
+    }
+    for (std::int64_t i = 0; i < config.decoderLayers; ++i) {
+        const std::string p = "model.decoder.layers." + std::to_string(i) + ".";
+        cpu::MarianDecoderLayerWeights l;
+        l.self = attention(p + "self_attn.");
+        l.selfNorm = norm(p + "self_attn_layer_norm.");
+        l.cross = attention(p + "encoder_attn.");
+        l.crossNorm = norm(p + "encoder_attn_layer_norm.");
+        l.fc1 = linear(p + "fc1.", config.decoderFfn, d);
+        l.fc2 = linear(p + "fc2.", d, config.decoderFfn);
+        l.finalNorm = norm(p + "final_layer_norm.");
+        out.decoder.push_back(std::move(l));
+    }
+    w.finish(modelId);
+    if (config.int8Activations) {
+        // W8A8: every int8 product quantizes its activation rows per token (the output layer's too); layers kept in
+        // floating point compute as they are.
+        const auto mark = [&](cpu::BiasedMatrix& m) {
+            m.w.int8Activations = m.w.type == cpu::Dtype::I8;
+            if (m.w.int8Activations) bound.int8ActivationBytes += m.w.rows * m.w.cols;
+        };
+        mark(out.output);
+        for (auto& l : out.encoder)
+            for (auto* m : {&l.self.q, &l.self.k, &l.self.v, &l.self.o, &l.fc1, &l.fc2})
+                mark(*m);
+        for (auto& l : out.decoder)
+            for (auto* m : {&l.self.q, &l.self.k, &l.self.v, &l.self.o, &l.cross.q, &l.cross.k, &l.cross.v, &l.cross.o, &l.fc1, &l.fc2})
+                mark(*m);
+    }
+    bound.copiedTensors = w.copiedTensors();
+    bound.copiedBytes = w.copiedBytes();
+    bound.keep = w.takeCopies();
+    for (const auto& file : checkpoint.files())
+        bound.keep.push_back(file);
+    return bound;
+}
+
+MarianCpuModel::MarianCpuModel(const MarianConfig& config, MarianCpuWeights weights)
+    : config_(config),
+      weights_(std::move(weights)),
+      forward_(shapeOf(config), weights_.weights, weights_.int8ActivationBytes <= kKeptPanelBytes),
+      cachePool_(std::make_shared<CachePool>()) {}
+
+std::vector<LinearModule> MarianCpuModel::linears() const {
+    return linearModules(config_);
+}
+
+std::vector<VocabularyTable> MarianCpuModel::vocabularyTables() const {
+    return {{"model.shared", {std::begin(kMarianTableAliases), std::end(kMarianTableAliases)}}};
+}
+
+std::size_t MarianCpuModel::cachedBytes() const {
+    std::lock_guard lock(cachePool_->mutex);
+    return static_cast<std::size_t>(cachePool_->floats) * sizeof(float);
+}
+
+std::shared_ptr<const cpu::Adapter> MarianCpuModel::adapterView(const std::shared_ptr<const LoraSet>& adapter) const {
+    if (!adapter) return nullptr;
+    std::lock_guard lock(adapterViewsMutex_);
+    auto& entry = adapterViews_[adapter.get()];
+    if (entry.first.lock() != adapter) {
+        entry = {adapter, torchBackend().cpuAdapterOf(*adapter, slotCount())};
+    }
+    auto view = entry.second;
+    std::erase_if(adapterViews_, [](const auto& e) { return e.second.first.expired(); });  // adapters no longer resident
+    return view;
+}
+
+std::size_t MarianCpuModel::slotCount() const {
+    return static_cast<std::size_t>(config_.encoderLayers * cpu::kMarianEncoderSlots + config_.decoderLayers * cpu::kMarianDecoderSlots);
+}
+
+std::vector<std::shared_ptr<const SourceMemory>> MarianCpuModel::encodeSources(const std::vector<std::vector<TokenId>>& sources,
+                                                                               const LoraSet* adapter) const {
+    // A view of the adapter for this call (views are pointers into its tensors).
+    const auto made = adapter ? torchBackend().cpuAdapterOf(*adapter, slotCount()) : nullptr;
+    const cpu::Adapter* view = made.get();
+    // Products whose sums depend on the row count encode each source alone.
+    bool rowStable = true;
+    const auto stable = [&](const cpu::BiasedMatrix& m) { rowStable = rowStable && cpu::rowStableAtAnyCount(m.w, false); };
+    for (const auto& l : weights_.weights.encoder)
+        for (const auto* m : {&l.self.q, &l.self.k, &l.self.v, &l.self.o, &l.fc1, &l.fc2})
+            stable(*m);
+    for (const auto& l : weights_.weights.decoder)
+        for (const auto* m : {&l.cross.k, &l.cross.v})
+            stable(*m);
+    if (view) {
+        const auto encoderSlots = config_.encoderLayers * cpu::kMarianEncoderSlots;
+        for (std::int64_t slot = 0; slot < static_cast<std::int64_t>(slotCount()); ++slot) {
+            const bool read = slot < encoderSlots || (slot - encoderSlots) % cpu::kMarianDecoderSlots == 5 ||
+                              (slot - encoderSlots) % cpu::kMarianDecoderSlots == 6;  // the encoder's and the cross keys' and values'
+            if (const auto* d = view->at(slot); read && d)
+                rowStable = rowStable && cpu::rowStableAtAnyCount(d->a, false) && cpu::rowStableAtAnyCount(d->b, false);
+        }
+    }
+
+    const auto d = config_.dModel, layers = config_.decoderLayers;
+    std::vector<std::shared_ptr<const SourceMemory>> memories;
+    std::vector<float> encoded, keys, values;
+    for (std::size_t first = 0; first < sources.size();) {
+        std::size_t end = first + 1;
+        auto rows = static_cast<std::int64_t>(sources[first].size());
+        while (rowStable && end < sources.size() && rows + static_cast<std::int64_t>(sources[end].size()) <= kMostSourceRows)
+            rows += static_cast<std::int64_t>(sources[end++].size());
+        std::vector<std::int64_t> ids, lengths;
+        for (auto i = first; i < end; ++i) {
+            ids.insert(ids.end(), sources[i].begin(), sources[i].end());
+            lengths.push_back(static_cast<std::int64_t>(sources[i].size()));
+        }
+        encoded.resize(static_cast<std::size_t>(rows * d));
+        forward_.encode(ids.data(), lengths.data(), static_cast<std::int64_t>(lengths.size()), view, encoded.data());
+        if (end - first == 1) {
+            auto memory = std::make_shared<MarianMemoryRows>(layers, rows, d);
+            std::vector<float*> k, v;
+            for (std::int64_t l = 0; l < layers; ++l) {
+                k.push_back(memory->keys(l));
+                v.push_back(memory->values(l));
+            }
+            forward_.remember(encoded.data(), rows, view, k.data(), v.data());
+            memories.push_back(std::move(memory));
+        } else {
+            // Every source's rows through each layer's two products at once, then each source's rows copied out.
+            keys.resize(static_cast<std::size_t>(layers * rows * d));
+            values.resize(keys.size());
+            std::vector<float*> k, v;
+            for (std::int64_t l = 0; l < layers; ++l) {
+                k.push_back(keys.data() + l * rows * d);
+                v.push_back(values.data() + l * rows * d);
+            }
+            forward_.remember(encoded.data(), rows, view, k.data(), v.data());
+            std::int64_t offset = 0;
+            for (const auto length : lengths) {
+                auto memory = std::make_shared<MarianMemoryRows>(layers, length, d);
+                for (std::int64_t l = 0; l < layers; ++l) {
+                    std::copy_n(k[static_cast<std::size_t>(l)] + offset * d, length * d, memory->keys(l));
+                    std::copy_n(v[static_cast<std::size_t>(l)] + offset * d, length * d, memory->values(l));
+                }
+                memories.push_back(std::move(memory));
+                offset += length;
+            }
+        }
+        first = end;
+    }
+    return memories;
+}
+
+std::vector<float> MarianCpuModel::encoderOutput(const std::vector<TokenId>& source, const LoraSet* adapter) const {
+    const auto made = adapter ? torchBackend().cpuAdapterOf(*adapter, slotCount()) : nullptr;
+    const std::vector<std::int64_t> ids(source.begin(), source.end());
+    const std::int64_t length = static_cast<std::int64_t>(ids.size());
+    std::vector<float> out(static_cast<std::size_t>(length * config_.dModel));
+    forward_.encode(ids.data(), &length, 1, made.get(), out.data());
+    return out;
+}
+
+std::vector<std::vector<float>> MarianCpuModel::encoderHiddenStates(const std::vector<TokenId>& source) const {
+    const std::vector<std::int64_t> ids(source.begin(), source.end());
+    const std::int64_t length = static_cast<std::int64_t>(ids.size());
+    std::vector<float> out(static_cast<std::size_t>(length * config_.dModel));
+    std::vector<std::vector<float>> hidden;
+    forward_.encode(ids.data(), &length, 1, nullptr, out.data(), &hidden);
+    return hidden;
+}
+
+std::unique_ptr<DecoderState> MarianCpuModel::startDecoding(std::shared_ptr<const SourceMemory> source, std::int64_t batch,
+                                                            std::int64_t maxSteps, std::shared_ptr<const LoraSet> adapter) const {
+    auto memory = std::dynamic_pointer_cast<const MarianMemoryRows>(std::move(source));
+    if (!memory || static_cast<std::int64_t>(memory->cache.keys.size()) != config_.decoderLayers)
+        throw Error("internal", "a source remembered by another model cannot start this Marian model's decoding");
+    if (batch < 1) throw Error("input", "decoding needs at least one hypothesis");
+    auto state = std::make_unique<MarianDecoding>();
+    state->source = std::move(memory);
+    state->view = adapterView(adapter);
+    state->adapter = std::move(adapter);
+    const auto capacity = std::max<std::int64_t>(1, std::min(maxSteps, config_.maxPositions));
+    const auto perTable = batch * config_.dModel * capacity;  // [batch, heads, capacity, headDim]
+    state->floats = 2 * config_.decoderLayers * perTable;
+    state->buffer = cachePool_->take(state->floats);
+    state->pool = cachePool_;
+    state->cache.batch = batch;
+    state->cache.capacity = capacity;
+    for (std::int64_t l = 0; l < config_.decoderLayers; ++l) {
+        state->cache.keys.push_back(state->buffer.get() + (2 * l) * perTable);
+        state->cache.values.push_back(state->buffer.get() + (2 * l + 1) * perTable);
+    }
+    return state;
+}
+
+Logits MarianCpuModel::stepMany(const std::vector<DecoderState*>& states, const std::vector<std::vector<TokenId>>& tokens) const {
+    if (states.empty() || states.size() != tokens.size()) throw Error("input", "a batched step feeds tokens to each state");
+    std::vector<std::vector<std::int64_t>> ids(states.size());
+    std::vector<cpu::MarianStepGroup> groups;
+    std::int64_t rows = 0;
+    for (std::size_t i = 0; i < states.size(); ++i) {
+        auto& state = static_cast<MarianDecoding&>(*states[i]);
+        if (static_cast<std::int64_t>(tokens[i].size()) != state.cache.batch)
+            throw Error("input", "a batched step feeds one token to each hypothesis");
+        ids[i].assign(tokens[i].begin(), tokens[i].end());
+        groups.push_back({&state.cache, &state.source->cache, state.view.get(), ids[i].data()});
+        rows += state.cache.batch;
+    }
+    auto logits = Logits::allocate(rows, config_.vocabSize);
+    forward_.step(groups.data(), static_cast<std::int64_t>(groups.size()), logits.data());
+    return logits;
+}
+
+void MarianCpuModel::reorder(DecoderState& base, const std::vector<std::int64_t>& beams) const {
+    auto& state = static_cast<MarianDecoding&>(base);
+    auto& cache = state.cache;
+    if (static_cast<std::int64_t>(beams.size()) != cache.batch) throw Error("internal", "a reorder names one source per hypothesis");
+    for (const auto b : beams)
+        if (b < 0 || b >= cache.batch) throw Error("internal", "a reorder names a hypothesis that does not exist");
+    const auto filled = cache.length;
+    if (filled == 0) return;
+    // Only the filled part of each hypothesis's cache moves; the tail stays where it is.
+    const auto headDim = config_.dModel / config_.decoderHeads, heads = config_.decoderHeads;
+    const auto perHypothesis = heads * cache.capacity * headDim;
+    std::vector<float> before;
+    for (auto* tables : {&cache.keys, &cache.values})
+        for (auto* table : *tables) {
+            before.assign(table, table + cache.batch * perHypothesis);
+            for (std::int64_t b = 0; b < cache.batch; ++b)
+                for (std::int64_t h = 0; h < heads; ++h)
+                    std::copy_n(before.data() + beams[static_cast<std::size_t>(b)] * perHypothesis + h * cache.capacity * headDim,
+                                filled * headDim, table + b * perHypothesis + h * cache.capacity * headDim);
+        }
+}
+
+}  // namespace dragoman

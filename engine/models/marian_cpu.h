@@ -1,0 +1,72 @@
+#pragma once
+// MarianMTModel (OPUS-MT, the bundled model) as a Seq2SeqModel on the CPU kernels, without libtorch: the forward pass
+// of cpu/marian_forward.h over weights bound as mapped, each request's caches in plain memory. It is what a Marian
+// model runs as; bindMarianCheckpoint() binds it straight from the checkpoint with models/marian.h's checks (the
+// libtorch MarianModel, which tools/train builds on, binds the same tensors).
+#include "cpu/marian_forward.h"
+#include "io/checkpoint.h"
+#include "models/marian_config.h"
+#include "models/seq2seq.h"
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace dragoman {
+
+struct MarianCpuWeights {
+    cpu::MarianWeights weights;
+    std::vector<std::shared_ptr<const void>> keep;  // mapped files, float32 copies
+    std::uint64_t copiedTensors = 0, copiedBytes = 0;
+    std::int64_t int8ActivationBytes = 0;  // W8A8 weights (whether their panels are kept)
+};
+
+// Binds a checkpoint's tensors: every key MarianMTModel reads present with its shape, 8-bit weights with their scales,
+// the copies hub files carry (the shared table under three more names, the positions) equal to what they copy,
+// nothing unexpected left. Throws Error("checkpoint").
+MarianCpuWeights bindMarianCheckpoint(const MarianConfig& config, const Checkpoint& checkpoint, const std::string& modelId);
+
+class MarianCpuModel : public Seq2SeqModel {
+public:
+    MarianCpuModel(const MarianConfig& config, MarianCpuWeights weights);
+
+    std::vector<std::shared_ptr<const SourceMemory>> encodeSources(const std::vector<std::vector<TokenId>>& sources,
+                                                                   const LoraSet* adapter) const override;
+    std::vector<float> encoderOutput(const std::vector<TokenId>& source, const LoraSet* adapter) const override;
+    // The embeddings and each encoder layer's output (layers + 1 of [S, d]).
+    std::vector<std::vector<float>> encoderHiddenStates(const std::vector<TokenId>& source) const;
+    std::unique_ptr<DecoderState> startDecoding(std::shared_ptr<const SourceMemory> source, std::int64_t batch, std::int64_t maxSteps,
+                                                std::shared_ptr<const LoraSet> adapter) const override;
+    Logits stepMany(const std::vector<DecoderState*>& states, const std::vector<std::vector<TokenId>>& tokens) const override;
+    void reorder(DecoderState& state, const std::vector<std::int64_t>& beams) const override;
+
+    std::int64_t vocabSize() const override { return config_.vocabSize; }
+    std::int64_t maxPositions() const override { return config_.maxPositions; }
+    std::int64_t hiddenSize() const override { return config_.dModel; }
+    TokenId decoderStartId() const override { return config_.decoderStart; }
+    TokenId eosId() const override { return config_.eos; }
+    TokenId padId() const override { return config_.pad; }
+    std::vector<LinearModule> linears() const override;
+    std::vector<VocabularyTable> vocabularyTables() const override;
+    const MarianConfig& config() const { return config_; }
+    // Bytes of ended requests' caches kept for the next ones.
+    std::size_t cachedBytes() const;
+
+    struct CachePool;  // models/marian_cpu.cpp
+
+private:
+    // The adapter as the forward reads it: one view per resident adapter, shared by every request that runs with it.
+    std::shared_ptr<const cpu::Adapter> adapterView(const std::shared_ptr<const LoraSet>& adapter) const;
+    std::size_t slotCount() const;  // the linear layers adapters may target
+
+    MarianConfig config_;
+    MarianCpuWeights weights_;
+    cpu::MarianForward forward_;
+    mutable std::mutex adapterViewsMutex_;
+    mutable std::map<const LoraSet*, std::pair<std::weak_ptr<const LoraSet>, std::shared_ptr<const cpu::Adapter>>> adapterViews_;
+    std::shared_ptr<CachePool> cachePool_;
+};
+
+}  // namespace dragoman
