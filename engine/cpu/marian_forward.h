@@ -7,7 +7,7 @@
 //
 // Sources are encoded with their rows stacked, attention within each; decoding steps run every hypothesis of several
 // requests together, each request's rows over its own caches: a row gets the numbers of its step alone.
-#include "cpu/hunyuan_forward.h"
+#include "cpu/adapter_deltas.h"
 #include "cpu/matrix.h"
 
 #include <cstdint>

@@ -1,6 +1,6 @@
 #include "layers/lora.h"
 
-#include "cpu/hunyuan_forward.h"
+#include "cpu/adapter_deltas.h"
 #include "layers/linear.h"
 
 #include <torch/torch.h>

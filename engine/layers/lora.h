@@ -11,7 +11,7 @@
 
 namespace dragoman {
 namespace cpu {
-class Adapter;  // cpu/hunyuan_forward.h
+class Adapter;  // cpu/adapter_deltas.h
 }
 
 struct LoraDelta {

@@ -18,7 +18,7 @@ struct AdapterLoadStats;  // adapters/adapter_load_stats.h
 class LoraSet;            // layers/lora.h
 class ProgressMeter;      // util/progress.h
 namespace cpu {
-class Adapter;  // cpu/hunyuan_forward.h
+class Adapter;  // cpu/adapter_deltas.h
 }
 
 class TorchBackend {
