@@ -3,8 +3,8 @@
 # API) and the programs built on them call nothing of libtorch and load none of it: a symbol left undefined in
 # libtorch's namespaces (at::, c10::, torch::, caffe2::), or libtorch among the libraries a file needs, fails the
 # check. With --translate CLI MODEL, dragoman-cli also translates with MODEL (a HY-MT folder, which runs on the CPU
-# kernels) and must not load libtorch on the way; so must it with a Marian folder given as --marian MODEL (Marian runs
-# on the CPU kernels too), whose beam search (on libtorch's side) must load it.
+# kernels) and must not load libtorch on the way; nor with a Marian folder given as --marian MODEL (Marian runs on the
+# CPU kernels too), greedy or with beam search; DRAGOMAN_DEVICE=libtorch (the libtorch models) must load it.
 # Usage: check_torch_free.sh FILE... [--translate CLI MODEL --marian MODEL]
 set -euo pipefail
 status=0
@@ -55,13 +55,19 @@ if [[ -n "$cli" ]]; then
             status=1
         fi
         beams="$(echo "Good morning." | loaded "$cli" translate --model "$marian" --from en --to de --beams 2)"
-        if [[ -z "$beams" ]]; then
-            echo "dragoman-cli ran beam search with $marian without loading libtorch: is LD_DEBUG honoured?" >&2
+        if [[ -n "$beams" ]]; then
+            echo "dragoman-cli loaded libtorch for beam search with $marian:" >&2
+            echo "$beams" >&2
+            status=1
+        fi
+        reference="$(echo "Good morning." | DRAGOMAN_DEVICE=libtorch loaded "$cli" translate --model "$marian" --from en --to de)"
+        if [[ -z "$reference" ]]; then
+            echo "dragoman-cli ran $marian's libtorch model without loading libtorch: is LD_DEBUG honoured?" >&2
             status=1
         fi
     fi
     # The program and the libtorch-free libraries alone, without libdragoman_torch.so: HY-MT and Marian still
-    # translate, and beam search is refused with a message naming the missing library.
+    # translate (Marian with beams too), and the libtorch models are refused with a message naming the missing library.
     program="$(dirname "$(realpath "$cli")")/../lib/dragoman/dragoman-cli"
     alone="$home/alone"
     mkdir -p "$alone"
@@ -71,10 +77,12 @@ if [[ -n "$cli" ]]; then
     if [[ -n "$marian" ]]; then
         out="$(echo "Good morning." | "$alone/dragoman-cli" translate --model "$marian" --from en --to de 2>&1)" ||
             { echo "without libdragoman_torch.so, dragoman-cli failed to translate with $marian: $out" >&2; status=1; }
+        out="$(echo "Good morning." | "$alone/dragoman-cli" translate --model "$marian" --from en --to de --beams 2 2>&1)" ||
+            { echo "without libdragoman_torch.so, dragoman-cli failed beam search with $marian: $out" >&2; status=1; }
         code=0
-        out="$(echo "Good morning." | "$alone/dragoman-cli" translate --model "$marian" --from en --to de --beams 2 2>&1)" || code=$?
+        out="$(echo "Good morning." | DRAGOMAN_DEVICE=libtorch "$alone/dragoman-cli" translate --model "$marian" --from en --to de 2>&1)" || code=$?
         if [[ $code -eq 0 || "$out" != *"cannot load"*"libdragoman_torch.so"* ]]; then
-            echo "without libdragoman_torch.so, beam search was not refused by name (exit $code): $out" >&2
+            echo "without libdragoman_torch.so, the libtorch model was not refused by name (exit $code): $out" >&2
             status=1
         fi
     fi

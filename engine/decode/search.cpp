@@ -9,11 +9,12 @@
 #include <random>
 
 namespace dragoman {
-namespace {
 
-bool isEos(TokenId id, const std::vector<TokenId>& eos) {
-    return std::find(eos.begin(), eos.end(), id) != eos.end();
+bool isEndOfSequence(TokenId id, const std::vector<TokenId>& eosIds) {
+    return std::find(eosIds.begin(), eosIds.end(), id) != eosIds.end();
 }
+
+namespace {
 
 constexpr float kOff = -std::numeric_limits<float>::infinity();  // the warpers' filter value
 
@@ -83,7 +84,7 @@ std::vector<TokenId> greedySearch(DecodingSession& session, const std::vector<To
         generated.push_back(last);
         sequences[0].push_back(last);
         if (options.onToken && !options.onToken(last)) break;
-        if (isEos(last, options.eosIds)) break;
+        if (isEndOfSequence(last, options.eosIds)) break;
     }
     return generated;
 }
@@ -108,7 +109,7 @@ std::vector<TokenId> sampleSearch(DecodingSession& session, const std::vector<To
         generated.push_back(last);
         sequences[0].push_back(last);
         if (options.onToken && !options.onToken(last)) break;
-        if (isEos(last, options.eosIds)) break;
+        if (isEndOfSequence(last, options.eosIds)) break;
     }
     return generated;
 }

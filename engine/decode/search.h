@@ -31,6 +31,9 @@ struct SamplingOptions {
 std::vector<TokenId> sampleSearch(DecodingSession& session, const std::vector<TokenId>& prefix, const SearchOptions& options,
                                   const SamplingOptions& sampling);
 
+// Whether `id` is one of `eosIds`.
+bool isEndOfSequence(TokenId id, const std::vector<TokenId>& eosIds);
+
 // `prefix`: the sequence so far (decoder start, or the prompt); its last token is fed first.
 // Returns the generated tokens only, up to and including EOS.
 std::vector<TokenId> greedySearch(DecodingSession& session, const std::vector<TokenId>& prefix, const SearchOptions& options);

@@ -2,7 +2,7 @@
 
 #include "decode/causal_session.h"
 #include "decode/seq2seq_session.h"
-#include "runtime/torch_backend.h"
+#include "decode/beam_search.h"
 #include "util/error.h"
 
 namespace dragoman {
@@ -35,10 +35,13 @@ std::vector<TokenId> generateIds(const RunnableModel& model, const std::vector<T
         auto source = m->encodeSources({ids}, adapter.get()).front();
         Seq2SeqSession session(*m, std::move(source), beams, static_cast<std::int64_t>(prefix.size()) + maxNew, std::move(adapter));
         if (beams == 1) return greedySearch(session, prefix, options);
-        return torchBackend().beamSearch(session, prefix, options, {beams, model.generation.lengthPenalty, model.generation.earlyStopping});
+        return beamSearch(session, prefix, options, {beams, model.generation.lengthPenalty, model.generation.earlyStopping});
     }
-    if (beams > 1) return torchBackend().generateIds(model, ids, maxNew, beams, raw, std::move(adapter));
     const CausalGeneration generation(model, static_cast<std::int64_t>(ids.size()), maxNew, raw);
+    if (beams > 1) {
+        CausalBeamSession session(*model.causal(), ids, beams, generation.maxNewTokens, std::move(adapter));
+        return beamSearch(session, ids, generation.options, {beams, model.generation.lengthPenalty, model.generation.earlyStopping});
+    }
     CausalSession session(*model.causal(), ids, generation.maxNewTokens, {}, std::move(adapter));
     return greedySearch(session, ids, generation.options);
 }

@@ -1,8 +1,7 @@
 #pragma once
 // Ids generated the way Hugging Face's generate() makes them (greedy or beam search, generation_config.json's
 // processors unless raw, up to and including EOS): what dragoman-cli's generate prints and the parity checks
-// compare. Greedy decoding runs here; beam search on libtorch's side (runtime/torch_backend.h,
-// runtime/reference_calls.h).
+// compare. No libtorch here (a libtorch model's own code sets what it needs).
 #include "decode/logits_processors.h"
 #include "decode/search.h"
 #include "runtime/runnable_model.h"

@@ -1,5 +1,6 @@
 #include "runtime/language_token_strategy.h"
 
+#include "decode/beam_search.h"
 #include "decode/seq2seq_session.h"
 #include "decode/seq2seq_steps.h"
 #include "runtime/language_tokens.h"
@@ -187,7 +188,7 @@ std::string LanguageTokenStrategy::decodeSentence(const std::vector<std::vector<
             generated = greedySearch(session, prefix, options);
             if (streaming) job.emit(stream.finish());
         } else {
-            generated = torchBackend().beamSearch(session, prefix, options,
+            generated = beamSearch(session, prefix, options,
                                                   {job.request.beams, generation.lengthPenalty, generation.earlyStopping});
             job.stats.generatedTokens += static_cast<std::int64_t>(generated.size());
             job.emit(tokenizer.decode(generated));

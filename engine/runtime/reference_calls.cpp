@@ -1,6 +1,5 @@
 #include "runtime/reference_calls.h"
 
-#include "decode/beam_search.h"
 #include "decode/causal_session.h"
 #include "decode/logits_tensor.h"
 #include "decode/seq2seq_session.h"
@@ -8,18 +7,6 @@
 #include "util/error.h"
 
 namespace dragoman {
-std::vector<TokenId> generateOnLibtorch(const RunnableModel& model, const std::vector<TokenId>& ids, std::int64_t maxNew,
-                                        std::int64_t beams, bool raw, std::shared_ptr<const LoraSet> adapter) {
-    c10::InferenceMode guard;
-    if (const auto* c = model.causal()) {
-        if (beams == 1) return generateIds(model, ids, maxNew, beams, raw, std::move(adapter));
-        const CausalGeneration generation(model, static_cast<std::int64_t>(ids.size()), maxNew, raw);
-        CausalBeamSession session(*c, ids, beams, generation.maxNewTokens, std::move(adapter));
-        return beamSearch(session, ids, generation.options, {beams, model.generation.lengthPenalty, model.generation.earlyStopping});
-    }
-    return generateIds(model, ids, maxNew, beams, raw, std::move(adapter));  // an encoder-decoder model: beams through beamSearch
-}
-
 TeacherForced teacherForcedLogits(const RunnableModel& model, const std::vector<TokenId>& ids,
                                   const std::optional<std::vector<TokenId>>& decoderIds, std::shared_ptr<const LoraSet> adapter) {
     c10::InferenceMode guard;

@@ -1,6 +1,6 @@
 #pragma once
 // The two calls that parity checks make on any model, as Hugging Face does them: ids generated the way
-// generate() does (runtime/generate_ids.h; here what runs on libtorch), and teacher-forced logits. Shared by
+// generate() does (runtime/generate_ids.h), and teacher-forced logits (here: they are returned as tensors). Shared by
 // dragoman-cli (generate, logits) and the tests.
 #include "runtime/generate_ids.h"
 #include "runtime/runnable_model.h"
@@ -11,10 +11,6 @@
 #include <vector>
 
 namespace dragoman {
-
-// generateIds (runtime/generate_ids.h) for beam search and encoder-decoder models, which run on libtorch.
-std::vector<TokenId> generateOnLibtorch(const RunnableModel& model, const std::vector<TokenId>& ids, std::int64_t maxNewTokens,
-                                        std::int64_t beams, bool raw, std::shared_ptr<const LoraSet> adapter = nullptr);
 
 struct TeacherForced {
     torch::Tensor logits;   // [T, vocab] float32

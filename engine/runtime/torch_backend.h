@@ -1,9 +1,8 @@
 #pragma once
 // What needs libtorch, behind one interface: the libtorch Marian and HY-MT (a CUDA device, or libtorch's operators on
-// the CPU: Placement::libtorchOps), LoRA adapters (their tensors), beam search, quantizing. It lives in libdragoman_torch.so, which
+// the CPU: Placement::libtorchOps), LoRA adapters (their tensors), quantizing. It lives in libdragoman_torch.so, which
 // torchBackend() opens on first need: a program that runs HY-MT on the CPU kernels never loads libtorch, whose
 // libraries and constructors cost a quarter of a second at every start (README: Start-up).
-#include "decode/beam_search.h"
 #include "quantize/quantize_settings.h"
 #include "runtime/architectures.h"
 
@@ -39,14 +38,6 @@ public:
                                                            AdapterLoadStats* stats) const = 0;
     // An adapter's deltas as the CPU forward reads them, one view per linear slot (models/hunyuan_cpu.h).
     virtual std::shared_ptr<const cpu::Adapter> cpuAdapterOf(const LoraSet& set, std::size_t slots) const = 0;
-
-    // decode/beam_search.h's beamSearch.
-    virtual std::vector<TokenId> beamSearch(DecodingSession& session, const std::vector<TokenId>& prefix, const SearchOptions& options,
-                                            const BeamOptions& beam) const = 0;
-
-    // runtime/generate_ids.h's generateIds for beam search.
-    virtual std::vector<TokenId> generateIds(const RunnableModel& model, const std::vector<TokenId>& ids, std::int64_t maxNewTokens,
-                                             std::int64_t beams, bool raw, std::shared_ptr<const LoraSet> adapter) const = 0;
 
     // quantize/quantize_model.h's quantizeModel.
     virtual QuantizeSummary quantize(const RunnableModel& model, const std::filesystem::path& out, const QuantizeSettings& settings,

@@ -6,7 +6,6 @@
 #include "models/hunyuan.h"
 #include "models/marian.h"
 #include "quantize/quantize_model.h"
-#include "runtime/reference_calls.h"
 #include "runtime/torch_backend.h"
 
 #include <torch/cuda.h>
@@ -39,16 +38,6 @@ public:
 
     std::shared_ptr<const cpu::Adapter> cpuAdapterOf(const LoraSet& set, std::size_t slots) const override {
         return dragoman::cpuAdapterOf(set, slots);
-    }
-
-    std::vector<TokenId> beamSearch(DecodingSession& session, const std::vector<TokenId>& prefix, const SearchOptions& options,
-                                    const BeamOptions& beam) const override {
-        return dragoman::beamSearch(session, prefix, options, beam);
-    }
-
-    std::vector<TokenId> generateIds(const RunnableModel& model, const std::vector<TokenId>& ids, std::int64_t maxNewTokens,
-                                     std::int64_t beams, bool raw, std::shared_ptr<const LoraSet> adapter) const override {
-        return generateOnLibtorch(model, ids, maxNewTokens, beams, raw, std::move(adapter));
     }
 
     QuantizeSummary quantize(const RunnableModel& model, const std::filesystem::path& out, const QuantizeSettings& settings,

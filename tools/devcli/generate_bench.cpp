@@ -296,7 +296,7 @@ nlohmann::ordered_json benchEncoderDecoder(const RunnableModel& model, const Gen
             };
         Seq2SeqSession session(m, m.encodeSources({source}, nullptr).front(), options.beams, 1 + options.newTokens);
         return options.beams == 1 ? greedySearch(session, prefix, local)
-                                  : torchBackend().beamSearch(session, prefix, local, {options.beams, 1.0, false});
+                                  : beamSearch(session, prefix, local, {options.beams, 1.0, false});
     };
     runOne(sources.front(), nullptr);  // warm-up
 
@@ -346,7 +346,7 @@ nlohmann::ordered_json benchEncoderDecoder(const RunnableModel& model, const Gen
                     batcher.between([&] { encoded = m.encodeSources({sources[i]}, nullptr).front(); });
                     Seq2SeqSession session(m, encoded, options.beams, 1 + options.newTokens, nullptr, &batcher);
                     shared[i] = options.beams == 1 ? greedySearch(session, prefix, search)
-                                                   : torchBackend().beamSearch(session, prefix, search, {options.beams, 1.0, false});
+                                                   : beamSearch(session, prefix, search, {options.beams, 1.0, false});
                 }
             });
         for (auto& t : threads)
