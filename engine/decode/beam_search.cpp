@@ -102,8 +102,8 @@ std::vector<TokenId> beamSearch(DecodingSession& session, const std::vector<Toke
         std::vector<float> mergedScores(finishedScores);
         for (std::size_t k = 0; k < top.size(); ++k) {
             const bool justFinished = hits[k] && static_cast<std::int64_t>(k) < B;
-            const float offset = ((allFinished && beam.earlyStopping) ? kFinishedOff : 0.0f) + (heuristicUnsatisfied ? 0.0f : kFinishedOff) +
-                                 (justFinished ? 0.0f : kFinishedOff);
+            const float offset = ((allFinished && beam.earlyStopping) ? kFinishedOff : 0.0f) +
+                                 (heuristicUnsatisfied ? 0.0f : kFinishedOff) + (justFinished ? 0.0f : kFinishedOff);
             mergedScores.push_back(topValues[k] / lengthDivisor + offset);
         }
         const auto keep = topIndices(mergedScores, B);

@@ -82,31 +82,9 @@ void attendHead(const float* query, const float* k, std::int64_t kStride, const 
         axpy(weights[t] * inverse, v + t * vStride, o, headDim);
 }
 
-// Lane i: sum16(acc[i]) bit for bit. sum16 adds lanes 8 apart, then (sum8) 4, 2 and 1 apart; the same pairs are
-// added here for sixteen vectors at once, each step's results packed two vectors to one, so the lane sums come out in
-// 4 q + j order for acc[4 j + q] and are put back in order by one permutation.
+// Lane i: sum16(acc[i]) bit for bit (simd512.h's sixteenLaneTree, put back in order).
 DRAGOMAN_AVX512 inline __m512 sixteenLaneSums(const __m512 (&acc)[16]) {
-    __m512 halves[8], quarters[4], pairs[2];
-#pragma GCC unroll 8
-    for (int i = 0; i < 8; ++i) {
-        const __m512 a = acc[2 * i], b = acc[2 * i + 1];
-        halves[i] = _mm512_add_ps(_mm512_maskz_shuffle_f32x4(kAll16, a, b, _MM_SHUFFLE(1, 0, 1, 0)),
-                                  _mm512_maskz_shuffle_f32x4(kAll16, a, b, _MM_SHUFFLE(3, 2, 3, 2)));
-    }
-#pragma GCC unroll 4
-    for (int i = 0; i < 4; ++i) {
-        const __m512 a = halves[2 * i], b = halves[2 * i + 1];
-        quarters[i] = _mm512_add_ps(_mm512_maskz_shuffle_f32x4(kAll16, a, b, _MM_SHUFFLE(2, 0, 2, 0)),
-                                    _mm512_maskz_shuffle_f32x4(kAll16, a, b, _MM_SHUFFLE(3, 1, 3, 1)));
-    }
-#pragma GCC unroll 2
-    for (int i = 0; i < 2; ++i) {
-        const __m512 a = quarters[2 * i], b = quarters[2 * i + 1];
-        pairs[i] = _mm512_add_ps(_mm512_maskz_unpacklo_ps(kAll16, a, b), _mm512_maskz_unpackhi_ps(kAll16, a, b));
-    }
-    const __m512 sums =
-        _mm512_add_ps(_mm512_castpd_ps(_mm512_maskz_unpacklo_pd(0xFF, _mm512_castps_pd(pairs[0]), _mm512_castps_pd(pairs[1]))),
-                      _mm512_castpd_ps(_mm512_maskz_unpackhi_pd(0xFF, _mm512_castps_pd(pairs[0]), _mm512_castps_pd(pairs[1]))));
+    const __m512 sums = sixteenLaneTree(acc, AddFloatLanes());
     const __m512i order = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
     return _mm512_maskz_permutexvar_ps(kAll16, order, sums);
 }

@@ -222,28 +222,14 @@ DRAGOMAN_W8A8_VNNI inline __attribute__((always_inline)) void step(__m512i (&acc
     }
 }
 
-// Sixteen accumulators' lane sums as one vector, in three rounds of adding halves (45 instructions where sixteen
-// separate sums took ~20 each): lane 4q + j holds the sum of acc[4j + q].
+// Sixteen accumulators' lane sums as one vector (simd512.h's sixteenLaneTree on integer lanes, 45 instructions where
+// sixteen separate sums took ~20 each): lane 4q + j holds the sum of acc[4j + q].
 DRAGOMAN_W8A8_VNNI inline __m512i sixteenSums(const __m512i (&acc)[16]) {
-    __m512i halves[8], quarters[4], pairs[2];
-#pragma GCC unroll 8
-    for (int i = 0; i < 8; ++i) {
-        const __m512i a = acc[2 * i], b = acc[2 * i + 1];
-        halves[i] = _mm512_add_epi32(_mm512_maskz_shuffle_i64x2(0xFF, a, b, _MM_SHUFFLE(1, 0, 1, 0)),
-                                     _mm512_maskz_shuffle_i64x2(0xFF, a, b, _MM_SHUFFLE(3, 2, 3, 2)));
-    }
-#pragma GCC unroll 4
-    for (int i = 0; i < 4; ++i) {
-        const __m512i a = halves[2 * i], b = halves[2 * i + 1];
-        quarters[i] = _mm512_add_epi32(_mm512_maskz_shuffle_i64x2(0xFF, a, b, _MM_SHUFFLE(2, 0, 2, 0)),
-                                       _mm512_maskz_shuffle_i64x2(0xFF, a, b, _MM_SHUFFLE(3, 1, 3, 1)));
-    }
-#pragma GCC unroll 2
-    for (int i = 0; i < 2; ++i) {
-        const __m512i a = quarters[2 * i], b = quarters[2 * i + 1];
-        pairs[i] = _mm512_add_epi32(_mm512_maskz_unpacklo_epi32(kAll16, a, b), _mm512_maskz_unpackhi_epi32(kAll16, a, b));
-    }
-    return _mm512_add_epi32(_mm512_maskz_unpacklo_epi64(0xFF, pairs[0], pairs[1]), _mm512_maskz_unpackhi_epi64(0xFF, pairs[0], pairs[1]));
+    __m512 lanes[16];
+#pragma GCC unroll 16
+    for (int i = 0; i < 16; ++i)
+        lanes[i] = _mm512_castsi512_ps(acc[i]);
+    return _mm512_castps_si512(sixteenLaneTree(lanes, AddInt32Lanes()));
 }
 
 // R rows from r0 against C consecutive weight rows from j (R C <= 16), read from the 64-byte line where they start

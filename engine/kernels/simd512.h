@@ -53,6 +53,42 @@ DRAGOMAN_AVX512 inline float sum16(__m512 v) {
     return sum8(_mm256_add_ps(_mm256_load_ps(lanes), _mm256_load_ps(lanes + 8)));
 }
 
+// The lane sums of sixteen vectors at once, for float (add_ps) or integer (add_epi32) lanes: vectors are added in
+// halves 8, 4, 2 and 1 lanes apart (sum16's tree), each round packing two vectors into one, so lane 4 q + j of the
+// result holds the sum of acc[4 j + q] (permute by 0, 4, 8, 12, 1, 5, ... for lane i = acc[i]). `add` is the lanes'
+// addition; the shuffles only move bits, so the float ones serve both.
+struct AddFloatLanes {
+    __attribute__((target("avx512f"))) __m512 operator()(__m512 a, __m512 b) const { return _mm512_add_ps(a, b); }
+};
+struct AddInt32Lanes {
+    __attribute__((target("avx512f"))) __m512 operator()(__m512 a, __m512 b) const {
+        return _mm512_castsi512_ps(_mm512_add_epi32(_mm512_castps_si512(a), _mm512_castps_si512(b)));
+    }
+};
+template <typename Add>
+__attribute__((target("avx512f"))) inline __m512 sixteenLaneTree(const __m512 (&acc)[16], Add add) {
+    __m512 halves[8], quarters[4], pairs[2];
+#pragma GCC unroll 8
+    for (int i = 0; i < 8; ++i) {
+        const __m512 a = acc[2 * i], b = acc[2 * i + 1];
+        halves[i] = add(_mm512_maskz_shuffle_f32x4(kAll16, a, b, _MM_SHUFFLE(1, 0, 1, 0)),
+                        _mm512_maskz_shuffle_f32x4(kAll16, a, b, _MM_SHUFFLE(3, 2, 3, 2)));
+    }
+#pragma GCC unroll 4
+    for (int i = 0; i < 4; ++i) {
+        const __m512 a = halves[2 * i], b = halves[2 * i + 1];
+        quarters[i] = add(_mm512_maskz_shuffle_f32x4(kAll16, a, b, _MM_SHUFFLE(2, 0, 2, 0)),
+                          _mm512_maskz_shuffle_f32x4(kAll16, a, b, _MM_SHUFFLE(3, 1, 3, 1)));
+    }
+#pragma GCC unroll 2
+    for (int i = 0; i < 2; ++i) {
+        const __m512 a = quarters[2 * i], b = quarters[2 * i + 1];
+        pairs[i] = add(_mm512_maskz_unpacklo_ps(kAll16, a, b), _mm512_maskz_unpackhi_ps(kAll16, a, b));
+    }
+    return add(_mm512_castpd_ps(_mm512_maskz_unpacklo_pd(0xFF, _mm512_castps_pd(pairs[0]), _mm512_castps_pd(pairs[1]))),
+               _mm512_castpd_ps(_mm512_maskz_unpackhi_pd(0xFF, _mm512_castps_pd(pairs[0]), _mm512_castps_pd(pairs[1]))));
+}
+
 // e^x for 16 lanes: Cephes' expf (x = n ln 2 + r, |r| <= ln 2 / 2, a degree-6 polynomial in r), scaled by 2^n.
 DRAGOMAN_AVX512 inline __m512 exp16(__m512 x) {
     x = _mm512_maskz_max_ps(kAll16, x, _mm512_set1_ps(-103.0f));  // below it e^x is 0 in float32 anyway

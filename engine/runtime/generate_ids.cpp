@@ -1,8 +1,8 @@
 #include "runtime/generate_ids.h"
 
+#include "decode/beam_search.h"
 #include "decode/causal_session.h"
 #include "decode/seq2seq_session.h"
-#include "decode/beam_search.h"
 #include "util/error.h"
 
 namespace dragoman {

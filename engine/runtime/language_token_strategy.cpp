@@ -188,8 +188,7 @@ std::string LanguageTokenStrategy::decodeSentence(const std::vector<std::vector<
             generated = greedySearch(session, prefix, options);
             if (streaming) job.emit(stream.finish());
         } else {
-            generated = beamSearch(session, prefix, options,
-                                                  {job.request.beams, generation.lengthPenalty, generation.earlyStopping});
+            generated = beamSearch(session, prefix, options, {job.request.beams, generation.lengthPenalty, generation.earlyStopping});
             job.stats.generatedTokens += static_cast<std::int64_t>(generated.size());
             job.emit(tokenizer.decode(generated));
         }

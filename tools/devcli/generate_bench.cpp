@@ -295,8 +295,7 @@ nlohmann::ordered_json benchEncoderDecoder(const RunnableModel& model, const Gen
                 return true;
             };
         Seq2SeqSession session(m, m.encodeSources({source}, nullptr).front(), options.beams, 1 + options.newTokens);
-        return options.beams == 1 ? greedySearch(session, prefix, local)
-                                  : beamSearch(session, prefix, local, {options.beams, 1.0, false});
+        return options.beams == 1 ? greedySearch(session, prefix, local) : beamSearch(session, prefix, local, {options.beams, 1.0, false});
     };
     runOne(sources.front(), nullptr);  // warm-up
 
