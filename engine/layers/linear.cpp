@@ -310,6 +310,16 @@ torch::Tensor Linear::operator()(const torch::Tensor& x, const std::vector<const
     return y;
 }
 
+std::vector<torch::Tensor> Linear::many(const torch::Tensor& x, const std::vector<const Linear*>& layers,
+                                        const std::vector<const LoraSet*>& adapters) {
+    const LoraSet* first = adapters.empty() ? nullptr : adapters.front();
+    if (std::all_of(adapters.begin(), adapters.end(), [first](const LoraSet* a) { return a == first; })) return many(x, layers, first);
+    std::vector<torch::Tensor> out;
+    for (const auto* layer : layers)
+        out.push_back((*layer)(x, adapters));
+    return out;
+}
+
 std::vector<torch::Tensor> Linear::manyInt8Activations(const torch::Tensor& x, const std::vector<const Linear*>& layers,
                                                        const LoraSet* lora) {
     const auto k = x.size(-1);

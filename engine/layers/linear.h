@@ -50,6 +50,9 @@ public:
     // The same x through several layers sharing `in`: one decoding row by bf16 weights is one kernel pass; W8A8 layers'
     // rows are quantized once for all of them, their products shared out in one call.
     static std::vector<torch::Tensor> many(const torch::Tensor& x, const std::vector<const Linear*>& layers, const LoraSet* lora = nullptr);
+    // The same with row i's adapter adapters[i]: many() where every row has the same one, else each layer alone.
+    static std::vector<torch::Tensor> many(const torch::Tensor& x, const std::vector<const Linear*>& layers,
+                                           const std::vector<const LoraSet*>& adapters);
 
     // The module's name in the checkpoint ("model.layers.0.self_attn.q_proj"), empty for a tied output layer.
     const std::string& name() const { return name_; }

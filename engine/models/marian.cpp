@@ -74,18 +74,6 @@ torch::Tensor attend(const MarianAttention& a, const torch::Tensor& x, const tor
                lora);
 }
 
-// x through several layers, row i with adapters[i]: in one call (Linear::many) where every row has the same adapter.
-std::vector<torch::Tensor> projectedTogether(const torch::Tensor& x, const std::vector<const Linear*>& layers,
-                                             const std::vector<const LoraSet*>& adapters) {
-    const LoraSet* first = adapters.empty() ? nullptr : adapters.front();
-    if (std::all_of(adapters.begin(), adapters.end(), [first](const LoraSet* a) { return a == first; }))
-        return Linear::many(x, layers, first);
-    std::vector<torch::Tensor> out;
-    for (const auto* layer : layers)
-        out.push_back((*layer)(x, adapters));
-    return out;
-}
-
 // Writes one step's keys or values ([B, d] from `from`, heads side by side) into row t of a cache
 // [B, H, maxSteps, hd]: plain copies, where view/transpose/narrow/copy_ were four ATen calls.
 void appendStep(torch::Tensor& cache, std::int64_t t, const float* from) {
@@ -446,7 +434,7 @@ torch::Tensor MarianModel::stepMany(const std::vector<DecoderState*>& states, co
     for (std::size_t i = 0; i < decoder_.size(); ++i) {
         const auto& layer = decoder_[i];
         const auto& a = layer.selfAttn;
-        const auto qkv = projectedTogether(x, {&a.q, &a.k, &a.v}, adapters);
+        const auto qkv = Linear::many(x, {&a.q, &a.k, &a.v}, adapters);
         const auto k = qkv[1].contiguous(), v = qkv[2].contiguous();
         std::int64_t offset = 0;
         for (std::size_t b = 0; b < sequences.size(); ++b) {
