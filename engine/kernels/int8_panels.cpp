@@ -8,9 +8,12 @@
 #include <sys/mman.h>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <new>
+#include <vector>
 
 // The epilogue's multiplies and adds round separately, as scaleAndBiasRows() does (C++ keeps -ffp-contract=fast, which
 // would fuse them here).
@@ -163,9 +166,66 @@ std::int64_t panelBytes(std::int64_t k) {
     return depthGroups(k) * kGroupBytes;
 }
 
-bool panelProductsAvailable() {
+namespace {
+
+std::atomic<bool> panelsEnabled{true};
+
+bool vnniCpu() {
     static const bool yes = hasAvx512() && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vnni");
     return yes;
+}
+
+// `rounds` x 12 independent vpdpbusd (64 multiply-adds each): as many accumulators as hide the instruction's latency.
+DRAGOMAN_PANELS_VNNI std::int32_t vnniLoop(std::int64_t rounds) {
+    __m512i acc[12];
+#pragma GCC unroll 12
+    for (int i = 0; i < 12; ++i)
+        acc[i] = _mm512_set1_epi32(i);
+    __m512i a = _mm512_set1_epi32(0x01020304);
+    const __m512i b = _mm512_set1_epi32(0x05060708);
+    for (std::int64_t r = 0; r < rounds; ++r) {
+#pragma GCC unroll 12
+        for (int i = 0; i < 12; ++i)
+            acc[i] = _mm512_dpbusd_epi32(acc[i], a, b);
+        __asm__ volatile("" : "+v"(a));  // a is not known to stay the same: every round is computed
+    }
+    std::int32_t lanes[16], sum = 0;
+#pragma GCC unroll 12
+    for (int i = 0; i < 12; ++i) {
+        _mm512_storeu_si512(lanes, acc[i]);
+        sum += lanes[0];
+    }
+    return sum;
+}
+
+}  // namespace
+
+bool panelProductsAvailable() {
+    return vnniCpu() && panelsEnabled.load(std::memory_order_relaxed);
+}
+
+void setPanelProducts(bool enabled) {
+    panelsEnabled.store(enabled, std::memory_order_relaxed);
+}
+
+double vnniPeakMacsPerSecond(double seconds) {
+    if (!vnniCpu()) return 0;
+    auto& pool = ThreadPool::shared();
+    const auto threads = static_cast<std::int64_t>(pool.size());
+    // Rounds for about `seconds` at 3 GHz, one vpdpbusd per cycle (the probe measures whatever the CPU does).
+    const auto rounds = static_cast<std::int64_t>(seconds * 3e9 / 12);
+    std::vector<std::int32_t> sums(static_cast<std::size_t>(threads));
+    double best = 0;
+    for (int pass = 0; pass < 3; ++pass) {
+        const auto start = std::chrono::steady_clock::now();
+        pool.parallelFor(threads, 1, [&](std::int64_t begin, std::int64_t end) {
+            for (auto t = begin; t < end; ++t)
+                sums[static_cast<std::size_t>(t)] += vnniLoop(rounds);
+        });
+        const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        best = std::max(best, static_cast<double>(threads * rounds * 12 * 64) / elapsed);
+    }
+    return best;
 }
 
 void packPanel(const std::int8_t* w, std::int64_t k, std::int64_t first, std::int64_t columns, std::uint8_t* panel) {

@@ -29,8 +29,16 @@ struct QuantizedRows {
     const float* scales = nullptr;
 };
 
-// Whether this CPU runs the panel products (AVX512-VNNI and BW, and AVX-512 not switched off).
+// Whether this CPU runs the panel products (AVX512-VNNI and BW, and AVX-512 not switched off), and they are not
+// switched off for a comparison (setPanelProducts).
 bool panelProductsAvailable();
+// Switches the panel products off (every row count on the one-row kernel) or back on: `bench kernels` compares the
+// two in one process. Not for use while products run on other threads.
+void setPanelProducts(bool enabled);
+
+// The CPU's peak for these products: multiply-adds per second of `vpdpbusd` alone (independent accumulators, no
+// loads) on every kernel thread at once, best of a few passes of `seconds` each; 0 without AVX512-VNNI.
+double vnniPeakMacsPerSecond(double seconds = 0.05);
 
 // Weight rows [first, first + columns) of w [n, k] (columns <= 64) into a panel (panelBytes(k) bytes, 64-byte
 // aligned); the missing columns and depths hold zero weights.

@@ -28,6 +28,7 @@ private Q_SLOTS:
     void benchLoadReportsContractKeys();
     void benchTranslateTimesTheRealTranslation();
     void benchWeightsComparesCopiesSideBySide();
+    void benchKernelsMeasuresAgainstThePeak();
     void loadIsLoggedWithModelId();
     void generateMatchesReference_data();
     void generateMatchesReference();
@@ -470,6 +471,30 @@ void TestCli::benchWeightsComparesCopiesSideBySide() {
     QCOMPARE(marian.code, 2);
     QVERIFY2(marian.err.contains("decoder-only"), qPrintable(marian.err));
     modelsDir_.clear();
+}
+
+// bench kernels: every product shape measured on the one-row kernel and, where the CPU has them, on panels, with the
+// vpdpbusd peak beside them; attention per key and head. Measures only: every number positive, every shape there.
+void TestCli::benchKernelsMeasuresAgainstThePeak() {
+    const auto result = run({"bench", "kernels", "--rounds", "1", "--json"});
+    QVERIFY2(result.code == 0, qPrintable(result.err));
+    const auto json = QJsonDocument::fromJson(result.out.toUtf8()).object();
+    const bool vnni = json.value("w8a8_kernel").toString() == "avx512-vnni";
+    QCOMPARE(json.value("vnni_peak_gmacs").toDouble() > 0, vnni);
+    const auto products = json.value("products").toArray();
+    QCOMPARE(products.size(), 5);
+    for (const auto& p : products) {
+        const auto product = p.toObject();
+        QVERIFY(product.value("one_row_gmacs").toDouble() > 0);
+        const bool panelled = json.value("panels").toBool() && product.value("m").toInt() >= 4;
+        QCOMPARE(product.contains("panels_kept_gmacs"), panelled);
+        if (panelled) QVERIFY(product.value("kept_of_peak").toDouble() > 0 && product.value("kept_vs_one_row").toDouble() > 0);
+    }
+    const auto attention = json.value("attention").toArray();
+    QCOMPARE(attention.size(), 3);
+    for (const auto& a : attention)
+        QVERIFY(a.toObject().value("ns_per_key_and_head").toDouble() > 0);
+    QCOMPARE(run({"bench", "kernels", "--rounds", "0"}).code, 2);
 }
 
 void TestCli::loadIsLoggedWithModelId() {

@@ -3,6 +3,7 @@
 #include "devcli/dev_commands.h"
 #include "devcli/dev_model_option.h"
 #include "devcli/generate_bench.h"
+#include "devcli/kernels_bench.h"
 #include "devcli/load_baselines.h"
 #include "devcli/weights_bench.h"
 #include "io/checkpoint.h"
@@ -308,6 +309,42 @@ int benchAdapters(const QStringList& args) {
     return kExitOk;
 }
 
+// The W8A8 products and decoding attention alone, against the CPU's vpdpbusd peak (devcli/kernels_bench.h).
+int benchKernels(const QStringList& args) {
+    CommandLine cmd(QStringLiteral("dragoman-cli bench kernels"),
+                    QStringLiteral("W8A8 products (the one-row kernel, panels laid out per call, panels kept) and decoding attention, "
+                                   "side by side in one process, against the CPU's vpdpbusd peak on every kernel thread."));
+    cmd.addOption(
+        {QStringLiteral("rounds"), QStringLiteral("Alternating rounds per measure, the median reported (default 5)"), QStringLiteral("N")});
+    cmd.addOption({QStringLiteral("json"), QStringLiteral("Print one JSON object")});
+    if (!cmd.parse(args)) return kExitOk;
+    bench::KernelsBenchOptions options;
+    options.rounds = cmd.intValue("rounds", 5, 1, 1000);
+    configureThreads();
+    const auto out = bench::benchKernels(options);
+    if (cmd.isSet("json")) {
+        print(out.dump() + "\n");
+        return kExitOk;
+    }
+    std::string text = fmt::format("{} threads, W8A8 on {}; vpdpbusd peak {:.0f} GMAC/s\n", out["threads"].get<int>(),
+                                   out["w8a8_kernel"].get<std::string>(), out["vnni_peak_gmacs"].get<double>());
+    for (const auto& p : out["products"]) {
+        text += fmt::format("  {} x {} x {}: one-row {:.0f} GMAC/s", p["m"].get<std::int64_t>(), p["n"].get<std::int64_t>(),
+                            p["k"].get<std::int64_t>(), p["one_row_gmacs"].get<double>());
+        if (p.contains("panels_kept_gmacs"))
+            text += fmt::format(", panels per call {:.0f}, kept {:.0f} ({:.2f}x one-row, {:.2f} of the peak)",
+                                p["panels_per_call_gmacs"].get<double>(), p["panels_kept_gmacs"].get<double>(),
+                                p["kept_vs_one_row"].get<double>(), p.value("kept_of_peak", 0.0));
+        text += "\n";
+    }
+    for (const auto& a : out["attention"])
+        text += fmt::format("  attention, {} requests x {} heads of {} over {} keys: {:.1f} ns per key and head\n",
+                            a["requests"].get<int>(), a["heads"].get<int>(), a["head_dim"].get<int>(), a["keys"].get<std::int64_t>(),
+                            a["ns_per_key_and_head"].get<double>());
+    print(text);
+    return kExitOk;
+}
+
 }  // namespace
 
 int runBench(const QStringList& args) {
@@ -318,11 +355,14 @@ int runBench(const QStringList& args) {
     if (kind == "translate") return benchTranslate(rest);
     if (kind == "adapters") return benchAdapters(rest);
     if (kind == "weights") return benchWeights(rest);
+    if (kind == "kernels") return benchKernels(rest);
     if (kind == "--help" || kind == "-h") {
-        print(QStringLiteral("Usage: dragoman-cli bench load|generate|translate|adapters|weights --model M [--json] ...\n"));
+        print(
+            QStringLiteral("Usage: dragoman-cli bench load|generate|translate|adapters|weights --model M [--json] ...\n"
+                           "       dragoman-cli bench kernels [--rounds N] [--json]\n"));
         return kExitOk;
     }
-    throw UsageError(kind.isEmpty() ? "bench needs a kind: load, generate, translate, adapters or weights"
+    throw UsageError(kind.isEmpty() ? "bench needs a kind: load, generate, translate, adapters, weights or kernels"
                                     : "unknown bench '" + kind.toStdString() + "'");
 }
 

@@ -1,4 +1,5 @@
 #include "devcli/generate_bench.h"
+#include "devcli/median.h"
 #include "devcli/weights_bench.h"
 
 #include "kernels/stream_read.h"
@@ -364,16 +365,6 @@ nlohmann::ordered_json benchEncoderDecoder(const RunnableModel& model, const Gen
     }
     return out;
 }
-
-namespace {
-
-double median(std::vector<double> values) {
-    if (values.empty()) return 0;
-    std::sort(values.begin(), values.end());
-    return values[values.size() / 2];
-}
-
-}  // namespace
 
 nlohmann::ordered_json benchAdapters(const RunnableModel& model, const std::vector<BenchAdapter>& adapters,
                                      const GenerateBenchOptions& options) {

@@ -1,4 +1,5 @@
 #include "devcli/weights_bench.h"
+#include "devcli/median.h"
 
 #include "devcli/generate_bench.h"
 #include "kernels/stream_read.h"
@@ -11,12 +12,6 @@
 
 namespace dragoman::bench {
 namespace {
-
-double medianOf(std::vector<double> values) {
-    std::sort(values.begin(), values.end());
-    const auto n = values.size();
-    return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
-}
 
 // One model's sequence, decoded a block at a time.
 struct Lane {
@@ -94,12 +89,12 @@ nlohmann::ordered_json benchWeights(const std::vector<std::shared_ptr<RunnableMo
         out["models"].push_back({{"model", models[i]->id()},
                                  {"weight_type", weightTypeOf(*models[i])},
                                  {"weight_bytes_per_token", bytes},
-                                 {"decode_tokens_per_s", medianOf(rates)},
-                                 {"vs_first", medianOf(ratios)},
+                                 {"decode_tokens_per_s", median(rates)},
+                                 {"vs_first", median(ratios)},
                                  {"vs_first_min", *low},
                                  {"vs_first_max", *high},
                                  {"vs_first_rounds", ratios},
-                                 {"efficiency", medianOf(efficiency)}});
+                                 {"efficiency", median(efficiency)}});
     }
     return out;
 }
