@@ -54,6 +54,7 @@ private Q_SLOTS:
     void batchedStepEqualsStepsAlone_data();
     void batchedStepEqualsStepsAlone();
     void sourcesEncodedTogetherEqualAlone();
+    void adaptersPerRowInOneStep();
     void refusalsLeaveStatesAsTheyWere();
     void endedCachesAreReused();
     void brokenCheckpointsAreNamed();
@@ -242,6 +243,35 @@ void TestMarianCpu::sourcesEncodedTogetherEqualAlone() {
     QVERIFY(m.encoderOutput(longer, nullptr) == m.encoderOutput(longer, nullptr));
     struct Foreign : SourceMemory {};
     QVERIFY_THROWS_EXCEPTION(Error, m.startDecoding(std::make_shared<Foreign>(), 1, 8, nullptr));
+}
+
+// Requests with and without an adapter in one batched step: each row gets its own adapter's numbers, bit for bit what
+// it gets stepped alone, and the adapter changes them.
+void TestMarianCpu::adaptersPerRowInOneStep() {
+    const auto& m = *tiny_->seq2seq();
+    const auto adapter = tiny_->loadAdapter(test::fixture("lora") / "marian-tiny.attn-ffn", "attn-ffn");
+    const auto texts = sources(m, *tiny_, 3);
+    const std::vector<std::shared_ptr<const LoraSet>> adapters{adapter, nullptr, adapter};
+    const auto start = [&](std::size_t i) {
+        return m.startDecoding(m.encodeSources({texts[i]}, adapters[i].get()).front(), 2, 16, adapters[i]);
+    };
+    std::vector<std::unique_ptr<DecoderState>> alone, together;
+    for (std::size_t i = 0; i < texts.size(); ++i) {
+        alone.push_back(start(i));
+        together.push_back(start(i));
+    }
+    auto plain = m.startDecoding(m.encodeSources({texts[0]}, nullptr).front(), 2, 16, nullptr);
+    std::vector<std::vector<TokenId>> next(texts.size(), std::vector<TokenId>(2, m.decoderStartId()));
+    for (int step = 0; step < 4; ++step) {
+        const auto logits = m.stepMany({together[0].get(), together[1].get(), together[2].get()}, next);
+        if (step == 0) QVERIFY(!sameRows(m.stepMany({plain.get()}, {next[0]}), logits.slice(0, 2)));
+        for (std::size_t i = 0; i < texts.size(); ++i) {
+            const auto own = m.stepMany({alone[i].get()}, {next[i]});
+            QVERIFY2(sameRows(own, logits.slice(static_cast<std::int64_t>(i) * 2, 2)),
+                     qPrintable(QString("request %1, step %2").arg(i).arg(step)));
+            next[i] = {best(own, 0), (best(own, 1) + 1) % static_cast<TokenId>(m.vocabSize())};
+        }
+    }
 }
 
 // A step past a state's capacity, or with an id outside the vocabulary, throws before any state changes: the others
