@@ -3,6 +3,10 @@
 // scaled by sqrt(d_model), static sinusoidal positions (computed, not loaded), a shared embedding tied to
 // the output layer, plus final_logits_bias. Each layer is a small struct built from the checkpoint's
 // tensors under its own key prefix, so names match the file exactly.
+//
+// This is the libtorch model: what tools/train trains (forwardBatch, differentiable) and the reference path
+// (OpenOptions::device "libtorch"). Translation runs models/marian_cpu.h's MarianCpuModel, the same numbers on the
+// engine's kernels without libtorch.
 #include "decode/cache_pool.h"
 #include "layers/embedding.h"
 #include "layers/linear.h"
