@@ -195,6 +195,14 @@ NormWeight CheckpointBinder::norm(const std::string& name, std::int64_t dim) {
     return {};
 }
 
+BoundMemory CheckpointBinder::release() {
+    BoundMemory memory{std::move(copies_), copiedTensors_, copiedBytes_};
+    for (const auto& file : checkpoint_.files())
+        memory.keep.push_back(file);
+    copiedTensors_ = copiedBytes_ = 0;
+    return memory;
+}
+
 void CheckpointBinder::finish(const std::string& modelId) const {
     std::vector<std::string> unexpected;
     for (const auto& [name, entry] : checkpoint_.tensors())

@@ -14,6 +14,13 @@
 
 namespace dragoman::cpu {
 
+// What bound views point into, kept as long as they are read: the binder's float32 copies and the checkpoint's mapped
+// files; and how much had to be copied (the load's report).
+struct BoundMemory {
+    std::vector<std::shared_ptr<const void>> keep;
+    std::uint64_t copiedTensors = 0, copiedBytes = 0;
+};
+
 class CheckpointBinder {
 public:
     explicit CheckpointBinder(const Checkpoint& checkpoint) : checkpoint_(checkpoint) {}
@@ -37,10 +44,8 @@ public:
     // Throws Error("checkpoint") naming every missing, misshapen and unexpected key.
     void finish(const std::string& modelId) const;
 
-    // The copies made (their memory, which the bound views point into) and how many.
-    std::vector<std::shared_ptr<const void>> takeCopies() { return std::move(copies_); }
-    std::uint64_t copiedBytes() const { return copiedBytes_; }
-    std::uint64_t copiedTensors() const { return copiedTensors_; }
+    // The copies made and the checkpoint's files, which the bound views point into; the binder keeps no copy after.
+    BoundMemory release();
 
 private:
     const Checkpoint::Entry* take(const std::string& name, const std::vector<std::int64_t>& shape);

@@ -135,11 +135,7 @@ HunyuanCpuWeights bindHunyuanCheckpoint(const HunyuanConfig& config, const Check
             for (auto* m : {&l.q, &l.k, &l.v, &l.o, &l.gate, &l.up, &l.down})
                 mark(*m);
     }
-    bound.copiedTensors = w.copiedTensors();
-    bound.copiedBytes = w.copiedBytes();
-    bound.keep = w.takeCopies();
-    for (const auto& file : checkpoint.files())
-        bound.keep.push_back(file);
+    bound.memory = w.release();
     return bound;
 }
 

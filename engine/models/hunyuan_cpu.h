@@ -4,6 +4,7 @@
 // what a HY-MT model runs as on the CPU; bindHunyuanCheckpoint() binds it straight from the checkpoint, with the
 // checks and tie rules models/hunyuan.h describes (HunyuanModel, the libtorch layers for devices, builds the same
 // from its tensors).
+#include "cpu/checkpoint_binder.h"
 #include "cpu/hunyuan_forward.h"
 #include "io/checkpoint.h"
 #include "models/causal_lm.h"
@@ -20,10 +21,9 @@ namespace dragoman {
 // A HunYuan network's weights as the CPU forward reads them, and what they point into.
 struct HunyuanCpuWeights {
     cpu::HunyuanWeights weights;
-    bool bf16Activations = false;                   // a bf16 model (cpu/projection.h)
-    bool tiedOutput = true;                         // the output layer is the embedding table
-    std::vector<std::shared_ptr<const void>> keep;  // mapped files, float32 copies
-    std::uint64_t copiedTensors = 0, copiedBytes = 0;
+    bool bf16Activations = false;  // a bf16 model (cpu/projection.h)
+    bool tiedOutput = true;        // the output layer is the embedding table
+    cpu::BoundMemory memory;       // what the views point into
 };
 
 // Binds a checkpoint's tensors: every key HunYuanDenseV1 reads present with its shape, 8-bit weights with their

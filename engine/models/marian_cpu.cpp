@@ -205,11 +205,7 @@ MarianCpuWeights bindMarianCheckpoint(const MarianConfig& config, const Checkpoi
             for (auto* m : {&l.self.q, &l.self.k, &l.self.v, &l.self.o, &l.cross.q, &l.cross.k, &l.cross.v, &l.cross.o, &l.fc1, &l.fc2})
                 mark(*m);
     }
-    bound.copiedTensors = w.copiedTensors();
-    bound.copiedBytes = w.copiedBytes();
-    bound.keep = w.takeCopies();
-    for (const auto& file : checkpoint.files())
-        bound.keep.push_back(file);
+    bound.memory = w.release();
     return bound;
 }
 

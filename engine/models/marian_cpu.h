@@ -3,6 +3,7 @@
 // of cpu/marian_forward.h over weights bound as mapped, each request's caches in plain memory. It is what a Marian
 // model runs as; bindMarianCheckpoint() binds it straight from the checkpoint with models/marian.h's checks (the
 // libtorch MarianModel, which tools/train builds on, binds the same tensors).
+#include "cpu/checkpoint_binder.h"
 #include "cpu/marian_forward.h"
 #include "io/checkpoint.h"
 #include "models/marian_config.h"
@@ -18,8 +19,7 @@ namespace dragoman {
 
 struct MarianCpuWeights {
     cpu::MarianWeights weights;
-    std::vector<std::shared_ptr<const void>> keep;  // mapped files, float32 copies
-    std::uint64_t copiedTensors = 0, copiedBytes = 0;
+    cpu::BoundMemory memory;               // what the views point into
     std::int64_t int8ActivationBytes = 0;  // W8A8 weights (whether their panels are kept)
 };
 

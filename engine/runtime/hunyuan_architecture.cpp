@@ -16,8 +16,8 @@ const Architecture kHunyuanDenseArchitecture{
         if (!c.placement.onCpuKernels()) return torchBackend().buildHunyuan(c);
         const auto config = HunyuanConfig::parse(c.config, c.configLabel);
         auto weights = bindHunyuanCheckpoint(config, c.checkpoint, c.modelId);
-        c.copies.tensors += weights.copiedTensors;
-        c.copies.bytes += weights.copiedBytes;
+        c.copies.tensors += weights.memory.copiedTensors;
+        c.copies.bytes += weights.memory.copiedBytes;
         return Network::of(std::make_shared<const HunyuanCpuModel>(config, std::move(weights)));
     },
     [](const std::filesystem::path& dir) { return std::filesystem::exists(dir / "tokenizer.json"); },

@@ -17,8 +17,8 @@ const Architecture kMarianArchitecture{
         if (c.placement.libtorchOps) return torchBackend().buildMarian(c);
         const auto config = MarianConfig::parse(c.config, c.configLabel);
         auto weights = bindMarianCheckpoint(config, c.checkpoint, c.modelId);
-        c.copies.tensors += weights.copiedTensors;
-        c.copies.bytes += weights.copiedBytes;
+        c.copies.tensors += weights.memory.copiedTensors;
+        c.copies.bytes += weights.memory.copiedBytes;
         return Network::of(std::make_shared<const MarianCpuModel>(config, std::move(weights)));
     },
     [](const std::filesystem::path& dir) { return std::filesystem::exists(dir / "source.spm"); },
