@@ -223,9 +223,9 @@ void MarianForward::encoderLayer(std::int64_t index, float*& x, const std::int64
     flush();
 
     float* h = sized(s.h, rows * d);
-    linear(context, rows, l.self.o, slot + 3, adapters, h, s);
+    linear(context, rows, l.self.o, slot + kSelfO, adapters, h, s);
     addNorm(x, h, l.selfNorm, rows, s);
-    feedForward(x, l.fc1, l.fc2, l.finalNorm, rows, slot + 4, adapters, s);
+    feedForward(x, l.fc1, l.fc2, l.finalNorm, rows, slot + kEncoderFc1, adapters, s);
 }
 
 void MarianForward::encode(const std::int64_t* ids, const std::int64_t* lengths, std::int64_t sources, const Adapter* adapter, float* out,
@@ -265,7 +265,7 @@ void MarianForward::remember(const float* encoded, std::int64_t rows, const Adap
     const auto firstDecoderSlot = static_cast<std::int64_t>(weights_.encoder.size()) * kMarianEncoderSlots;
     for (std::size_t i = 0; i < weights_.decoder.size(); ++i) {
         const auto& c = weights_.decoder[i].cross;
-        const auto slot = firstDecoderSlot + static_cast<std::int64_t>(i) * kMarianDecoderSlots + 5;  // cross k, v
+        const auto slot = firstDecoderSlot + static_cast<std::int64_t>(i) * kMarianDecoderSlots + kCrossK;  // and kCrossV
         linears(encoded, rows, {&c.k, &c.v}, slot, adapters, {keys[i], values[i]}, s);
     }
     s.trim();
@@ -302,10 +302,10 @@ void MarianForward::decoderLayer(std::int64_t index, float*& x, const MarianStep
     float* context = sized(s.context, rows * d);
     kernels::attendOneQueryEach(q, s.requests.data(), count, context, heads, 1, hd, scale);
     float* h = sized(s.h, rows * d);
-    linear(context, rows, l.self.o, slot + 3, adapters, h, s);
+    linear(context, rows, l.self.o, slot + kSelfO, adapters, h, s);
     addNorm(x, h, l.selfNorm, rows, s);
 
-    linear(x, rows, l.cross.q, slot + 4, adapters, q, s);
+    linear(x, rows, l.cross.q, slot + kCrossQ, adapters, q, s);
     s.requests.clear();
     for (std::int64_t g = 0; g < count; ++g) {
         const auto& source = *groups[g].source;
@@ -313,9 +313,9 @@ void MarianForward::decoderLayer(std::int64_t index, float*& x, const MarianStep
         s.requests.push_back({{source.keys[layer], 0, hd, d}, {source.values[layer], 0, hd, d}, groups[g].self->batch, source.length});
     }
     kernels::attendOneQueryEach(q, s.requests.data(), count, context, heads, 1, hd, scale);
-    linear(context, rows, l.cross.o, slot + 7, adapters, h, s);
+    linear(context, rows, l.cross.o, slot + kCrossO, adapters, h, s);
     addNorm(x, h, l.crossNorm, rows, s);
-    feedForward(x, l.fc1, l.fc2, l.finalNorm, rows, slot + 8, adapters, s);
+    feedForward(x, l.fc1, l.fc2, l.finalNorm, rows, slot + kDecoderFc1, adapters, s);
 }
 
 void MarianForward::step(const MarianStepGroup* groups, std::int64_t count, float* logits) const {
@@ -339,12 +339,9 @@ void MarianForward::step(const MarianStepGroup* groups, std::int64_t count, floa
         anyAdapter = anyAdapter || groups[g].adapter;
     }
     const auto d = shape_.d;
-    std::vector<std::int64_t> ids;
-    ids.reserve(static_cast<std::size_t>(rows));
-    for (std::int64_t g = 0; g < count; ++g)
-        ids.insert(ids.end(), groups[g].ids, groups[g].ids + groups[g].self->batch);
     float* x = sized(s.x, rows * d);
-    embed(ids.data(), s.positions.data(), rows, x);
+    for (std::int64_t g = 0, row = 0; g < count; row += groups[g++].self->batch)
+        embed(groups[g].ids, s.positions.data() + row, groups[g].self->batch, x + row * d);
     for (std::int64_t i = 0; i < decoderLayers(); ++i)
         decoderLayer(i, x, groups, count, rows, anyAdapter ? s.adapters.data() : nullptr, s);
     for (std::int64_t g = 0; g < count; ++g)

@@ -67,8 +67,18 @@ struct MarianWeights {
 };
 
 // Adapter slots, as MarianModel numbers its Linears: per encoder layer q, k, v, o, fc1, fc2; then per decoder layer
-// self q, k, v, o, cross q, k, v, o, fc1, fc2.
+// self q, k, v, o, cross q, k, v, o, fc1, fc2 (the offsets within a layer below).
 constexpr std::int64_t kMarianEncoderSlots = 6, kMarianDecoderSlots = 10;
+enum MarianSlot : std::int64_t {
+    kSelfQ = 0,
+    kSelfO = 3,
+    kEncoderFc1 = 4,
+    kCrossQ = 4,
+    kCrossK = 5,
+    kCrossV = 6,
+    kCrossO = 7,
+    kDecoderFc1 = 8
+};
 
 // What decoding reads of one source: each decoder layer's cross-attention keys and values, [length, d] rows, the
 // heads side by side (the caller owns the memory).

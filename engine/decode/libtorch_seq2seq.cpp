@@ -8,9 +8,6 @@
 namespace dragoman {
 namespace {
 
-// Most source rows in one encoder pass (its activations grow with its rows).
-constexpr std::size_t kMostRowsTogether = 2048;
-
 class LibtorchSeq2Seq final : public Seq2SeqModel {
 public:
     explicit LibtorchSeq2Seq(std::shared_ptr<const EncoderDecoderModel> model)
@@ -25,11 +22,11 @@ public:
                 memories.push_back(model_->remember(model_->encode(source, adapter), adapter));
             return memories;
         }
-        // Passes of at most kMostRowsTogether source tokens, and every source in one; a source gets the same numbers
+        // Passes of at most kMostSourceRowsPerPass source tokens, and every source in one; a source gets the same numbers
         // in any pass.
         for (std::size_t first = 0; first < sources.size();) {
             std::size_t end = first + 1, rows = sources[first].size();
-            while (end < sources.size() && rows + sources[end].size() <= kMostRowsTogether)
+            while (end < sources.size() && rows + sources[end].size() <= static_cast<std::size_t>(kMostSourceRowsPerPass))
                 rows += sources[end++].size();
             const auto part = batched_->encodeMany(
                 {sources.begin() + static_cast<std::ptrdiff_t>(first), sources.begin() + static_cast<std::ptrdiff_t>(end)}, adapter);

@@ -140,7 +140,10 @@ HunyuanCpuWeights bindHunyuanCheckpoint(const HunyuanConfig& config, const Check
 }
 
 HunyuanCpuModel::HunyuanCpuModel(const HunyuanConfig& config, HunyuanCpuWeights weights)
-    : config_(config), weights_(std::move(weights)), forward_(shapeOf(config, weights_.bf16Activations), weights_.weights) {
+    : config_(config),
+      weights_(std::move(weights)),
+      forward_(shapeOf(config, weights_.bf16Activations), weights_.weights),
+      adapterViews_(static_cast<std::size_t>(7 * config.layers)) {
     const auto h = config.hidden, hd = config.headDim;
     for (const auto& l : weights_.weights.layers) {
         weightBytesPerToken_ +=
@@ -184,14 +187,9 @@ void HunyuanCpuModel::copyState(const CausalState& from, CausalState& to) const 
 const cpu::Adapter* HunyuanCpuModel::adapterView(CausalState& base) const {
     auto& state = static_cast<CpuState&>(base);
     if (!state.adapter) return nullptr;
-    if (state.viewed != state.adapter) {
-        std::lock_guard lock(adapterViewsMutex_);
-        auto& entry = adapterViews_[state.adapter.get()];
-        if (entry.first.lock() != state.adapter)
-            entry = {state.adapter, torchBackend().cpuAdapterOf(*state.adapter, static_cast<std::size_t>(7 * config_.layers))};
-        state.view = entry.second;
+    if (state.viewed != state.adapter) {  // a step reads the state's own copy, without the views' lock
+        state.view = adapterViews_.of(state.adapter);
         state.viewed = state.adapter;
-        std::erase_if(adapterViews_, [](const auto& e) { return e.second.first.expired(); });  // adapters no longer resident
     }
     return state.view.get();
 }

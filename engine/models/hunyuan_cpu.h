@@ -7,12 +7,11 @@
 #include "cpu/checkpoint_binder.h"
 #include "cpu/hunyuan_forward.h"
 #include "io/checkpoint.h"
+#include "models/adapter_views.h"
 #include "models/causal_lm.h"
 #include "models/hunyuan_config.h"
 
-#include <map>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <vector>
 
@@ -59,8 +58,7 @@ private:
     HunyuanCpuWeights weights_;
     cpu::HunyuanForward forward_;
     std::int64_t weightBytesPerToken_ = 0;
-    mutable std::mutex adapterViewsMutex_;
-    mutable std::map<const LoraSet*, std::pair<std::weak_ptr<const LoraSet>, std::shared_ptr<const cpu::Adapter>>> adapterViews_;
+    AdapterViews adapterViews_;
 };
 
 }  // namespace dragoman

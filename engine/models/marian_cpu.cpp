@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 
 namespace dragoman {
 namespace {
@@ -17,8 +18,6 @@ constexpr const char* kMarianTableAliases[] = {"model.encoder.embed_tokens", "mo
 constexpr const char* kAttentionNames[] = {"q_proj", "k_proj", "v_proj", "out_proj"};
 // A model whose W8A8 weights take at most this much keeps their panels (as layers/linear.h's keepPanelsOfSmallModel).
 constexpr std::int64_t kKeptPanelBytes = std::int64_t{512} << 20;
-// Most source rows in one encoder pass (its activations grow with its rows).
-constexpr std::int64_t kMostSourceRows = 2048;
 
 // Every linear layer in slot order (cpu/marian_forward.h), named and shaped as the checkpoint stores them.
 std::vector<LinearModule> linearModules(const MarianConfig& c) {
@@ -44,6 +43,11 @@ std::vector<LinearModule> linearModules(const MarianConfig& c) {
         add(p + "fc2", d, c.decoderFfn);
     }
     return modules;
+}
+
+// The linear layers adapters may target (cpu/marian_forward.h's slots).
+std::size_t slotCount(const MarianConfig& c) {
+    return static_cast<std::size_t>(c.encoderLayers * cpu::kMarianEncoderSlots + c.decoderLayers * cpu::kMarianDecoderSlots);
 }
 
 cpu::MarianShape shapeOf(const MarianConfig& c) {
@@ -213,7 +217,16 @@ MarianCpuModel::MarianCpuModel(const MarianConfig& config, MarianCpuWeights weig
     : config_(config),
       weights_(std::move(weights)),
       forward_(shapeOf(config), weights_.weights, weights_.int8ActivationBytes <= kKeptPanelBytes),
-      cachePool_(std::make_shared<CachePool>()) {}
+      adapterViews_(slotCount(config)),
+      cachePool_(std::make_shared<CachePool>()) {
+    const auto stable = [&](const cpu::BiasedMatrix& m) { encoderRowStable_ = encoderRowStable_ && cpu::rowStableAtAnyCount(m.w, false); };
+    for (const auto& l : weights_.weights.encoder)
+        for (const auto* m : {&l.self.q, &l.self.k, &l.self.v, &l.self.o, &l.fc1, &l.fc2})
+            stable(*m);
+    for (const auto& l : weights_.weights.decoder)
+        for (const auto* m : {&l.cross.k, &l.cross.v})
+            stable(*m);
+}
 
 std::vector<LinearModule> MarianCpuModel::linears() const {
     return linearModules(config_);
@@ -228,41 +241,19 @@ std::size_t MarianCpuModel::cachedBytes() const {
     return static_cast<std::size_t>(cachePool_->floats) * sizeof(float);
 }
 
-std::shared_ptr<const cpu::Adapter> MarianCpuModel::adapterView(const std::shared_ptr<const LoraSet>& adapter) const {
-    if (!adapter) return nullptr;
-    std::lock_guard lock(adapterViewsMutex_);
-    auto& entry = adapterViews_[adapter.get()];
-    if (entry.first.lock() != adapter) {
-        entry = {adapter, torchBackend().cpuAdapterOf(*adapter, slotCount())};
-    }
-    auto view = entry.second;
-    std::erase_if(adapterViews_, [](const auto& e) { return e.second.first.expired(); });  // adapters no longer resident
-    return view;
-}
-
-std::size_t MarianCpuModel::slotCount() const {
-    return static_cast<std::size_t>(config_.encoderLayers * cpu::kMarianEncoderSlots + config_.decoderLayers * cpu::kMarianDecoderSlots);
-}
-
 std::vector<std::shared_ptr<const SourceMemory>> MarianCpuModel::encodeSources(const std::vector<std::vector<TokenId>>& sources,
                                                                                const LoraSet* adapter) const {
     // A view of the adapter for this call (views are pointers into its tensors).
-    const auto made = adapter ? torchBackend().cpuAdapterOf(*adapter, slotCount()) : nullptr;
+    const auto made = adapter ? torchBackend().cpuAdapterOf(*adapter, slotCount(config_)) : nullptr;
     const cpu::Adapter* view = made.get();
-    // Products whose sums depend on the row count encode each source alone.
-    bool rowStable = true;
-    const auto stable = [&](const cpu::BiasedMatrix& m) { rowStable = rowStable && cpu::rowStableAtAnyCount(m.w, false); };
-    for (const auto& l : weights_.weights.encoder)
-        for (const auto* m : {&l.self.q, &l.self.k, &l.self.v, &l.self.o, &l.fc1, &l.fc2})
-            stable(*m);
-    for (const auto& l : weights_.weights.decoder)
-        for (const auto* m : {&l.cross.k, &l.cross.v})
-            stable(*m);
+    // Products whose sums depend on the row count encode each source alone: the model's (known since it was built) or
+    // the adapter's on the encoder's and the cross keys' and values' slots.
+    bool rowStable = encoderRowStable_;
     if (view) {
         const auto encoderSlots = config_.encoderLayers * cpu::kMarianEncoderSlots;
-        for (std::int64_t slot = 0; slot < static_cast<std::int64_t>(slotCount()); ++slot) {
-            const bool read = slot < encoderSlots || (slot - encoderSlots) % cpu::kMarianDecoderSlots == 5 ||
-                              (slot - encoderSlots) % cpu::kMarianDecoderSlots == 6;  // the encoder's and the cross keys' and values'
+        for (std::int64_t slot = 0; slot < static_cast<std::int64_t>(slotCount(config_)); ++slot) {
+            const auto within = (slot - encoderSlots) % cpu::kMarianDecoderSlots;
+            const bool read = slot < encoderSlots || within == cpu::kCrossK || within == cpu::kCrossV;
             if (const auto* d = view->at(slot); read && d)
                 rowStable = rowStable && cpu::rowStableAtAnyCount(d->a, false) && cpu::rowStableAtAnyCount(d->b, false);
         }
@@ -274,7 +265,7 @@ std::vector<std::shared_ptr<const SourceMemory>> MarianCpuModel::encodeSources(c
     for (std::size_t first = 0; first < sources.size();) {
         std::size_t end = first + 1;
         auto rows = static_cast<std::int64_t>(sources[first].size());
-        while (rowStable && end < sources.size() && rows + static_cast<std::int64_t>(sources[end].size()) <= kMostSourceRows)
+        while (rowStable && end < sources.size() && rows + static_cast<std::int64_t>(sources[end].size()) <= kMostSourceRowsPerPass)
             rows += static_cast<std::int64_t>(sources[end++].size());
         std::vector<std::int64_t> ids, lengths;
         for (auto i = first; i < end; ++i) {
@@ -319,20 +310,18 @@ std::vector<std::shared_ptr<const SourceMemory>> MarianCpuModel::encodeSources(c
 }
 
 std::vector<float> MarianCpuModel::encoderOutput(const std::vector<TokenId>& source, const LoraSet* adapter) const {
-    const auto made = adapter ? torchBackend().cpuAdapterOf(*adapter, slotCount()) : nullptr;
-    const std::vector<std::int64_t> ids(source.begin(), source.end());
-    const std::int64_t length = static_cast<std::int64_t>(ids.size());
+    const auto made = adapter ? torchBackend().cpuAdapterOf(*adapter, slotCount(config_)) : nullptr;
+    const auto length = static_cast<std::int64_t>(source.size());
     std::vector<float> out(static_cast<std::size_t>(length * config_.dModel));
-    forward_.encode(ids.data(), &length, 1, made.get(), out.data());
+    forward_.encode(source.data(), &length, 1, made.get(), out.data());
     return out;
 }
 
 std::vector<std::vector<float>> MarianCpuModel::encoderHiddenStates(const std::vector<TokenId>& source) const {
-    const std::vector<std::int64_t> ids(source.begin(), source.end());
-    const std::int64_t length = static_cast<std::int64_t>(ids.size());
+    const auto length = static_cast<std::int64_t>(source.size());
     std::vector<float> out(static_cast<std::size_t>(length * config_.dModel));
     std::vector<std::vector<float>> hidden;
-    forward_.encode(ids.data(), &length, 1, nullptr, out.data(), &hidden);
+    forward_.encode(source.data(), &length, 1, nullptr, out.data(), &hidden);
     return hidden;
 }
 
@@ -344,7 +333,7 @@ std::unique_ptr<DecoderState> MarianCpuModel::startDecoding(std::shared_ptr<cons
     if (batch < 1) throw Error("input", "decoding needs at least one hypothesis");
     auto state = std::make_unique<MarianDecoding>();
     state->source = std::move(memory);
-    state->view = adapterView(adapter);
+    state->view = adapterViews_.of(adapter);
     state->adapter = std::move(adapter);
     const auto capacity = std::max<std::int64_t>(1, std::min(maxSteps, config_.maxPositions));
     const auto perTable = batch * config_.dModel * capacity;  // [batch, heads, capacity, headDim]
@@ -362,15 +351,13 @@ std::unique_ptr<DecoderState> MarianCpuModel::startDecoding(std::shared_ptr<cons
 
 Logits MarianCpuModel::stepMany(const std::vector<DecoderState*>& states, const std::vector<std::vector<TokenId>>& tokens) const {
     if (states.empty() || states.size() != tokens.size()) throw Error("input", "a batched step feeds tokens to each state");
-    std::vector<std::vector<std::int64_t>> ids(states.size());
     std::vector<cpu::MarianStepGroup> groups;
     std::int64_t rows = 0;
     for (std::size_t i = 0; i < states.size(); ++i) {
         auto& state = static_cast<MarianDecoding&>(*states[i]);
         if (static_cast<std::int64_t>(tokens[i].size()) != state.cache.batch)
             throw Error("input", "a batched step feeds one token to each hypothesis");
-        ids[i].assign(tokens[i].begin(), tokens[i].end());
-        groups.push_back({&state.cache, &state.source->cache, state.view.get(), ids[i].data()});
+        groups.push_back({&state.cache, &state.source->cache, state.view.get(), tokens[i].data()});
         rows += state.cache.batch;
     }
     auto logits = Logits::allocate(rows, config_.vocabSize);
@@ -389,14 +376,19 @@ void MarianCpuModel::reorder(DecoderState& base, const std::vector<std::int64_t>
     // Only the filled part of each hypothesis's cache moves; the tail stays where it is.
     const auto headDim = config_.dModel / config_.decoderHeads, heads = config_.decoderHeads;
     const auto perHypothesis = heads * cache.capacity * headDim;
-    std::vector<float> before;
+    const auto rows = filled * headDim;  // one head's filled rows
+    const auto at = [&](std::int64_t hypothesis, std::int64_t head) {
+        return hypothesis * perHypothesis + head * cache.capacity * headDim;
+    };
+    std::vector<float> before(static_cast<std::size_t>(cache.batch * heads * rows));
     for (auto* tables : {&cache.keys, &cache.values})
         for (auto* table : *tables) {
-            before.assign(table, table + cache.batch * perHypothesis);
             for (std::int64_t b = 0; b < cache.batch; ++b)
                 for (std::int64_t h = 0; h < heads; ++h)
-                    std::copy_n(before.data() + beams[static_cast<std::size_t>(b)] * perHypothesis + h * cache.capacity * headDim,
-                                filled * headDim, table + b * perHypothesis + h * cache.capacity * headDim);
+                    std::copy_n(table + at(b, h), rows, before.data() + (b * heads + h) * rows);
+            for (std::int64_t b = 0; b < cache.batch; ++b)
+                for (std::int64_t h = 0; h < heads; ++h)
+                    std::copy_n(before.data() + (beams[static_cast<std::size_t>(b)] * heads + h) * rows, rows, table + at(b, h));
         }
 }
 

@@ -6,12 +6,11 @@
 #include "cpu/checkpoint_binder.h"
 #include "cpu/marian_forward.h"
 #include "io/checkpoint.h"
+#include "models/adapter_views.h"
 #include "models/marian_config.h"
 #include "models/seq2seq.h"
 
-#include <map>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <vector>
 
@@ -57,15 +56,11 @@ public:
     struct CachePool;  // models/marian_cpu.cpp
 
 private:
-    // The adapter as the forward reads it: one view per resident adapter, shared by every request that runs with it.
-    std::shared_ptr<const cpu::Adapter> adapterView(const std::shared_ptr<const LoraSet>& adapter) const;
-    std::size_t slotCount() const;  // the linear layers adapters may target
-
     MarianConfig config_;
     MarianCpuWeights weights_;
     cpu::MarianForward forward_;
-    mutable std::mutex adapterViewsMutex_;
-    mutable std::map<const LoraSet*, std::pair<std::weak_ptr<const LoraSet>, std::shared_ptr<const cpu::Adapter>>> adapterViews_;
+    AdapterViews adapterViews_;
+    bool encoderRowStable_ = true;  // the encoder's and the cross keys' and values' products: the same numbers at any row count
     std::shared_ptr<CachePool> cachePool_;
 };
 

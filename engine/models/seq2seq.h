@@ -31,6 +31,10 @@ public:
     virtual ~SourceMemory() = default;
 };
 
+// Most source tokens one encoder pass of encodeSources() takes (a pass's activations grow with its rows); more sources
+// are encoded in several passes.
+constexpr std::int64_t kMostSourceRowsPerPass = 2048;
+
 class Seq2SeqModel {
 public:
     virtual ~Seq2SeqModel() = default;
