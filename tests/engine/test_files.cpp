@@ -9,6 +9,18 @@ namespace fs = std::filesystem;
 
 namespace dragoman::test {
 
+const std::vector<std::string>& sampleSentences() {
+    static const std::vector<std::string> sentences{"The weather is nice today.",
+                                                    "Where is the station?",
+                                                    "I would like a cup of tea, please.",
+                                                    "He reads a book.",
+                                                    "Open the window.",
+                                                    "The meeting starts at nine tomorrow morning.",
+                                                    "Thank you very much!",
+                                                    "This translator runs offline."};
+    return sentences;
+}
+
 fs::path fixture(const char* name) {
     // $DRAGOMAN_TEST_FIXTURES runs the parity tests on other fixtures made by ../shared/fixtures/gen/make_all.py
     // (another seed, --profile-file sizes): what the outside checks do with held-out checkpoints.

@@ -12,6 +12,8 @@
 namespace dragoman::test {
 
 std::filesystem::path fixture(const char* name);
+// Eight short English sentences of different lengths, for tests that need several sources.
+const std::vector<std::string>& sampleSentences();
 // Copies a fixture folder's files and makes them writable (the shared fixtures are read-only).
 void copyFolder(const std::filesystem::path& from, const std::filesystem::path& to);
 

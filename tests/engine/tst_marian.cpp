@@ -344,17 +344,9 @@ const RunnableModel& TestMarian::modelNamed(const QString& name) {
 
 // Sources of different lengths for `count` requests: the fixture's cases, then the same with words left off.
 static std::vector<std::vector<TokenId>> sourcesFor(const RunnableModel& model, int count) {
-    static const char* const kText[] = {"The weather is nice today.",
-                                        "Where is the station?",
-                                        "I would like a cup of tea, please.",
-                                        "He reads a book.",
-                                        "Open the window.",
-                                        "The meeting starts at nine tomorrow morning.",
-                                        "Thank you very much!",
-                                        "This translator runs offline."};
     std::vector<std::vector<TokenId>> sources;
     for (int i = 0; i < count; ++i) {
-        const std::string text = kText[i % 8];
+        const std::string& text = test::sampleSentences()[static_cast<std::size_t>(i % 8)];
         auto ids = model.requireTokenizer().encode(i >= 8 ? text.substr(0, text.size() / 2) : text);
         for (auto& id : ids)  // the fixture's vocabulary is smaller than the tokenizer's
             id = id % model.seq2seq()->vocabSize();

@@ -77,17 +77,9 @@ void TestMarianCpu::initTestCase() {
 }
 
 std::vector<std::vector<TokenId>> TestMarianCpu::sources(const Seq2SeqModel& m, const RunnableModel& runnable, int count) const {
-    static const char* const kText[] = {"The weather is nice today.",
-                                        "Where is the station?",
-                                        "I would like a cup of tea, please.",
-                                        "He reads a book.",
-                                        "Open the window.",
-                                        "The meeting starts at nine tomorrow morning.",
-                                        "Thank you very much!",
-                                        "This translator runs offline, in a lab with no network at all."};
     std::vector<std::vector<TokenId>> out;
     for (int i = 0; i < count; ++i) {
-        const std::string text = kText[i % 8];
+        const std::string& text = test::sampleSentences()[static_cast<std::size_t>(i % 8)];
         auto ids = runnable.requireTokenizer().encode(i >= 8 ? text.substr(0, text.size() / 2) : text);
         for (auto& id : ids)  // the fixture's vocabulary is smaller than the tokenizer's
             id = id % m.vocabSize();
