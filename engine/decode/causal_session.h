@@ -37,6 +37,15 @@ public:
     void reorder(const std::vector<std::int64_t>&) override {
         throw Error("unsupported", "beam search over a decoder-only model takes a CausalBeamSession");
     }
+    void drive(std::vector<TokenId> tokens, const StepContinuation& continuation, bool anyThread) override {
+        if (!member_ || !anyThread) return DecodingSession::drive(std::move(tokens), continuation, anyThread);
+        if (!pending_.empty()) {  // the prompt's logits first, here
+            auto logits = std::exchange(pending_, Logits());
+            if (!continuation(logits, tokens)) return;
+        }
+        if (tokens.size() != 1) throw Error("internal", "a decoder-only session decodes one hypothesis");
+        member_->drive(state_.get(), std::move(tokens), continuation);
+    }
     const CausalState& state() const { return *state_; }
 
 private:

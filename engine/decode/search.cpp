@@ -73,31 +73,40 @@ TokenId draw(const float* row, std::int64_t vocab, std::mt19937_64& generator) {
 
 }  // namespace
 
-std::vector<TokenId> greedySearch(DecodingSession& session, const std::vector<TokenId>& prefix, const SearchOptions& options) {
+namespace {
+
+// The search loop both decoders share, driven by the session: `pick` chooses each next token from a step's scores
+// (processors applied); the sequence ends at a stop id, at its token limit, or when onToken says so.
+template <typename Pick>
+std::vector<TokenId> searchDriven(DecodingSession& session, const std::vector<TokenId>& prefix, const SearchOptions& options, Pick pick) {
     std::vector<std::vector<TokenId>> sequences{prefix};
     std::vector<TokenId> generated;
-    TokenId last = prefix.back();
-    for (std::int64_t i = 0; i < options.maxNewTokens; ++i) {
-        auto scores = session.next({last});
+    if (options.maxNewTokens <= 0) return generated;
+    const StepContinuation choose = [&](Logits& scores, std::vector<TokenId>& next) {
         if (options.processors) options.processors->apply(scores, sequences);
-        last = kernels::firstArgmax(scores.row(0), scores.vocab());
+        const TokenId last = pick(scores);
         generated.push_back(last);
         sequences[0].push_back(last);
-        if (options.onToken && !options.onToken(last)) break;
-        if (isEndOfSequence(last, options.eosIds)) break;
-    }
+        if (options.onToken && !options.onToken(last)) return false;
+        if (isEndOfSequence(last, options.eosIds)) return false;
+        if (static_cast<std::int64_t>(generated.size()) >= options.maxNewTokens) return false;
+        next.assign(1, last);
+        return true;
+    };
+    session.drive({prefix.back()}, choose, !options.onToken || options.onTokenAnyThread);
     return generated;
+}
+
+}  // namespace
+
+std::vector<TokenId> greedySearch(DecodingSession& session, const std::vector<TokenId>& prefix, const SearchOptions& options) {
+    return searchDriven(session, prefix, options, [](const Logits& scores) { return kernels::firstArgmax(scores.row(0), scores.vocab()); });
 }
 
 std::vector<TokenId> sampleSearch(DecodingSession& session, const std::vector<TokenId>& prefix, const SearchOptions& options,
                                   const SamplingOptions& sampling) {
     std::mt19937_64 generator(sampling.seed);
-    std::vector<std::vector<TokenId>> sequences{prefix};
-    std::vector<TokenId> generated;
-    TokenId last = prefix.back();
-    for (std::int64_t i = 0; i < options.maxNewTokens; ++i) {
-        auto scores = session.next({last});
-        if (options.processors) options.processors->apply(scores, sequences);
+    return searchDriven(session, prefix, options, [&](const Logits& scores) {
         float* row = scores.row(0);
         const auto vocab = scores.vocab();
         if (sampling.temperature > 0 && sampling.temperature != 1.0)
@@ -105,13 +114,8 @@ std::vector<TokenId> sampleSearch(DecodingSession& session, const std::vector<To
                 row[v] /= static_cast<float>(sampling.temperature);
         keepTopK(row, vocab, sampling.topK);
         keepTopP(row, vocab, sampling.topP);
-        last = draw(row, vocab, generator);
-        generated.push_back(last);
-        sequences[0].push_back(last);
-        if (options.onToken && !options.onToken(last)) break;
-        if (isEndOfSequence(last, options.eosIds)) break;
-    }
-    return generated;
+        return draw(row, vocab, generator);
+    });
 }
 
 }  // namespace dragoman

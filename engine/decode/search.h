@@ -16,7 +16,10 @@ struct SearchOptions {
     std::int64_t maxNewTokens = 256;
     std::vector<TokenId> eosIds;
     const LogitsProcessors* processors = nullptr;  // null: raw scores
-    TokenCallback onToken;                         // greedy only
+    TokenCallback onToken;                         // greedy and sampling
+    // Whether onToken only computes (counts, checks a flag) and so may run on a batcher's thread between steps
+    // (DecodingSession::drive): false for a callback that may wait, on a slow reader for one.
+    bool onTokenAnyThread = false;
 };
 
 struct SamplingOptions {

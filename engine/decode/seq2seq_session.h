@@ -21,6 +21,10 @@ public:
         return member_ ? member_->step(state_.get(), tokens) : model_.stepMany({state_.get()}, {tokens});
     }
     void reorder(const std::vector<std::int64_t>& beams) override { model_.reorder(*state_, beams); }
+    void drive(std::vector<TokenId> tokens, const StepContinuation& continuation, bool anyThread) override {
+        if (member_ && anyThread) return member_->drive(state_.get(), std::move(tokens), continuation);
+        DecodingSession::drive(std::move(tokens), continuation, anyThread);
+    }
 
 private:
     const Seq2SeqModel& model_;

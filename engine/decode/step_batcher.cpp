@@ -42,9 +42,9 @@ void StepBatcher::startThread() {
 
 void StepBatcher::join() {
     std::unique_lock lock(mutex_);
-    if (members_ < maxRows_ && joining_ == 0) {
+    if (members_ - resting_ < maxRows_ && joining_ == 0) {
         ++members_;
-        counts_.mostMembers = std::max(counts_.mostMembers, members_);
+        counts_.mostMembers = std::max(counts_.mostMembers, members_ - resting_);
         return;
     }
     ++joining_;
@@ -52,8 +52,19 @@ void StepBatcher::join() {
     --handedOver_;
 }
 
-void StepBatcher::leave() {
+void StepBatcher::leave(const Phase& phase) {
     std::lock_guard lock(mutex_);
+    if (phase == Phase::resting) {  // its place was given up when its drive ended
+        --resting_;
+        --members_;
+    } else {
+        givePlace();
+    }
+    // The others may have been waiting for this member alone.
+    work_.notify_one();
+}
+
+void StepBatcher::givePlace() {
     if (joining_ > 0) {
         // The place goes to a waiting request at once (it counts as a member before its thread wakes), so the
         // prompts held back for it are not let through by a place that only looks free.
@@ -63,8 +74,6 @@ void StepBatcher::leave() {
     } else {
         --members_;
     }
-    // The others may have been waiting for this member alone.
-    work_.notify_one();
 }
 
 StepBatcher::Counts StepBatcher::counts() const {
@@ -81,12 +90,12 @@ StepBatcher::Clock::time_point StepBatcher::deadline() const {
 
 bool StepBatcher::ready(Clock::time_point now) const {
     if (waiting_.empty()) return false;
-    return static_cast<std::int64_t>(waiting_.size()) >= members_ || waitingRows_ >= maxRows_ || now >= deadline();
+    return static_cast<std::int64_t>(waiting_.size()) >= members_ - resting_ || waitingRows_ >= maxRows_ || now >= deadline();
 }
 
 bool StepBatcher::promptsDue() const {
     if (prompts_.empty()) return false;
-    if (stopping_ || members_ < maxRows_ || joining_ < 2) return true;
+    if (stopping_ || members_ - resting_ < maxRows_ || joining_ < 2) return true;
     // Every place is taken and encoded requests wait for the next ones: together() prompts gather meanwhile
     // (a between() prompt, a causal model's, never waits).
     std::size_t together = 0;
@@ -139,17 +148,30 @@ void StepBatcher::queue(Prompt& prompt) {
     if (prompt.error) std::rethrow_exception(prompt.error);
 }
 
-Logits StepBatcher::step(void* state, const std::vector<TokenId>& tokens) {
-    Pending pending{state, &tokens, {}, {}, false, {}};
+Logits StepBatcher::step(void* state, const std::vector<TokenId>& tokens, Phase& phase) {
+    Pending pending{state, &tokens, {}, {}, false, {}, &phase};
     std::unique_lock lock(mutex_);
+    await(pending, lock);
+    return pending.logits;
+}
+
+void StepBatcher::drive(void* state, std::vector<TokenId> tokens, const StepContinuation& continuation, Phase& phase) {
+    Pending pending{state, nullptr, {}, {}, false, {}, &phase, &continuation, std::move(tokens)};
+    pending.tokens = &pending.driven;
+    std::unique_lock lock(mutex_);
+    await(pending, lock);
+}
+
+void StepBatcher::await(Pending& pending, std::unique_lock<std::mutex>& lock) {
     startThread();
+    if (*pending.phase == Phase::resting) --resting_;
+    *pending.phase = Phase::stepping;
     if (waiting_.empty()) waitingSince_ = Clock::now();
     waiting_.push_back(&pending);
-    waitingRows_ += static_cast<std::int64_t>(tokens.size());
+    waitingRows_ += static_cast<std::int64_t>(pending.tokens->size());
     work_.notify_one();
     pending.woken.wait(lock, [&] { return pending.done; });
     if (pending.error) std::rethrow_exception(pending.error);
-    return pending.logits;
 }
 
 void StepBatcher::runPrompts(std::unique_lock<std::mutex>& lock) {
@@ -259,6 +281,7 @@ void StepBatcher::runBatch(std::unique_lock<std::mutex>& lock) {
         }
     }
     const auto end = Clock::now();
+    const auto goingOn = continueDriven(batch);
 
     lock.lock();
     lastEnd_ = end;
@@ -267,10 +290,38 @@ void StepBatcher::runBatch(std::unique_lock<std::mutex>& lock) {
     counts_.stepSeconds += std::chrono::duration<double>(end - start).count();
     counts_.rows += rows;
     counts_.widest = std::max(counts_.widest, rows);
+    for (auto* p : goingOn) {
+        if (waiting_.empty()) waitingSince_ = Clock::now();
+        waiting_.push_back(p);
+        waitingRows_ += rowsOf(p);
+    }
     for (auto* p : batch) {
+        if (std::find(goingOn.begin(), goingOn.end(), p) != goingOn.end()) continue;
+        if (p->continuation) {
+            // Its drive is over: the next steps need not wait for this member, and its place goes to a waiting
+            // request now rather than when its thread gets to leave (a step of fewer rows meanwhile).
+            *p->phase = Phase::resting;
+            ++resting_;
+            ++members_;  // what givePlace() takes back: the resting member stays counted until it leaves
+            givePlace();
+        }
         p->done = true;
         p->woken.notify_one();
     }
+}
+
+std::vector<StepBatcher::Pending*> StepBatcher::continueDriven(const std::vector<Pending*>& batch) {
+    std::vector<Pending*> goingOn;
+    for (auto* p : batch) {
+        if (!p->continuation || p->error) continue;
+        try {
+            if ((*p->continuation)(p->logits, p->driven)) goingOn.push_back(p);
+        } catch (...) {
+            p->error = std::current_exception();
+        }
+        p->logits = {};  // the step's rows go as soon as every request has read its own
+    }
+    return goingOn;
 }
 
 }  // namespace dragoman

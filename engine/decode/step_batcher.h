@@ -11,6 +11,11 @@
 // Results do not depend on who shares a step: the models' batched steps give each state the numbers it gets
 // alone.
 //
+// A request whose search only computes between steps (no reader to wait for) hands the batcher its search loop's
+// body instead (Member::drive): the batcher runs it on its own thread right after each step and queues the
+// request's next step at once, so the request's thread sleeps until its translation is done. Stepping from the
+// request's thread costs two thread switches per token, which on two cores were a tenth of a batched run.
+//
 // Every step and every prompt runs on the batcher's own thread, one at a time (on a few cores two at once only
 // slow each other); prompts given to together() that wait at the same moment run as one (an encoder pass over
 // several requests' sources). The requests' threads only wait: however many threads a server's pool has, the model's
@@ -23,6 +28,7 @@
 // when the waiting requests run low, instead of one or two at a time between steps (the bundled model: ~15 sources
 // per pass, 1.3x less time per source, and 15.6 rows per step instead of 13.8, the places no longer left empty
 // while a source is encoded).
+#include "decode/decoding_session.h"
 #include "decode/logits.h"
 #include "text/tokenizer.h"
 
@@ -58,19 +64,32 @@ public:
     StepBatcher(const StepBatcher&) = delete;
     StepBatcher& operator=(const StepBatcher&) = delete;
 
+    // Where a member is, as the batcher sees it (read and written under its lock). Steps wait for every member
+    // but a resting one: its drive() ended, and it is about to leave rather than ask for another step. (A member
+    // that just got its place is waited for: its first step comes as soon as its thread runs, and a step without
+    // it left the places of a batch half empty on two busy cores.)
+    enum class Phase { stepping, resting };
+
     // Membership of one request, from after its prompt to its end.
     class Member {
     public:
         // Waits for a place among the members (at most maxRows).
         explicit Member(StepBatcher& batcher) : batcher_(batcher) { batcher_.join(); }
-        ~Member() { batcher_.leave(); }
+        ~Member() { batcher_.leave(phase_); }
         Member(const Member&) = delete;
         Member& operator=(const Member&) = delete;
         // One step for `state` (B ids): its logits [B, V]. Throws what the step throws for it.
-        Logits step(void* state, const std::vector<TokenId>& tokens) { return batcher_.step(state, tokens); }
+        Logits step(void* state, const std::vector<TokenId>& tokens) { return batcher_.step(state, tokens, phase_); }
+        // Steps for `state` from `tokens` on for as long as `continuation` asks, the continuation running on the
+        // batcher's thread right after each batched step (it must only compute): the request's thread wakes once,
+        // at the end, where step() wakes it at every step. Rethrows what a step or the continuation throws.
+        void drive(void* state, std::vector<TokenId> tokens, const StepContinuation& continuation) {
+            batcher_.drive(state, std::move(tokens), continuation, phase_);
+        }
 
     private:
         StepBatcher& batcher_;
+        Phase phase_ = Phase::stepping;
     };
 
     // Runs `work` (a request's prompt) on the batcher's thread between batched steps, and rethrows what it
@@ -104,6 +123,9 @@ private:
         std::exception_ptr error;
         bool done = false;
         std::condition_variable woken;
+        Phase* phase = nullptr;                          // the member's (Member::phase_)
+        const StepContinuation* continuation = nullptr;  // drive()'s: the request stays in the batch until it says stop
+        std::vector<TokenId> driven;                     // drive()'s tokens (`tokens` points here)
     };
     struct Prompt {
         const std::function<void()>* work;  // between()'s, or null
@@ -115,8 +137,15 @@ private:
     using Clock = std::chrono::steady_clock;
 
     void join();
-    void leave();
-    Logits step(void* state, const std::vector<TokenId>& tokens);
+    void leave(const Phase& phase);
+    // A place given up: to a request waiting for one, else free. Lock held.
+    void givePlace();
+    Logits step(void* state, const std::vector<TokenId>& tokens, Phase& phase);
+    void drive(void* state, std::vector<TokenId> tokens, const StepContinuation& continuation, Phase& phase);
+    // Queues a request's step and waits until it is done (for drive(): until its continuation stops). Lock held.
+    void await(Pending& pending, std::unique_lock<std::mutex>& lock);
+    // Runs the continuations of a step's driven requests (unlocked); those going on are returned to be queued again.
+    static std::vector<Pending*> continueDriven(const std::vector<Pending*>& batch);
     // Starts the batcher's thread on first use (a model that never translates needs none). Lock held.
     void startThread();
     // The batcher's thread: runs ready steps, then prompts, until the batcher goes.
@@ -143,6 +172,7 @@ private:
     std::condition_variable work_;   // the batcher's thread waits on it
     std::condition_variable place_;  // requests waiting to become members wait on it
     std::int64_t members_ = 0;
+    std::int64_t resting_ = 0;     // members whose drive() ended and who have not asked for a step since
     std::int64_t joining_ = 0;     // requests waiting for a place
     std::int64_t handedOver_ = 0;  // places given to waiting requests whose threads have not woken yet
     std::deque<Pending*> waiting_;

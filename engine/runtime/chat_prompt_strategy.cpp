@@ -180,6 +180,7 @@ std::string ChatPromptStrategy::generate(const std::string& prompt, TranslationJ
         if (job.streams() && std::find(stopIds_.begin(), stopIds_.end(), id) == stopIds_.end()) job.emit(stream.push(id));
         return job.keepGoing();
     };
+    options.onTokenAnyThread = !job.streams();  // then it only counts and checks the cancel flag
     std::unique_ptr<CausalSession> session;
     try {
         session = std::make_unique<CausalSession>(

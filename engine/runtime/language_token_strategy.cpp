@@ -180,6 +180,7 @@ std::string LanguageTokenStrategy::decodeSentence(const std::vector<std::vector<
             if (streaming) job.emit(stream.push(id));
             return job.keepGoing();
         };
+        options.onTokenAnyThread = !streaming;  // then it only counts and checks the cancel flag
         const std::vector<TokenId> prefix{generation.decoderStartId.value_or(m.decoderStartId())};
         const auto& adapter = job.request.adapter;
         Seq2SeqSession session(m, sources[p], job.request.beams, 1 + maxNew, adapter, &batcher_);

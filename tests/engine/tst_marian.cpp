@@ -70,6 +70,9 @@ private Q_SLOTS:
     void sourcesEncodedTogetherEqualAlone();
     void waitingPromptsRunTogether();
     void requestsBeyondThePlacesWaitEncoded();
+    void drivenAndSteppedRequestsShareSteps();
+    void continuationEndsItsRequestOnly_data();
+    void continuationEndsItsRequestOnly();
     void streamingCallbackCanStop();
     void missingKeyIsNamed();
     void unexpectedKeyIsNamed();
@@ -355,6 +358,36 @@ static std::vector<std::vector<TokenId>> sourcesFor(const RunnableModel& model, 
     return sources;
 }
 
+// Each source's greedy translation (40 tokens at most) decoded alone, without a batcher.
+static std::vector<std::vector<TokenId>> greedyEachAlone(const Seq2SeqModel& m, const std::vector<std::vector<TokenId>>& sources,
+                                                         const LogitsProcessors& processors) {
+    std::vector<std::vector<TokenId>> ids;
+    for (const auto& source : sources) {
+        Seq2SeqSession session(m, m.encodeSources({source}, nullptr).front(), 1, 41);
+        ids.push_back(greedySearch(session, {m.decoderStartId()}, {40, {m.eosId()}, &processors, {}}));
+    }
+    return ids;
+}
+
+// Request r on a thread of its own, all starting at once: its source through the batcher's encoder passes, then
+// decode(r, session) on a session sharing the batcher's steps.
+template <typename Decode>
+static void decodeOnThreads(StepBatcher& batcher, const Seq2SeqModel& m, const std::vector<std::vector<TokenId>>& sources,
+                            const Decode& decode) {
+    std::latch started(static_cast<std::ptrdiff_t>(sources.size()));
+    std::vector<std::thread> threads;
+    for (std::size_t r = 0; r < sources.size(); ++r)
+        threads.emplace_back([&, r] {
+            SourcePrompt prompt{{&sources[r]}, nullptr, {}};
+            started.arrive_and_wait();
+            batcher.together(&prompt);
+            Seq2SeqSession session(m, prompt.memories.front(), 1, 41, nullptr, &batcher);
+            decode(static_cast<int>(r), session);
+        });
+    for (auto& t : threads)
+        t.join();
+}
+
 void TestMarian::batchedStepEqualsStepsAlone_data() {
     QTest::addColumn<QString>("model");
     QTest::addColumn<int>("requests");
@@ -611,24 +644,11 @@ void TestMarian::requestsBeyondThePlacesWaitEncoded() {
     const auto sources = sourcesFor(runnable, kRequests);
     const LogitsProcessors processors(runnable.generation, 41);
     const SearchOptions options{40, {m.eosId()}, &processors, {}};
-    std::vector<std::vector<TokenId>> expected, got(kRequests);
-    for (int r = 0; r < kRequests; ++r) {
-        Seq2SeqSession session(m, m.encodeSources({sources[r]}, nullptr).front(), 1, 41);
-        expected.push_back(greedySearch(session, {m.decoderStartId()}, options));
-    }
+    const auto expected = greedyEachAlone(m, sources, processors);
+    std::vector<std::vector<TokenId>> got(kRequests);
     StepBatcher batcher(seq2seqSteps(m), kPlaces, seq2seqPrompts(m));
-    std::latch started(kRequests);
-    std::vector<std::thread> threads;
-    for (int r = 0; r < kRequests; ++r)
-        threads.emplace_back([&, r] {
-            SourcePrompt prompt{{&sources[r]}, nullptr, {}};
-            started.arrive_and_wait();
-            batcher.together(&prompt);
-            Seq2SeqSession session(m, prompt.memories.front(), 1, 41, nullptr, &batcher);
-            got[r] = greedySearch(session, {m.decoderStartId()}, options);
-        });
-    for (auto& t : threads)
-        t.join();
+    decodeOnThreads(batcher, m, sources,
+                    [&](int r, Seq2SeqSession& session) { got[r] = greedySearch(session, {m.decoderStartId()}, options); });
     for (int r = 0; r < kRequests; ++r)
         QCOMPARE(got[r], expected[r]);
     const auto counts = batcher.counts();
@@ -636,6 +656,86 @@ void TestMarian::requestsBeyondThePlacesWaitEncoded() {
     QVERIFY(counts.widest <= kPlaces);
     QVERIFY2(counts.widestPromptRun >= 2 && counts.promptRuns < kRequests,
              qPrintable(QString("%1 prompt runs, %2 sources at most").arg(counts.promptRuns).arg(counts.widestPromptRun)));
+}
+
+// Requests whose search runs on the batcher's thread (a token callback that only computes: drive()) and requests
+// that step from their own threads (a callback that may wait) share steps, and each gets what it gets alone, its
+// callback called with every token in order.
+void TestMarian::drivenAndSteppedRequestsShareSteps() {
+    const auto& runnable = modelNamed("bundled-cpu");
+    const auto& m = *runnable.seq2seq();
+    constexpr int kRequests = 8;
+    const auto sources = sourcesFor(runnable, kRequests);
+    const LogitsProcessors processors(runnable.generation, 41);
+    const auto expected = greedyEachAlone(m, sources, processors);
+    std::vector<std::vector<TokenId>> got(kRequests), called(kRequests);
+    std::vector<std::thread::id> callers(kRequests);
+    std::vector<char> calledHere(kRequests);
+    StepBatcher batcher(seq2seqSteps(m), 16, seq2seqPrompts(m));
+    decodeOnThreads(batcher, m, sources, [&](int r, Seq2SeqSession& session) {
+        SearchOptions options{40, {m.eosId()}, &processors, [&, r](TokenId id) {
+                                  called[r].push_back(id);
+                                  callers[r] = std::this_thread::get_id();
+                                  return true;
+                              }};
+        options.onTokenAnyThread = r % 2 == 0;
+        got[r] = greedySearch(session, {m.decoderStartId()}, options);
+        calledHere[r] = callers[r] == std::this_thread::get_id();
+    });
+    for (int r = 0; r < kRequests; ++r) {
+        QCOMPARE(got[r], expected[r]);
+        QCOMPARE(called[r], expected[r]);
+        // The driven requests' callbacks ran elsewhere (the batcher's thread), the others' on their own threads.
+        QCOMPARE(calledHere[r], r % 2 == 1);
+    }
+    QVERIFY2(batcher.counts().widest >= 2, qPrintable(QString("at most %1 rows stepped together").arg(batcher.counts().widest)));
+}
+
+void TestMarian::continuationEndsItsRequestOnly_data() {
+    QTest::addColumn<bool>("throws");
+    QTest::newRow("callback says stop") << false;
+    QTest::newRow("callback throws") << true;
+}
+
+// A driven request whose callback stops it (a cancel) or throws ends with 3 tokens or with that error; the requests
+// in the same steps go on to their whole translations.
+void TestMarian::continuationEndsItsRequestOnly() {
+    QFETCH(bool, throws);
+    const auto& runnable = modelNamed("bundled-cpu");
+    const auto& m = *runnable.seq2seq();
+    constexpr int kRequests = 4;
+    const auto sources = sourcesFor(runnable, kRequests);
+    const LogitsProcessors processors(runnable.generation, 41);
+    const auto expected = greedyEachAlone(m, sources, processors);
+    std::vector<std::vector<TokenId>> got(kRequests);
+    QVERIFY(expected[1].size() > 3);
+    StepBatcher batcher(seq2seqSteps(m), 16, seq2seqPrompts(m));
+    std::string error;
+    decodeOnThreads(batcher, m, sources, [&](int r, Seq2SeqSession& session) {
+        int tokens = 0;
+        SearchOptions options{40, {m.eosId()}, &processors, [&, r](TokenId) {
+                                  if (r != 1 || ++tokens < 3) return true;
+                                  if (throws) throw Error("input", "request 1 went wrong");
+                                  return false;
+                              }};
+        options.onTokenAnyThread = true;
+        try {
+            got[r] = greedySearch(session, {m.decoderStartId()}, options);
+        } catch (const Error& e) {
+            error = e.what();
+        }
+    });
+    for (int r = 0; r < kRequests; ++r) {
+        if (r != 1) {
+            QCOMPARE(got[r], expected[r]);
+        } else if (throws) {
+            QVERIFY2(error.find("request 1 went wrong") != std::string::npos, error.c_str());
+            QVERIFY(got[r].empty());
+        } else {
+            QCOMPARE(got[r], std::vector<TokenId>(expected[r].begin(), expected[r].begin() + 3));
+        }
+    }
+    QCOMPARE(error.empty(), !throws);
 }
 
 void TestMarian::streamingCallbackCanStop() {
