@@ -119,6 +119,23 @@ DRAGOMAN_AVX512 void attendHeadAvx512(const float* query, const float* k, std::i
         for (int i = 0; i < 16; ++i)
             maximum = std::max(maximum, weights[t + i]);
     }
+    // The last keys (a short cache's only ones): through the same sum of sixteen, its spare lanes summing zeros, from
+    // three keys on (one tree costs about what three sum16 calls do).
+    if (const auto left = length - t; left >= 3) {
+        __m512 acc[16];
+#pragma GCC unroll 16
+        for (int i = 0; i < 16; ++i) {
+            acc[i] = _mm512_setzero_ps();
+            if (i >= left) continue;
+            const float* kt = k + (t + i) * kStride;
+#pragma GCC unroll 8
+            for (int c = 0; c < Chunks; ++c)
+                acc[i] = _mm512_fmadd_ps(q[c], _mm512_loadu_ps(kt + 16 * c), acc[i]);
+        }
+        _mm512_mask_storeu_ps(weights.data() + t, firstLanes16(left), _mm512_mul_ps(sixteenLaneSums(acc), scales));
+        for (; t < length; ++t)
+            maximum = std::max(maximum, weights[t]);
+    }
     for (; t < length; ++t) {
         const float* kt = k + t * kStride;
         __m512 acc = _mm512_setzero_ps();
@@ -156,7 +173,11 @@ void forEachHead(std::int64_t count, std::int64_t work, const Fn& fn) {
             fn(i, weights);
         return;
     }
-    ThreadPool::shared().parallelFor(count, 1, [&](std::int64_t begin, std::int64_t end) {
+    // Chunks of several heads: one claim per head had the two threads trade the shared counter's cache line 96
+    // times per call.
+    auto& pool = ThreadPool::shared();
+    const std::int64_t grain = std::max<std::int64_t>(1, count / (8 * pool.size()));
+    pool.parallelFor(count, grain, [&](std::int64_t begin, std::int64_t end) {
         std::vector<float> weights;
         for (std::int64_t i = begin; i < end; ++i)
             fn(i, weights);

@@ -953,6 +953,7 @@ void TestKernels::attentionMatchesReference_data() {
     QTest::newRow("greedy self") << 1 << 8 << 8 << 1 << false << 64;
     QTest::newRow("beams self") << 4 << 8 << 8 << 37 << false << 64;
     QTest::newRow("beams shared cross") << 4 << 8 << 8 << 23 << true << 64;
+    QTest::newRow("short, many requests") << 16 << 6 << 6 << 12 << false << 64;  // the bundled model's batched step
     QTest::newRow("grouped") << 1 << 16 << 4 << 50 << false << 128;
     QTest::newRow("odd head size") << 2 << 3 << 1 << 9 << false << 20;
     QTest::newRow("long, parallel") << 1 << 16 << 4 << 700 << false << 128;
