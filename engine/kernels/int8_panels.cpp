@@ -95,9 +95,10 @@ struct PanelEpilogue {
     const float* bias = nullptr;
 };
 
+// `ahead` (or null): a panel fetched into L2 meanwhile, one depth group's four lines per group.
 template <int R>
 DRAGOMAN_PANELS_VNNI void panelTile(const QuantizedRows& x, std::int64_t r0, const std::uint8_t* panel, std::int64_t groups,
-                                    std::int64_t columns, float* y, std::int64_t ldy, const PanelEpilogue& e) {
+                                    std::int64_t columns, float* y, std::int64_t ldy, const PanelEpilogue& e, const std::uint8_t* ahead) {
     __m512i acc[R][4];
 #pragma GCC unroll 6
     for (int r = 0; r < R; ++r)
@@ -107,6 +108,11 @@ DRAGOMAN_PANELS_VNNI void panelTile(const QuantizedRows& x, std::int64_t r0, con
     const std::int8_t* codes = x.codes + r0 * x.stride;
     for (std::int64_t d = 0; d < groups; ++d) {
         const std::uint8_t* group = panel + d * kGroupBytes;
+        if (ahead) {
+#pragma GCC unroll 4
+            for (int q = 0; q < 4; ++q)
+                _mm_prefetch(reinterpret_cast<const char*>(ahead + d * kGroupBytes + q * 64), _MM_HINT_T1);
+        }
         __m512i weights[4];
 #pragma GCC unroll 4
         for (int q = 0; q < 4; ++q)
@@ -139,22 +145,23 @@ DRAGOMAN_PANELS_VNNI void panelTile(const QuantizedRows& x, std::int64_t r0, con
 }
 
 DRAGOMAN_PANELS_VNNI void panelProductsVnni(const QuantizedRows& x, std::int64_t m, const std::uint8_t* panel, std::int64_t k,
-                                            std::int64_t columns, float* y, std::int64_t ldy, const PanelEpilogue& e) {
+                                            std::int64_t columns, float* y, std::int64_t ldy, const PanelEpilogue& e,
+                                            const std::uint8_t* ahead) {
     const std::int64_t groups = depthGroups(k);
     std::int64_t r = 0;
-    for (; r + kRowsPerTile <= m; r += kRowsPerTile)
-        panelTile<kRowsPerTile>(x, r, panel, groups, columns, y + r * ldy, ldy, e);
+    for (; r + kRowsPerTile <= m; r += kRowsPerTile, ahead = nullptr)
+        panelTile<kRowsPerTile>(x, r, panel, groups, columns, y + r * ldy, ldy, e, ahead);
     switch (m - r) {
         case 5:
-            return panelTile<5>(x, r, panel, groups, columns, y + r * ldy, ldy, e);
+            return panelTile<5>(x, r, panel, groups, columns, y + r * ldy, ldy, e, ahead);
         case 4:
-            return panelTile<4>(x, r, panel, groups, columns, y + r * ldy, ldy, e);
+            return panelTile<4>(x, r, panel, groups, columns, y + r * ldy, ldy, e, ahead);
         case 3:
-            return panelTile<3>(x, r, panel, groups, columns, y + r * ldy, ldy, e);
+            return panelTile<3>(x, r, panel, groups, columns, y + r * ldy, ldy, e, ahead);
         case 2:
-            return panelTile<2>(x, r, panel, groups, columns, y + r * ldy, ldy, e);
+            return panelTile<2>(x, r, panel, groups, columns, y + r * ldy, ldy, e, ahead);
         case 1:
-            return panelTile<1>(x, r, panel, groups, columns, y + r * ldy, ldy, e);
+            return panelTile<1>(x, r, panel, groups, columns, y + r * ldy, ldy, e, ahead);
         default:
             return;
     }
@@ -233,14 +240,14 @@ void packPanel(const std::int8_t* w, std::int64_t k, std::int64_t first, std::in
 }
 
 void panelProducts(const QuantizedRows& x, std::int64_t m, const std::uint8_t* panel, std::int64_t k, std::int64_t columns, float* y,
-                   std::int64_t ldy, const ChannelEpilogue* epilogue, std::int64_t first) {
+                   std::int64_t ldy, const ChannelEpilogue* epilogue, std::int64_t first, const std::uint8_t* ahead) {
     PanelEpilogue e;
     if (epilogue) {
         e.perTensor = epilogue->scalePerTensor;
         e.scale = epilogue->scale ? epilogue->scale + (e.perTensor ? 0 : first) : nullptr;
         e.bias = epilogue->bias ? epilogue->bias + first : nullptr;
     }
-    panelProductsVnni(x, m, panel, k, columns, y, ldy, e);
+    panelProductsVnni(x, m, panel, k, columns, y, ldy, e, ahead);
 }
 
 void Int8Panels::Free::operator()(std::uint8_t* p) const {

@@ -46,9 +46,11 @@ void packPanel(const std::int8_t* w, std::int64_t k, std::int64_t first, std::in
 
 // y[r][c] for m rows and a panel's first `columns` columns: the rows' codes times the panel's weights, as integers,
 // times the row's scale, then (where `epilogue` is not null) times the channel's scale plus its bias, channel
-// first + c, each a separate rounding as scaleAndBiasRows() gives them. y's rows are ldy apart.
+// first + c, each a separate rounding as scaleAndBiasRows() gives them. y's rows are ldy apart. `ahead` (optional):
+// a panel of the same depth to fetch into L2 meanwhile.
 void panelProducts(const QuantizedRows& x, std::int64_t m, const std::uint8_t* panel, std::int64_t k, std::int64_t columns, float* y,
-                   std::int64_t ldy, const ChannelEpilogue* epilogue = nullptr, std::int64_t first = 0);
+                   std::int64_t ldy, const ChannelEpilogue* epilogue = nullptr, std::int64_t first = 0,
+                   const std::uint8_t* ahead = nullptr);
 
 // Every panel of a weight [n, k], made once: what a layer that runs many-row products keeps beside its mapped codes.
 class Int8Panels {
