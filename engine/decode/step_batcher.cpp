@@ -40,9 +40,13 @@ void StepBatcher::startThread() {
     if (!thread_.joinable()) thread_ = std::thread([this] { scope_ ? scope_([this] { serve(); }) : serve(); });
 }
 
-void StepBatcher::join() {
-    std::unique_lock lock(mutex_);
-    if (members_ - resting_ < maxRows_ && joining_ == 0) {
+bool StepBatcher::placeFree() const {
+    return members_ - resting_ < maxRows_ && joining_ == 0 && admitting_.empty();
+}
+
+void StepBatcher::join(std::unique_lock<std::mutex>& lock, Phase& phase) {
+    phase = Phase::stepping;
+    if (placeFree()) {
         ++members_;
         counts_.mostMembers = std::max(counts_.mostMembers, members_ - resting_);
         return;
@@ -54,6 +58,7 @@ void StepBatcher::join() {
 
 void StepBatcher::leave(const Phase& phase) {
     std::lock_guard lock(mutex_);
+    if (phase == Phase::outside) return;
     if (phase == Phase::resting) {  // its place was given up when its drive ended
         --resting_;
         --members_;
@@ -65,7 +70,13 @@ void StepBatcher::leave(const Phase& phase) {
 }
 
 void StepBatcher::givePlace() {
-    if (joining_ > 0) {
+    if (!admitting_.empty()) {
+        auto* next = admitting_.front();
+        admitting_.pop_front();
+        *next->phase = Phase::stepping;
+        enqueue(*next);
+        counts_.mostMembers = std::max(counts_.mostMembers, members_ - resting_);
+    } else if (joining_ > 0) {
         // The place goes to a waiting request at once (it counts as a member before its thread wakes), so the
         // prompts held back for it are not let through by a place that only looks free.
         --joining_;
@@ -95,7 +106,8 @@ bool StepBatcher::ready(Clock::time_point now) const {
 
 bool StepBatcher::promptsDue() const {
     if (prompts_.empty()) return false;
-    if (stopping_ || members_ - resting_ < maxRows_ || joining_ < 2) return true;
+    const auto queued = joining_ + static_cast<std::int64_t>(admitting_.size());
+    if (stopping_ || members_ - resting_ < maxRows_ || queued < 2) return true;
     // Every place is taken and encoded requests wait for the next ones: together() prompts gather meanwhile
     // (a between() prompt, a causal model's, never waits).
     std::size_t together = 0;
@@ -108,14 +120,21 @@ bool StepBatcher::promptsDue() const {
 
 void StepBatcher::serve() {
     std::unique_lock lock(mutex_);
+    // Due prompts get a turn after every step: driven members queue their next step before the batcher's thread
+    // looks again, so steps that go first whenever ready would run until the batch emptied.
+    bool promptTurn = false;
     for (;;) {
-        if (ready(Clock::now()))
-            runBatch(lock);
-        else if (promptsDue())
+        if (promptTurn && promptsDue()) {
             runPrompts(lock);
-        else if (stopping_)
+            promptTurn = false;
+        } else if (ready(Clock::now())) {
+            runBatch(lock);
+            promptTurn = true;
+        } else if (promptsDue()) {
+            runPrompts(lock);
+        } else if (stopping_) {
             return;
-        else {
+        } else {
             // Waiting with members in: the time their threads take between one step and their next (idleSeconds).
             const auto since = Clock::now();
             const bool members = members_ > 0;
@@ -151,6 +170,9 @@ void StepBatcher::queue(Prompt& prompt) {
 Logits StepBatcher::step(void* state, const std::vector<TokenId>& tokens, Phase& phase) {
     Pending pending{state, &tokens, {}, {}, false, {}, &phase};
     std::unique_lock lock(mutex_);
+    startThread();
+    if (phase == Phase::outside) join(lock, phase);
+    enqueue(pending);
     await(pending, lock);
     return pending.logits;
 }
@@ -159,17 +181,28 @@ void StepBatcher::drive(void* state, std::vector<TokenId> tokens, const StepCont
     Pending pending{state, nullptr, {}, {}, false, {}, &phase, &continuation, std::move(tokens)};
     pending.tokens = &pending.driven;
     std::unique_lock lock(mutex_);
+    startThread();
+    if (phase != Phase::outside) {
+        enqueue(pending);
+    } else if (placeFree()) {
+        join(lock, phase);
+        enqueue(pending);
+    } else {
+        admitting_.push_back(&pending);  // givePlace() lets it in
+    }
     await(pending, lock);
 }
 
-void StepBatcher::await(Pending& pending, std::unique_lock<std::mutex>& lock) {
-    startThread();
+void StepBatcher::enqueue(Pending& pending) {
     if (*pending.phase == Phase::resting) --resting_;
     *pending.phase = Phase::stepping;
     if (waiting_.empty()) waitingSince_ = Clock::now();
     waiting_.push_back(&pending);
     waitingRows_ += static_cast<std::int64_t>(pending.tokens->size());
     work_.notify_one();
+}
+
+void StepBatcher::await(Pending& pending, std::unique_lock<std::mutex>& lock) {
     pending.woken.wait(lock, [&] { return pending.done; });
     if (pending.error) std::rethrow_exception(pending.error);
 }
@@ -290,11 +323,8 @@ void StepBatcher::runBatch(std::unique_lock<std::mutex>& lock) {
     counts_.stepSeconds += std::chrono::duration<double>(end - start).count();
     counts_.rows += rows;
     counts_.widest = std::max(counts_.widest, rows);
-    for (auto* p : goingOn) {
-        if (waiting_.empty()) waitingSince_ = Clock::now();
-        waiting_.push_back(p);
-        waitingRows_ += rowsOf(p);
-    }
+    for (auto* p : goingOn)
+        enqueue(*p);
     for (auto* p : batch) {
         if (std::find(goingOn.begin(), goingOn.end(), p) != goingOn.end()) continue;
         if (p->continuation) {

@@ -64,17 +64,18 @@ public:
     StepBatcher(const StepBatcher&) = delete;
     StepBatcher& operator=(const StepBatcher&) = delete;
 
-    // Where a member is, as the batcher sees it (read and written under its lock). Steps wait for every member
-    // but a resting one: its drive() ended, and it is about to leave rather than ask for another step. (A member
-    // that just got its place is waited for: its first step comes as soon as its thread runs, and a step without
-    // it left the places of a batch half empty on two busy cores.)
-    enum class Phase { stepping, resting };
+    // Where a member is, as the batcher sees it (read and written under its lock): without a place yet, stepping,
+    // or resting. Steps wait for every stepping member (one handed a place while its thread sleeps in step() too:
+    // a step without it left the places of a batch half empty on two busy cores, its thread waiting for a core),
+    // never for a resting one: its drive() ended, and it is about to leave rather than ask for another step.
+    enum class Phase { outside, stepping, resting };
 
-    // Membership of one request, from after its prompt to its end.
+    // Membership of one request, from after its prompt to its end. Its place (one of maxRows) is taken at its first
+    // step: step() waits for one; drive() queues for one and is let in by the batcher's thread the moment one frees,
+    // its own thread sleeping on (a place handed to a sleeping thread kept the others waiting while it woke).
     class Member {
     public:
-        // Waits for a place among the members (at most maxRows).
-        explicit Member(StepBatcher& batcher) : batcher_(batcher) { batcher_.join(); }
+        explicit Member(StepBatcher& batcher) : batcher_(batcher) {}
         ~Member() { batcher_.leave(phase_); }
         Member(const Member&) = delete;
         Member& operator=(const Member&) = delete;
@@ -89,7 +90,7 @@ public:
 
     private:
         StepBatcher& batcher_;
-        Phase phase_ = Phase::stepping;
+        Phase phase_ = Phase::outside;
     };
 
     // Runs `work` (a request's prompt) on the batcher's thread between batched steps, and rethrows what it
@@ -136,13 +137,19 @@ private:
     };
     using Clock = std::chrono::steady_clock;
 
-    void join();
+    // Takes a place (waits for one) for a member outside. Lock held.
+    void join(std::unique_lock<std::mutex>& lock, Phase& phase);
+    // Whether a request may take a place at once: one is free and no other request waits for one. Lock held.
+    bool placeFree() const;
     void leave(const Phase& phase);
-    // A place given up: to a request waiting for one, else free. Lock held.
+    // A place given up: to a queued drive() (into the next step), else to a request waiting in step(), else free.
+    // Lock held.
     void givePlace();
     Logits step(void* state, const std::vector<TokenId>& tokens, Phase& phase);
     void drive(void* state, std::vector<TokenId> tokens, const StepContinuation& continuation, Phase& phase);
-    // Queues a request's step and waits until it is done (for drive(): until its continuation stops). Lock held.
+    // Queues a member's step (lock held); await() then waits until it is done (for drive(): until its continuation
+    // stops) and rethrows its error.
+    void enqueue(Pending& pending);
     void await(Pending& pending, std::unique_lock<std::mutex>& lock);
     // Runs the continuations of a step's driven requests (unlocked); those going on are returned to be queued again.
     static std::vector<Pending*> continueDriven(const std::vector<Pending*>& batch);
@@ -176,6 +183,7 @@ private:
     std::int64_t joining_ = 0;     // requests waiting for a place
     std::int64_t handedOver_ = 0;  // places given to waiting requests whose threads have not woken yet
     std::deque<Pending*> waiting_;
+    std::deque<Pending*> admitting_;  // drive()s of requests without a place, let in as places free
     std::deque<Prompt*> prompts_;
     std::int64_t waitingRows_ = 0;
     bool stopping_ = false;

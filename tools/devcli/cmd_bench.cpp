@@ -332,9 +332,9 @@ int benchKernels(const QStringList& args) {
         text += fmt::format("  {} x {} x {}: one-row {:.0f} GMAC/s", p["m"].get<std::int64_t>(), p["n"].get<std::int64_t>(),
                             p["k"].get<std::int64_t>(), p["one_row_gmacs"].get<double>());
         if (p.contains("panels_kept_gmacs"))
-            text += fmt::format(", panels per call {:.0f}, kept {:.0f} ({:.2f}x one-row, {:.2f} of the peak)",
+            text += fmt::format(", panels per call {:.0f}, kept {:.0f} ({:.2f}x one-row, {:.2f} of the peak), kept and streamed {:.0f}",
                                 p["panels_per_call_gmacs"].get<double>(), p["panels_kept_gmacs"].get<double>(),
-                                p["kept_vs_one_row"].get<double>(), p.value("kept_of_peak", 0.0));
+                                p["kept_vs_one_row"].get<double>(), p.value("kept_of_peak", 0.0), p["panels_streamed_gmacs"].get<double>());
         text += "\n";
     }
     for (const auto& a : out["attention"])
