@@ -1,5 +1,6 @@
 #include "decode/step_batcher.h"
 
+#include "kernels/thread_pool.h"
 #include "util/error.h"
 #include "util/log.h"
 
@@ -30,10 +31,11 @@ StepBatcher::~StepBatcher() {
     if (thread_.joinable()) thread_.join();
     if (counts_.steps > 0)
         log::logger().debug(
-            "batched steps: {} ({:.1f} rows each on average, {} at most) in {:.3f} s; {} prompt runs in {:.3f} s; {:.3f} s waiting on "
-            "members",
+            "batched steps: {} ({:.1f} rows each on average, {} at most) in {:.3f} s, driven searches' turns after them {:.3f} s; {} "
+            "prompt "
+            "runs in {:.3f} s; {:.3f} s waiting on members",
             counts_.steps, static_cast<double>(counts_.rows) / static_cast<double>(counts_.steps), counts_.widest, counts_.stepSeconds,
-            counts_.promptRuns, counts_.promptSeconds, counts_.idleSeconds);
+            counts_.continueSeconds, counts_.promptRuns, counts_.promptSeconds, counts_.idleSeconds);
 }
 
 void StepBatcher::startThread() {
@@ -315,12 +317,14 @@ void StepBatcher::runBatch(std::unique_lock<std::mutex>& lock) {
     }
     const auto end = Clock::now();
     const auto goingOn = continueDriven(batch);
+    const auto continued = Clock::now();
 
     lock.lock();
     lastEnd_ = end;
     lastStep_ = end - start;
     ++counts_.steps;
     counts_.stepSeconds += std::chrono::duration<double>(end - start).count();
+    counts_.continueSeconds += std::chrono::duration<double>(continued - end).count();
     counts_.rows += rows;
     counts_.widest = std::max(counts_.widest, rows);
     for (auto* p : goingOn)
@@ -341,16 +345,23 @@ void StepBatcher::runBatch(std::unique_lock<std::mutex>& lock) {
 }
 
 std::vector<StepBatcher::Pending*> StepBatcher::continueDriven(const std::vector<Pending*>& batch) {
-    std::vector<Pending*> goingOn;
-    for (auto* p : batch) {
-        if (!p->continuation || p->error) continue;
-        try {
-            if ((*p->continuation)(p->logits, p->driven)) goingOn.push_back(p);
-        } catch (...) {
-            p->error = std::current_exception();
+    std::vector<char> more(batch.size(), 0);
+    // Each request's own state only: the requests' turns run on every kernel thread, one request at a time each.
+    ThreadPool::shared().parallelFor(static_cast<std::int64_t>(batch.size()), 1, [&](std::int64_t begin, std::int64_t end) {
+        for (auto i = begin; i < end; ++i) {
+            auto* p = batch[static_cast<std::size_t>(i)];
+            if (!p->continuation || p->error) continue;
+            try {
+                more[static_cast<std::size_t>(i)] = (*p->continuation)(p->logits, p->driven);
+            } catch (...) {
+                p->error = std::current_exception();
+            }
+            p->logits = {};  // the step's rows go as soon as every request has read its own
         }
-        p->logits = {};  // the step's rows go as soon as every request has read its own
-    }
+    });
+    std::vector<Pending*> goingOn;
+    for (std::size_t i = 0; i < batch.size(); ++i)
+        if (more[i]) goingOn.push_back(batch[i]);
     return goingOn;
 }
 

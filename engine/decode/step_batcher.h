@@ -108,6 +108,7 @@ public:
         std::int64_t widestPromptRun = 0;              // most prompts run together
         std::int64_t mostMembers = 0;                  // most requests decoding at once
         double stepSeconds = 0, promptSeconds = 0;     // time on the batcher's thread in each
+        double continueSeconds = 0;                    // time in driven requests' continuations, after the steps
         double idleSeconds = 0;                        // time it waited for members' next steps
         std::int64_t waitingPrompts = 0;               // prompts queued now, not yet taken by the batcher's thread
     };

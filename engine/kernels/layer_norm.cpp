@@ -1,9 +1,11 @@
 #include "kernels/layer_norm.h"
 
 #include "kernels/simd512.h"
+#include "kernels/thread_pool.h"
 
 #include <immintrin.h>
 
+#include <algorithm>
 #include <cmath>
 
 // Multiplies and adds stay separate roundings (C++ keeps -ffp-contract=fast, which would fuse them in the vector code
@@ -74,12 +76,21 @@ DRAGOMAN_AVX512 void rowAvx512(const float* x, const float* h, const float* weig
 void addLayerNorm(const float* x, const float* h, const float* weight, const float* bias, float* out, std::int64_t rows, std::int64_t d,
                   double eps) {
     const bool wide = hasAvx512();
-    for (std::int64_t r = 0; r < rows; ++r) {
-        if (wide)
-            rowAvx512(x + r * d, h + r * d, weight, bias, out + r * d, d, eps);
-        else
-            rowPortable(x + r * d, h + r * d, weight, bias, out + r * d, d, eps);
-    }
+    const auto some = [&](std::int64_t begin, std::int64_t end) {
+        for (std::int64_t r = begin; r < end; ++r) {
+            if (wide)
+                rowAvx512(x + r * d, h + r * d, weight, bias, out + r * d, d, eps);
+            else
+                rowPortable(x + r * d, h + r * d, weight, bias, out + r * d, d, eps);
+        }
+    };
+    // An encoder pass's rows (hundreds, tens of microseconds) on every kernel thread; a step's few on the caller's.
+    constexpr std::int64_t kValuesPerClaim = std::int64_t{16} << 10;
+    const auto grain = std::max<std::int64_t>(1, kValuesPerClaim / std::max<std::int64_t>(1, d));
+    if (rows > grain)
+        ThreadPool::shared().parallelFor(rows, grain, some);
+    else
+        some(0, rows);
 }
 
 }  // namespace dragoman::kernels

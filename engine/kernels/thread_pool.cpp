@@ -25,6 +25,15 @@ void politePause(int polls) {
         std::this_thread::yield();
 }
 
+// Set while a thread runs a job's chunks: a parallelFor from inside one (a kernel called by a task the pool runs)
+// runs inline, where waiting for the pool it is part of would never end.
+thread_local bool insideJob = false;
+
+struct InsideJob {
+    InsideJob() { insideJob = true; }
+    ~InsideJob() { insideJob = false; }
+};
+
 }  // namespace
 
 ThreadPool::ThreadPool(int threads) {
@@ -73,7 +82,7 @@ void ThreadPool::work() {
 void ThreadPool::parallelFor(std::int64_t count, std::int64_t grain, const std::function<void(std::int64_t, std::int64_t)>& fn) {
     const auto threads = static_cast<std::int64_t>(size());
     grain = std::max<std::int64_t>(1, grain);
-    if (threads == 1 || count <= grain) {
+    if (threads == 1 || count <= grain || insideJob) {
         if (count > 0) fn(0, count);
         return;
     }
@@ -99,6 +108,7 @@ void ThreadPool::parallelFor(std::int64_t count, std::int64_t grain, const std::
 
 // Chunks are claimed in ascending order, so each thread still streams forward through the weights.
 void ThreadPool::runChunks() {
+    const InsideJob inside;
     for (;;) {
         const auto begin = next_.fetch_add(grain_, std::memory_order_relaxed);
         if (begin >= count_) return;

@@ -25,7 +25,8 @@ public:
 
     int size() const { return static_cast<int>(workers_.size()) + 1; }
     // fn(begin, end) over disjoint chunks covering [0, count), each `grain` long (the last may be shorter);
-    // a thread may run several chunks. With one thread, or a count within one grain, fn(0, count) runs inline.
+    // a thread may run several chunks. With one thread, a count within one grain, or from inside another
+    // parallelFor's fn, fn(0, count) runs inline.
     void parallelFor(std::int64_t count, std::int64_t grain, const std::function<void(std::int64_t, std::int64_t)>& fn);
 
     // The kernels' pool: as many threads as configureThreads() gave BLAS (set once, on the engine thread).
