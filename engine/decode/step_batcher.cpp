@@ -139,7 +139,7 @@ void StepBatcher::serve() {
         } else {
             // Waiting with members in: the time their threads take between one step and their next (idleSeconds).
             const auto since = Clock::now();
-            const bool members = members_ > 0;
+            const bool members = members_ - resting_ > 0;
             if (waiting_.empty())
                 work_.wait(lock);
             else

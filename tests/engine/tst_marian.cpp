@@ -71,6 +71,7 @@ private Q_SLOTS:
     void waitingPromptsRunTogether();
     void requestsBeyondThePlacesWaitEncoded();
     void drivenAndSteppedRequestsShareSteps();
+    void promptsRunBetweenDrivenSteps();
     void continuationEndsItsRequestOnly_data();
     void continuationEndsItsRequestOnly();
     void streamingCallbackCanStop();
@@ -689,6 +690,39 @@ void TestMarian::drivenAndSteppedRequestsShareSteps() {
         QCOMPARE(calledHere[r], r % 2 == 1);
     }
     QVERIFY2(batcher.counts().widest >= 2, qPrintable(QString("at most %1 rows stepped together").arg(batcher.counts().widest)));
+}
+
+// Requests arriving while driven ones decode (a worker translating one line after another, as `translate --batch`
+// does): their prompts get a turn between steps, and a place freed by a request that ends goes to a waiting one at
+// once, so the steps stay full instead of running the batch down to empty before the next prompts are encoded.
+void TestMarian::promptsRunBetweenDrivenSteps() {
+    const auto& runnable = modelNamed("bundled-cpu");
+    const auto& m = *runnable.seq2seq();
+    constexpr int kPlaces = 4, kWorkers = 8, kEach = 4;
+    const auto sources = sourcesFor(runnable, kWorkers * kEach);
+    const LogitsProcessors processors(runnable.generation, 41);
+    const auto expected = greedyEachAlone(m, sources, processors);
+    std::vector<std::vector<TokenId>> got(sources.size());
+    StepBatcher batcher(seq2seqSteps(m), kPlaces, seq2seqPrompts(m));
+    std::vector<std::thread> workers;
+    for (int w = 0; w < kWorkers; ++w)
+        workers.emplace_back([&, w] {
+            for (int i = 0; i < kEach; ++i) {
+                const auto r = static_cast<std::size_t>(w * kEach + i);
+                SourcePrompt prompt{{&sources[r]}, nullptr, {}};
+                batcher.together(&prompt);
+                Seq2SeqSession session(m, prompt.memories.front(), 1, 41, nullptr, &batcher);
+                got[r] = greedySearch(session, {m.decoderStartId()}, {40, {m.eosId()}, &processors, {}});
+            }
+        });
+    for (auto& t : workers)
+        t.join();
+    QCOMPARE(got, expected);
+    const auto counts = batcher.counts();
+    const double rows = static_cast<double>(counts.rows) / static_cast<double>(counts.steps);
+    QVERIFY2(rows >= 0.75 * kPlaces, qPrintable(QString("%1 rows a step on average of %2 places").arg(rows).arg(kPlaces)));
+    QCOMPARE(counts.mostMembers, std::int64_t(kPlaces));
+    QCOMPARE(counts.idleSeconds, 0.0);  // a driven request never keeps the others waiting
 }
 
 void TestMarian::continuationEndsItsRequestOnly_data() {
