@@ -205,39 +205,21 @@ void attendOneQueryEach(const float* q, const AttentionRequest* requests, std::i
             rows.emplace_back(&requests[r], b);
         work += requests[r].rows * heads * requests[r].length * headDim;
     }
-    const auto total = static_cast<std::int64_t>(rows.size()) * heads;
-    struct Head {
-        const AttentionRequest* request;
-        const float *k, *v;
-    };
-    const auto headAt = [&](std::int64_t index) {
+    forEachHead(static_cast<std::int64_t>(rows.size()) * heads, work, [&](std::int64_t index, std::vector<float>& weights) {
         const auto& [request, b] = rows[static_cast<std::size_t>(index / heads)];
-        const std::int64_t kvHead = index % heads / group;
-        return Head{request, request->keys.data + b * request->keys.batchStride + kvHead * request->keys.headStride,
-                    request->values.data + b * request->values.batchStride + kvHead * request->values.headStride};
-    };
-    forEachHead(total, work, [&](std::int64_t index, std::vector<float>& weights) {
-        // The next head's keys and values are asked for while this one computes: a batched step's caches (a few
-        // hundred kilobytes each) are read from L3, a short head's rows at its latency one after another otherwise.
-        if (index + 1 < total) {
-            const auto next = headAt(index + 1);
-            const auto bytes = headDim * static_cast<std::int64_t>(sizeof(float));
-            for (std::int64_t t = 0; t < next.request->length; ++t)
-                for (std::int64_t line = 0; line < bytes; line += 64) {
-                    _mm_prefetch(reinterpret_cast<const char*>(next.k + t * next.request->keys.rowStride) + line, _MM_HINT_T0);
-                    _mm_prefetch(reinterpret_cast<const char*>(next.v + t * next.request->values.rowStride) + line, _MM_HINT_T0);
-                }
-        }
-        const auto [request, k, v] = headAt(index);
+        const std::int64_t h = index % heads, kvHead = h / group;
+        const auto& keys = request->keys;
+        const auto& values = request->values;
         const float* query = q + index * headDim;
+        const float* k = keys.data + b * keys.batchStride + kvHead * keys.headStride;
+        const float* v = values.data + b * values.batchStride + kvHead * values.headStride;
         float* o = out + index * headDim;
-        const auto kStride = request->keys.rowStride, vStride = request->values.rowStride;
         if (wide && headDim == 64)
-            attendHeadAvx512<4>(query, k, kStride, v, vStride, request->length, scale, o, weights);
+            attendHeadAvx512<4>(query, k, keys.rowStride, v, values.rowStride, request->length, scale, o, weights);
         else if (wide && headDim == 128)
-            attendHeadAvx512<8>(query, k, kStride, v, vStride, request->length, scale, o, weights);
+            attendHeadAvx512<8>(query, k, keys.rowStride, v, values.rowStride, request->length, scale, o, weights);
         else
-            attendHead(query, k, kStride, v, vStride, request->length, headDim, scale, o, weights, dot, axpy);
+            attendHead(query, k, keys.rowStride, v, values.rowStride, request->length, headDim, scale, o, weights, dot, axpy);
     });
 }
 
