@@ -170,7 +170,7 @@ void StepBatcher::queue(Prompt& prompt) {
 }
 
 Logits StepBatcher::step(void* state, const std::vector<TokenId>& tokens, Phase& phase) {
-    Pending pending{state, &tokens, {}, {}, false, {}, &phase};
+    Pending pending{state, &tokens, {}, {}, false, {}, &phase, nullptr, {}};
     std::unique_lock lock(mutex_);
     startThread();
     if (phase == Phase::outside) join(lock, phase);
