@@ -31,9 +31,8 @@ StepBatcher::~StepBatcher() {
     if (thread_.joinable()) thread_.join();
     if (counts_.steps > 0)
         log::logger().debug(
-            "batched steps: {} ({:.1f} rows each on average, {} at most) in {:.3f} s, driven searches' turns after them {:.3f} s; {} "
-            "prompt "
-            "runs in {:.3f} s; {:.3f} s waiting on members",
+            "batched steps: {} ({:.1f} rows each on average, {} at most) in {:.3f} s, driven searches' turns after them {:.3f} s; "
+            "{} prompt runs in {:.3f} s; {:.3f} s waiting on members",
             counts_.steps, static_cast<double>(counts_.rows) / static_cast<double>(counts_.steps), counts_.widest, counts_.stepSeconds,
             counts_.continueSeconds, counts_.promptRuns, counts_.promptSeconds, counts_.idleSeconds);
 }
@@ -43,14 +42,14 @@ void StepBatcher::startThread() {
 }
 
 bool StepBatcher::placeFree() const {
-    return members_ - resting_ < maxRows_ && joining_ == 0 && admitting_.empty();
+    return members_ < maxRows_ && joining_ == 0 && admitting_.empty();
 }
 
 void StepBatcher::join(std::unique_lock<std::mutex>& lock, Phase& phase) {
     phase = Phase::stepping;
     if (placeFree()) {
         ++members_;
-        counts_.mostMembers = std::max(counts_.mostMembers, members_ - resting_);
+        counts_.mostMembers = std::max(counts_.mostMembers, members_);
         return;
     }
     ++joining_;
@@ -60,13 +59,8 @@ void StepBatcher::join(std::unique_lock<std::mutex>& lock, Phase& phase) {
 
 void StepBatcher::leave(const Phase& phase) {
     std::lock_guard lock(mutex_);
-    if (phase == Phase::outside) return;
-    if (phase == Phase::resting) {  // its place was given up when its drive ended
-        --resting_;
-        --members_;
-    } else {
-        givePlace();
-    }
+    if (phase != Phase::stepping) return;  // never had a place, or gave it up when its drive ended
+    givePlace();
     // The others may have been waiting for this member alone.
     work_.notify_one();
 }
@@ -77,7 +71,6 @@ void StepBatcher::givePlace() {
         admitting_.pop_front();
         *next->phase = Phase::stepping;
         enqueue(*next);
-        counts_.mostMembers = std::max(counts_.mostMembers, members_ - resting_);
     } else if (joining_ > 0) {
         // The place goes to a waiting request at once (it counts as a member before its thread wakes), so the
         // prompts held back for it are not let through by a place that only looks free.
@@ -103,13 +96,13 @@ StepBatcher::Clock::time_point StepBatcher::deadline() const {
 
 bool StepBatcher::ready(Clock::time_point now) const {
     if (waiting_.empty()) return false;
-    return static_cast<std::int64_t>(waiting_.size()) >= members_ - resting_ || waitingRows_ >= maxRows_ || now >= deadline();
+    return static_cast<std::int64_t>(waiting_.size()) >= members_ || waitingRows_ >= maxRows_ || now >= deadline();
 }
 
 bool StepBatcher::promptsDue() const {
     if (prompts_.empty()) return false;
     const auto queued = joining_ + static_cast<std::int64_t>(admitting_.size());
-    if (stopping_ || members_ - resting_ < maxRows_ || queued < 2) return true;
+    if (stopping_ || members_ < maxRows_ || queued < 2) return true;
     // Every place is taken and encoded requests wait for the next ones: together() prompts gather meanwhile
     // (a between() prompt, a causal model's, never waits).
     std::size_t together = 0;
@@ -139,7 +132,7 @@ void StepBatcher::serve() {
         } else {
             // Waiting with members in: the time their threads take between one step and their next (idleSeconds).
             const auto since = Clock::now();
-            const bool members = members_ - resting_ > 0;
+            const bool members = members_ > 0;
             if (waiting_.empty())
                 work_.wait(lock);
             else
@@ -196,7 +189,7 @@ void StepBatcher::drive(void* state, std::vector<TokenId> tokens, const StepCont
 }
 
 void StepBatcher::enqueue(Pending& pending) {
-    if (*pending.phase == Phase::resting) --resting_;
+    if (*pending.phase == Phase::resting) ++members_;  // it takes a place again (beyond maxRows, if need be)
     *pending.phase = Phase::stepping;
     if (waiting_.empty()) waitingSince_ = Clock::now();
     waiting_.push_back(&pending);
@@ -316,7 +309,7 @@ void StepBatcher::runBatch(std::unique_lock<std::mutex>& lock) {
         }
     }
     const auto end = Clock::now();
-    const auto goingOn = continueDriven(batch);
+    const auto goingOn = continueDriven(batch);  // per request of the batch: whether its drive goes on
     const auto continued = Clock::now();
 
     lock.lock();
@@ -327,16 +320,15 @@ void StepBatcher::runBatch(std::unique_lock<std::mutex>& lock) {
     counts_.continueSeconds += std::chrono::duration<double>(continued - end).count();
     counts_.rows += rows;
     counts_.widest = std::max(counts_.widest, rows);
-    for (auto* p : goingOn)
-        enqueue(*p);
-    for (auto* p : batch) {
-        if (std::find(goingOn.begin(), goingOn.end(), p) != goingOn.end()) continue;
+    for (std::size_t i = 0; i < batch.size(); ++i)
+        if (goingOn[i]) enqueue(*batch[i]);
+    for (std::size_t i = 0; i < batch.size(); ++i) {
+        if (goingOn[i]) continue;
+        auto* p = batch[i];
         if (p->continuation) {
             // Its drive is over: the next steps need not wait for this member, and its place goes to a waiting
             // request now rather than when its thread gets to leave (a step of fewer rows meanwhile).
             *p->phase = Phase::resting;
-            ++resting_;
-            ++members_;  // what givePlace() takes back: the resting member stays counted until it leaves
             givePlace();
         }
         p->done = true;
@@ -344,7 +336,7 @@ void StepBatcher::runBatch(std::unique_lock<std::mutex>& lock) {
     }
 }
 
-std::vector<StepBatcher::Pending*> StepBatcher::continueDriven(const std::vector<Pending*>& batch) {
+std::vector<char> StepBatcher::continueDriven(const std::vector<Pending*>& batch) {
     std::vector<char> more(batch.size(), 0);
     // Each request's own state only: the requests' turns run on every kernel thread, one request at a time each.
     ThreadPool::shared().parallelFor(static_cast<std::int64_t>(batch.size()), 1, [&](std::int64_t begin, std::int64_t end) {
@@ -359,10 +351,7 @@ std::vector<StepBatcher::Pending*> StepBatcher::continueDriven(const std::vector
             p->logits = {};  // the step's rows go as soon as every request has read its own
         }
     });
-    std::vector<Pending*> goingOn;
-    for (std::size_t i = 0; i < batch.size(); ++i)
-        if (more[i]) goingOn.push_back(batch[i]);
-    return goingOn;
+    return more;
 }
 
 }  // namespace dragoman

@@ -152,8 +152,9 @@ private:
     // stops) and rethrows its error.
     void enqueue(Pending& pending);
     void await(Pending& pending, std::unique_lock<std::mutex>& lock);
-    // Runs the continuations of a step's driven requests (unlocked); those going on are returned to be queued again.
-    static std::vector<Pending*> continueDriven(const std::vector<Pending*>& batch);
+    // Runs the continuations of a step's driven requests (unlocked); for each request of `batch`, whether it goes on
+    // (to be queued again).
+    static std::vector<char> continueDriven(const std::vector<Pending*>& batch);
     // Starts the batcher's thread on first use (a model that never translates needs none). Lock held.
     void startThread();
     // The batcher's thread: runs ready steps, then prompts, until the batcher goes.
@@ -179,10 +180,9 @@ private:
     mutable std::mutex mutex_;
     std::condition_variable work_;   // the batcher's thread waits on it
     std::condition_variable place_;  // requests waiting to become members wait on it
-    std::int64_t members_ = 0;
-    std::int64_t resting_ = 0;     // members whose drive() ended and who have not asked for a step since
-    std::int64_t joining_ = 0;     // requests waiting for a place
-    std::int64_t handedOver_ = 0;  // places given to waiting requests whose threads have not woken yet
+    std::int64_t members_ = 0;       // members holding a place (a resting one gave its place up)
+    std::int64_t joining_ = 0;       // requests waiting for a place
+    std::int64_t handedOver_ = 0;    // places given to waiting requests whose threads have not woken yet
     std::deque<Pending*> waiting_;
     std::deque<Pending*> admitting_;  // drive()s of requests without a place, let in as places free
     std::deque<Prompt*> prompts_;
