@@ -71,10 +71,6 @@ TokenId draw(const float* row, std::int64_t vocab, std::mt19937_64& generator) {
     return last < 0 ? kernels::firstArgmax(row, vocab) : last;  // rounding at the very end: the last likely token
 }
 
-}  // namespace
-
-namespace {
-
 // The search loop both decoders share, driven by the session: `pick` chooses each next token from a step's scores
 // (processors applied); the sequence ends at a stop id, at its token limit, or when onToken says so.
 template <typename Pick>

@@ -103,38 +103,24 @@ DRAGOMAN_AVX512 void attendHeadAvx512(const float* query, const float* k, std::i
         q[c] = _mm512_loadu_ps(query + 16 * c);
     float maximum = -INFINITY;
     std::int64_t t = 0;
-    // Sixteen keys at a time: their accumulators summed across lanes together (sixteenLaneSums), in sum16's order.
+    // Up to sixteen keys at a time: their accumulators summed across lanes together (sixteenLaneSums), in sum16's
+    // order, a short run's spare lanes summing zeros. The last one or two keys take sum16 each (one tree costs about
+    // what three sum16 calls do).
     const __m512 scales = _mm512_set1_ps(scale);
-    for (; t + 16 <= length; t += 16) {
+    for (std::int64_t run; (run = std::min<std::int64_t>(16, length - t)) >= 3; t += run) {
         __m512 acc[16];
 #pragma GCC unroll 16
         for (int i = 0; i < 16; ++i) {
-            const float* kt = k + (t + i) * kStride;
             acc[i] = _mm512_setzero_ps();
+            if (i >= run) continue;
+            const float* kt = k + (t + i) * kStride;
 #pragma GCC unroll 8
             for (int c = 0; c < Chunks; ++c)
                 acc[i] = _mm512_fmadd_ps(q[c], _mm512_loadu_ps(kt + 16 * c), acc[i]);
         }
-        _mm512_storeu_ps(weights.data() + t, _mm512_mul_ps(sixteenLaneSums(acc), scales));
-        for (int i = 0; i < 16; ++i)
+        _mm512_mask_storeu_ps(weights.data() + t, firstLanes16(run), _mm512_mul_ps(sixteenLaneSums(acc), scales));
+        for (std::int64_t i = 0; i < run; ++i)
             maximum = std::max(maximum, weights[t + i]);
-    }
-    // The last keys (a short cache's only ones): through the same sum of sixteen, its spare lanes summing zeros, from
-    // three keys on (one tree costs about what three sum16 calls do).
-    if (const auto left = length - t; left >= 3) {
-        __m512 acc[16];
-#pragma GCC unroll 16
-        for (int i = 0; i < 16; ++i) {
-            acc[i] = _mm512_setzero_ps();
-            if (i >= left) continue;
-            const float* kt = k + (t + i) * kStride;
-#pragma GCC unroll 8
-            for (int c = 0; c < Chunks; ++c)
-                acc[i] = _mm512_fmadd_ps(q[c], _mm512_loadu_ps(kt + 16 * c), acc[i]);
-        }
-        _mm512_mask_storeu_ps(weights.data() + t, firstLanes16(left), _mm512_mul_ps(sixteenLaneSums(acc), scales));
-        for (; t < length; ++t)
-            maximum = std::max(maximum, weights[t]);
     }
     for (; t < length; ++t) {
         const float* kt = k + t * kStride;

@@ -182,13 +182,7 @@ Rows quantizeRows(const float* x, std::int64_t m, std::int64_t k, std::int64_t s
             }
         }
     };
-    // An encoder pass's rows (hundreds) are quantized on every kernel thread; a step's few on the caller's.
-    constexpr std::int64_t kValuesPerClaim = std::int64_t{16} << 10;
-    const auto grain = std::max<std::int64_t>(1, kValuesPerClaim / std::max<std::int64_t>(1, k));
-    if (m > grain)
-        ThreadPool::shared().parallelFor(m, grain, quantize);
-    else
-        quantize(0, m);
+    ThreadPool::shared().parallelFor(m, ThreadPool::rowsPerClaim(k), quantize);
     if (isa == Isa::Avx2) return {nullptr, kp, 0, rowScales, rowSums, wideRows};
     return {rows, kp, skip, rowScales, rowSums, nullptr};
 }

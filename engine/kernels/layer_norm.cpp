@@ -5,7 +5,6 @@
 
 #include <immintrin.h>
 
-#include <algorithm>
 #include <cmath>
 
 // Multiplies and adds stay separate roundings (C++ keeps -ffp-contract=fast, which would fuse them in the vector code
@@ -84,13 +83,7 @@ void addLayerNorm(const float* x, const float* h, const float* weight, const flo
                 rowPortable(x + r * d, h + r * d, weight, bias, out + r * d, d, eps);
         }
     };
-    // An encoder pass's rows (hundreds, tens of microseconds) on every kernel thread; a step's few on the caller's.
-    constexpr std::int64_t kValuesPerClaim = std::int64_t{16} << 10;
-    const auto grain = std::max<std::int64_t>(1, kValuesPerClaim / std::max<std::int64_t>(1, d));
-    if (rows > grain)
-        ThreadPool::shared().parallelFor(rows, grain, some);
-    else
-        some(0, rows);
+    ThreadPool::shared().parallelFor(rows, ThreadPool::rowsPerClaim(d), some);
 }
 
 }  // namespace dragoman::kernels

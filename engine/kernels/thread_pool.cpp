@@ -51,6 +51,11 @@ ThreadPool::~ThreadPool() {
         t.join();
 }
 
+std::int64_t ThreadPool::rowsPerClaim(std::int64_t width) {
+    constexpr std::int64_t kValuesPerClaim = std::int64_t{16} << 10;
+    return std::max<std::int64_t>(1, kValuesPerClaim / std::max<std::int64_t>(1, width));
+}
+
 ThreadPool& ThreadPool::shared() {
     static ThreadPool pool(configureThreads());
     return pool;

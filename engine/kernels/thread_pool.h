@@ -31,6 +31,9 @@ public:
 
     // The kernels' pool: as many threads as configureThreads() gave BLAS (set once, on the engine thread).
     static ThreadPool& shared();
+    // The grain for rows of `width` values each: about 16 K values a claim, so an encoder pass's hundreds of rows go
+    // to every thread and a decoding step's few run on the caller's (parallelFor runs a single grain inline).
+    static std::int64_t rowsPerClaim(std::int64_t width);
 
 private:
     void work();
