@@ -107,14 +107,16 @@ void MarianForward::embed(const std::int64_t* ids, const std::int64_t* positions
     const auto d = shape_.d;
     // As MarianModel: the row (8-bit codes times their scale, one rounding), times sqrt(d) in float32, plus the position.
     const auto scale = static_cast<float>(shape_.scaleEmbedding ? std::sqrt(static_cast<double>(d)) : 1.0);
+    const bool scaled = table.scale != nullptr;
     for (std::int64_t i = 0; i < count; ++i) {
         const auto id = ids[i];
-        const float rowScale = table.scale ? table.scale[table.scalePerTensor ? 0 : id] : 1.0f;
+        const float rowScale = scaled ? table.scale[table.scalePerTensor ? 0 : id] : 1.0f;
         const float* position = positions_.data() + positions[i] * d;
         float* row = x + i * d;
+        widenedCodes(table, id * d, d, row);
         for (std::int64_t j = 0; j < d; ++j) {
-            float value = widenedCode(table, id * d + j);
-            if (table.scale) value *= rowScale;
+            float value = row[j];
+            if (scaled) value *= rowScale;
             if (shape_.scaleEmbedding) value *= scale;
             row[j] = value + position[j];
         }
@@ -281,23 +283,19 @@ void MarianForward::decoderLayer(std::int64_t index, float*& x, const MarianStep
     float *q = sized(s.q, rows * d), *k = sized(s.k, rows * d), *v = sized(s.v, rows * d);
     linears(x, rows, {&l.self.q, &l.self.k, &l.self.v}, slot, adapters, {q, k, v}, s);
 
-    // Each request's new keys and values into its cache at its length, then its rows attend over it.
+    // Each request's new keys and values go into its cache at its length, then its rows attend over it.
     s.requests.clear();
     std::int64_t row = 0;
     for (std::int64_t g = 0; g < count; ++g) {
         auto& cache = *groups[g].self;
-        const auto t = cache.length;
-        for (std::int64_t b = 0; b < cache.batch; ++b, ++row)
-            for (std::int64_t h = 0; h < heads; ++h) {
-                const auto at = ((b * heads + h) * cache.capacity + t) * hd;
-                std::copy_n(k + row * d + h * hd, hd, cache.keys[layer] + at);
-                std::copy_n(v + row * d + h * hd, hd, cache.values[layer] + at);
-            }
         const std::int64_t batchStride = heads * cache.capacity * hd;
-        s.requests.push_back({{cache.keys[layer], batchStride, cache.capacity * hd, hd},
-                              {cache.values[layer], batchStride, cache.capacity * hd, hd},
+        float *keys = cache.keys[layer], *values = cache.values[layer];
+        s.requests.push_back({{keys, batchStride, cache.capacity * hd, hd},
+                              {values, batchStride, cache.capacity * hd, hd},
                               cache.batch,
-                              t + 1});
+                              cache.length + 1,
+                              {k + row * d, v + row * d, d, keys, values}});
+        row += cache.batch;
     }
     float* context = sized(s.context, rows * d);
     kernels::attendOneQueryEach(q, s.requests.data(), count, context, heads, 1, hd, scale);

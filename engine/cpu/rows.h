@@ -32,6 +32,26 @@ inline float widenedCode(const Matrix& table, std::int64_t index) {
     return 0.0f;
 }
 
+// Elements [first, first + count) of a table as float32 (widenedCode's values), the type looked at once.
+inline void widenedCodes(const Matrix& table, std::int64_t first, std::int64_t count, float* out) {
+    const auto widenAll = [&](const auto* codes) {
+        for (std::int64_t i = 0; i < count; ++i)
+            out[i] = kernels::widen(codes[first + i]);
+    };
+    switch (table.type) {
+        case Dtype::F32:
+            return widenAll(static_cast<const float*>(table.data));
+        case Dtype::BF16:
+            return widenAll(static_cast<const std::uint16_t*>(table.data));
+        case Dtype::I8:
+            return widenAll(static_cast<const std::int8_t*>(table.data));
+        case Dtype::FP8:
+            for (std::int64_t i = 0; i < count; ++i)
+                out[i] = widenedCode(table, first + i);
+            return;
+    }
+}
+
 // Throws Error("input") naming the first id outside [0, vocab).
 inline void checkIds(const std::int64_t* ids, std::int64_t count, std::int64_t vocab) {
     for (std::int64_t i = 0; i < count; ++i)

@@ -191,21 +191,34 @@ void attendOneQueryEach(const float* q, const AttentionRequest* requests, std::i
             rows.emplace_back(&requests[r], b);
         work += requests[r].rows * heads * requests[r].length * headDim;
     }
-    forEachHead(static_cast<std::int64_t>(rows.size()) * heads, work, [&](std::int64_t index, std::vector<float>& weights) {
-        const auto& [request, b] = rows[static_cast<std::size_t>(index / heads)];
-        const std::int64_t h = index % heads, kvHead = h / group;
+    // A task per key/value head of a row: it stores the head's new key and value (if any), then its query heads attend.
+    const std::int64_t kvHeads = heads / group;
+    forEachHead(static_cast<std::int64_t>(rows.size()) * kvHeads, work, [&](std::int64_t index, std::vector<float>& weights) {
+        const auto& [request, b] = rows[static_cast<std::size_t>(index / kvHeads)];
+        const std::int64_t kvHead = index % kvHeads;
         const auto& keys = request->keys;
         const auto& values = request->values;
-        const float* query = q + index * headDim;
-        const float* k = keys.data + b * keys.batchStride + kvHead * keys.headStride;
-        const float* v = values.data + b * values.batchStride + kvHead * values.headStride;
-        float* o = out + index * headDim;
-        if (wide && headDim == 64)
-            attendHeadAvx512<4>(query, k, keys.rowStride, v, values.rowStride, request->length, scale, o, weights);
-        else if (wide && headDim == 128)
-            attendHeadAvx512<8>(query, k, keys.rowStride, v, values.rowStride, request->length, scale, o, weights);
-        else
-            attendHead(query, k, keys.rowStride, v, values.rowStride, request->length, headDim, scale, o, weights, dot, axpy);
+        const auto keyAt = b * keys.batchStride + kvHead * keys.headStride;
+        const auto valueAt = b * values.batchStride + kvHead * values.headStride;
+        if (const auto& append = request->append; append.keys) {
+            const auto position = request->length - 1;
+            std::copy_n(append.keys + b * append.stride + kvHead * headDim, headDim, append.keyCache + keyAt + position * keys.rowStride);
+            std::copy_n(append.values + b * append.stride + kvHead * headDim, headDim,
+                        append.valueCache + valueAt + position * values.rowStride);
+        }
+        const float* k = keys.data + keyAt;
+        const float* v = values.data + valueAt;
+        for (std::int64_t h = kvHead * group; h < (kvHead + 1) * group; ++h) {
+            const auto query = (index / kvHeads) * heads + h;  // the row's query head h
+            const float* qh = q + query * headDim;
+            float* o = out + query * headDim;
+            if (wide && headDim == 64)
+                attendHeadAvx512<4>(qh, k, keys.rowStride, v, values.rowStride, request->length, scale, o, weights);
+            else if (wide && headDim == 128)
+                attendHeadAvx512<8>(qh, k, keys.rowStride, v, values.rowStride, request->length, scale, o, weights);
+            else
+                attendHead(qh, k, keys.rowStride, v, values.rowStride, request->length, headDim, scale, o, weights, dot, axpy);
+        }
     });
 }
 

@@ -21,10 +21,23 @@ struct KvLayout {
 void attendOneQuery(const float* q, const KvLayout& keys, const KvLayout& values, float* out, std::int64_t batch, std::int64_t heads,
                     std::int64_t group, std::int64_t length, std::int64_t headDim, float scale);
 
-// One request of a batched decoding step: its `rows` query rows attend over its own caches of `length` rows.
+// A decoding step's new keys and values, stored into the caches at position length - 1 by the thread that attends
+// with them (so the copies are shared out with the heads): row b's key heads at keys + b * stride, side by side, its
+// value heads likewise. keyCache and valueCache are the request's caches, its KvLayouts' data.
+struct KvAppend {
+    const float* keys = nullptr;
+    const float* values = nullptr;
+    std::int64_t stride = 0;
+    float* keyCache = nullptr;
+    float* valueCache = nullptr;
+};
+
+// One request of a batched decoding step: its `rows` query rows attend over its own caches of `length` rows (with
+// `append`, the last of them written first).
 struct AttentionRequest {
     KvLayout keys, values;
     std::int64_t rows, length;
+    KvAppend append = {};
 };
 
 // attendOneQuery for several requests at once, their query and output rows one after another: the numbers of

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
+#include <tuple>
 
 namespace dragoman {
 namespace {
@@ -66,58 +67,85 @@ cpu::MarianShape shapeOf(const MarianConfig& c) {
     return shape;
 }
 
-std::shared_ptr<float[]> floatBuffer(std::int64_t count) {
+float* floatMemory(std::int64_t count) {
     const auto bytes = static_cast<std::size_t>(std::max<std::int64_t>(count, 16)) * sizeof(float);
     auto* p = static_cast<float*>(std::aligned_alloc(64, (bytes + 63) / 64 * 64));
     if (!p) throw Error("memory", "no memory for " + std::to_string(bytes >> 20) + " MiB of decoder caches");
-    return {p, [](float* q) { std::free(q); }};
+    return p;
 }
 
-// One source remembered: each decoder layer's cross keys then values, [S, d] each, in one allocation.
+// Sources encoded in one pass keep their cross keys and values where the pass wrote them: per decoder layer the keys
+// of every row of the pass, then their values, [rows, d] each. A source is rows [offset, offset + length) of each.
 class MarianMemoryRows : public SourceMemory {
 public:
-    MarianMemoryRows(std::int64_t layers, std::int64_t length, std::int64_t d) : buffer(floatBuffer(2 * layers * length * d)) {
+    MarianMemoryRows(std::shared_ptr<float[]> pass, std::int64_t layers, std::int64_t passRows, std::int64_t offset, std::int64_t length,
+                     std::int64_t d)
+        : buffer(std::move(pass)) {
         cache.length = length;
         for (std::int64_t l = 0; l < layers; ++l) {
-            cache.keys.push_back(buffer.get() + (2 * l) * length * d);
-            cache.values.push_back(buffer.get() + (2 * l + 1) * length * d);
+            cache.keys.push_back(buffer.get() + (2 * l * passRows + offset) * d);
+            cache.values.push_back(buffer.get() + ((2 * l + 1) * passRows + offset) * d);
         }
     }
-    float* keys(std::int64_t layer) const { return const_cast<float*>(cache.keys[static_cast<std::size_t>(layer)]); }
-    float* values(std::int64_t layer) const { return const_cast<float*>(cache.values[static_cast<std::size_t>(layer)]); }
 
-    std::shared_ptr<float[]> buffer;
+    std::shared_ptr<float[]> buffer;  // the pass's, shared by its sources
     cpu::MarianSourceCache cache;
 };
 
 }  // namespace
 
-// Self-attention caches of ended requests, for the next ones of the same size (fresh memory faults on every page it
-// touches; a cache another request has just finished with is mapped and mostly in cache). 64 MiB.
-struct MarianCpuModel::CachePool {
+// Memory of ended requests' caches, or of encoded sources, for the next ones (fresh memory faults on every page it
+// touches; memory another request has just finished with is mapped and mostly in cache). Holds at most 64 MiB. The
+// two kinds keep pools of their own: a self-attention cache is touched at its first positions only, and a pass's
+// sources written over one would fault on the rest.
+struct MarianCpuModel::CachePool : std::enable_shared_from_this<MarianCpuModel::CachePool> {
     std::mutex mutex;
-    std::vector<std::pair<std::int64_t, std::shared_ptr<float[]>>> free;
+    std::vector<std::pair<std::int64_t, float*>> free;  // capacity in floats, memory
     std::int64_t floats = 0;
     static constexpr std::int64_t kMostFloats = (std::int64_t{64} << 20) / 4;
 
+    CachePool() = default;
+    CachePool(const CachePool&) = delete;
+    CachePool& operator=(const CachePool&) = delete;
+    ~CachePool() {
+        for (const auto& [capacity, memory] : free)
+            std::free(memory);
+    }
+
+    // At least `count` floats: the smallest held buffer that takes them without wasting as much again, else new memory.
+    // It comes back here when the last owner lets go.
     std::shared_ptr<float[]> take(std::int64_t count) {
+        float* memory = nullptr;
+        std::int64_t capacity = count;
         {
             std::lock_guard lock(mutex);
+            auto best = free.end();
             for (auto it = free.begin(); it != free.end(); ++it)
-                if (it->first == count) {
-                    auto buffer = std::move(it->second);
-                    free.erase(it);
-                    floats -= count;
-                    return buffer;
-                }
+                if (it->first >= count && it->first <= 2 * count && (best == free.end() || it->first < best->first)) best = it;
+            if (best != free.end()) {
+                std::tie(capacity, memory) = *best;
+                floats -= capacity;
+                free.erase(best);
+            }
         }
-        return floatBuffer(count);
+        if (!memory) memory = floatMemory(capacity);
+        return {memory, [pool = weak_from_this(), capacity](float* p) {
+                    if (const auto owner = pool.lock()) return owner->giveBack(capacity, p);
+                    std::free(p);
+                }};
     }
-    void giveBack(std::int64_t count, std::shared_ptr<float[]> buffer) {
-        std::lock_guard lock(mutex);
-        if (floats + count > kMostFloats) return;
-        floats += count;
-        free.emplace_back(count, std::move(buffer));
+
+private:
+    void giveBack(std::int64_t capacity, float* memory) {
+        {
+            std::lock_guard lock(mutex);
+            if (floats + capacity <= kMostFloats) {
+                floats += capacity;
+                free.emplace_back(capacity, memory);
+                return;
+            }
+        }
+        std::free(memory);
     }
 };
 
@@ -125,14 +153,9 @@ namespace {
 
 class MarianDecoding : public DecoderState {
 public:
-    ~MarianDecoding() override {
-        if (auto p = pool.lock()) p->giveBack(floats, std::move(buffer));
-    }
     std::int64_t length() const override { return cache.length; }
 
-    std::weak_ptr<MarianCpuModel::CachePool> pool;
-    std::int64_t floats = 0;
-    std::shared_ptr<float[]> buffer;
+    std::shared_ptr<float[]> buffer;  // from the model's CachePool, which takes it back
     std::shared_ptr<const MarianMemoryRows> source;
     std::shared_ptr<const cpu::Adapter> view;  // the adapter as the forward reads it
     cpu::MarianSelfCache cache;
@@ -218,7 +241,8 @@ MarianCpuModel::MarianCpuModel(const MarianConfig& config, MarianCpuWeights weig
       weights_(std::move(weights)),
       forward_(shapeOf(config), weights_.weights, weights_.int8ActivationBytes <= kKeptPanelBytes),
       adapterViews_(slotCount(config)),
-      cachePool_(std::make_shared<CachePool>()) {
+      cachePool_(std::make_shared<CachePool>()),
+      sourcePool_(std::make_shared<CachePool>()) {
     const auto stable = [&](const cpu::BiasedMatrix& m) { encoderRowStable_ = encoderRowStable_ && cpu::rowStableAtAnyCount(m.w, false); };
     for (const auto& l : weights_.weights.encoder)
         for (const auto* m : {&l.self.q, &l.self.k, &l.self.v, &l.self.o, &l.fc1, &l.fc2})
@@ -237,8 +261,12 @@ std::vector<VocabularyTable> MarianCpuModel::vocabularyTables() const {
 }
 
 std::size_t MarianCpuModel::cachedBytes() const {
-    std::lock_guard lock(cachePool_->mutex);
-    return static_cast<std::size_t>(cachePool_->floats) * sizeof(float);
+    std::size_t floats = 0;
+    for (auto* pool : {cachePool_.get(), sourcePool_.get()}) {
+        std::lock_guard lock(pool->mutex);
+        floats += static_cast<std::size_t>(pool->floats);
+    }
+    return floats * sizeof(float);
 }
 
 std::vector<std::shared_ptr<const SourceMemory>> MarianCpuModel::encodeSources(const std::vector<std::vector<TokenId>>& sources,
@@ -261,7 +289,7 @@ std::vector<std::shared_ptr<const SourceMemory>> MarianCpuModel::encodeSources(c
 
     const auto d = config_.dModel, layers = config_.decoderLayers;
     std::vector<std::shared_ptr<const SourceMemory>> memories;
-    std::vector<float> encoded, keys, values;
+    thread_local std::vector<float> encoded;
     for (std::size_t first = 0; first < sources.size();) {
         std::size_t end = first + 1;
         auto rows = static_cast<std::int64_t>(sources[first].size());
@@ -274,35 +302,21 @@ std::vector<std::shared_ptr<const SourceMemory>> MarianCpuModel::encodeSources(c
         }
         encoded.resize(static_cast<std::size_t>(rows * d));
         forward_.encode(ids.data(), lengths.data(), static_cast<std::int64_t>(lengths.size()), view, encoded.data());
-        if (end - first == 1) {
-            auto memory = std::make_shared<MarianMemoryRows>(layers, rows, d);
-            std::vector<float*> k, v;
-            for (std::int64_t l = 0; l < layers; ++l) {
-                k.push_back(memory->keys(l));
-                v.push_back(memory->values(l));
-            }
-            forward_.remember(encoded.data(), rows, view, k.data(), v.data());
-            memories.push_back(std::move(memory));
-        } else {
-            // Every source's rows through each layer's two products at once, then each source's rows copied out.
-            keys.resize(static_cast<std::size_t>(layers * rows * d));
-            values.resize(keys.size());
-            std::vector<float*> k, v;
-            for (std::int64_t l = 0; l < layers; ++l) {
-                k.push_back(keys.data() + l * rows * d);
-                v.push_back(values.data() + l * rows * d);
-            }
-            forward_.remember(encoded.data(), rows, view, k.data(), v.data());
-            std::int64_t offset = 0;
-            for (const auto length : lengths) {
-                auto memory = std::make_shared<MarianMemoryRows>(layers, length, d);
-                for (std::int64_t l = 0; l < layers; ++l) {
-                    std::copy_n(k[static_cast<std::size_t>(l)] + offset * d, length * d, memory->keys(l));
-                    std::copy_n(v[static_cast<std::size_t>(l)] + offset * d, length * d, memory->values(l));
-                }
-                memories.push_back(std::move(memory));
-                offset += length;
-            }
+        // Every source's rows through each layer's two products at once, into memory its sources share (sizes rounded
+        // up, so that later passes find it in the pool).
+        constexpr std::int64_t kRowsRounded = 64;
+        auto pass = sourcePool_->take(2 * layers * ((rows + kRowsRounded - 1) / kRowsRounded * kRowsRounded) * d);
+        std::vector<float*> k, v;
+        for (std::int64_t l = 0; l < layers; ++l) {
+            k.push_back(pass.get() + 2 * l * rows * d);
+            v.push_back(pass.get() + (2 * l + 1) * rows * d);
+        }
+        forward_.remember(encoded.data(), rows, view, k.data(), v.data());
+        if (encoded.size() > (std::size_t{4} << 20)) std::vector<float>().swap(encoded);  // a long document's pass
+        std::int64_t offset = 0;
+        for (const auto length : lengths) {
+            memories.push_back(std::make_shared<MarianMemoryRows>(pass, layers, rows, offset, length, d));
+            offset += length;
         }
         first = end;
     }
@@ -337,9 +351,7 @@ std::unique_ptr<DecoderState> MarianCpuModel::startDecoding(std::shared_ptr<cons
     state->adapter = std::move(adapter);
     const auto capacity = std::max<std::int64_t>(1, std::min(maxSteps, config_.maxPositions));
     const auto perTable = batch * config_.dModel * capacity;  // [batch, heads, capacity, headDim]
-    state->floats = 2 * config_.decoderLayers * perTable;
-    state->buffer = cachePool_->take(state->floats);
-    state->pool = cachePool_;
+    state->buffer = cachePool_->take(2 * config_.decoderLayers * perTable);
     state->cache.batch = batch;
     state->cache.capacity = capacity;
     for (std::int64_t l = 0; l < config_.decoderLayers; ++l) {

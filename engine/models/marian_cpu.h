@@ -50,7 +50,7 @@ public:
     std::vector<LinearModule> linears() const override;
     std::vector<VocabularyTable> vocabularyTables() const override;
     const MarianConfig& config() const { return config_; }
-    // Bytes of ended requests' caches kept for the next ones.
+    // Bytes of ended requests' caches and sources' keys and values kept for the next ones.
     std::size_t cachedBytes() const;
 
     struct CachePool;  // models/marian_cpu.cpp
@@ -60,8 +60,9 @@ private:
     MarianCpuWeights weights_;
     cpu::MarianForward forward_;
     AdapterViews adapterViews_;
-    bool encoderRowStable_ = true;  // the encoder's and the cross keys' and values' products: the same numbers at any row count
-    std::shared_ptr<CachePool> cachePool_;
+    bool encoderRowStable_ = true;           // the encoder's and the cross keys' and values' products: the same numbers at any row count
+    std::shared_ptr<CachePool> cachePool_;   // self-attention caches
+    std::shared_ptr<CachePool> sourcePool_;  // encoded sources' cross keys and values
 };
 
 }  // namespace dragoman

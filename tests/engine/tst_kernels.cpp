@@ -183,6 +183,8 @@ private Q_SLOTS:
     void manyProjectsWeightsNoKernelReads();
     void attentionMatchesReference_data();
     void attentionMatchesReference();
+    void attentionAppendsTheStep_data();
+    void attentionAppendsTheStep();
     void causalPromptMatchesReference_data();
     void causalPromptMatchesReference();
     void encoderAttentionMatchesReference_data();
@@ -1033,6 +1035,72 @@ void TestKernels::attentionMatchesReference() {
                 QVERIFY2(have[j] == want[static_cast<std::size_t>(j)],
                          qPrintable(QString("batch %1 head %2 value %3: %4 against %5").arg(b).arg(h).arg(j).arg(have[j]).arg(want[j])));
         }
+    }
+}
+
+void TestKernels::attentionAppendsTheStep_data() {
+    QTest::addColumn<QList<int>>("batches");  // hypotheses per request
+    QTest::addColumn<int>("heads");
+    QTest::addColumn<int>("kvHeads");
+    QTest::addColumn<int>("length");  // cached rows after the step
+    QTest::newRow("one request, first step") << QList<int>{1} << 6 << 6 << 1;
+    QTest::newRow("the bundled model's batched step") << QList<int>(16, 1) << 6 << 6 << 14;
+    QTest::newRow("beams and greedy") << QList<int>{4, 1, 2} << 8 << 8 << 9;
+    QTest::newRow("grouped, parallel") << QList<int>{2, 3} << 16 << 4 << 300;
+}
+
+// A step's new keys and values stored by the attention itself (KvAppend): the caches afterwards hold them at the last
+// position, and every row attends as it does over caches filled beforehand, bit for bit.
+void TestKernels::attentionAppendsTheStep() {
+    QFETCH(QList<int>, batches);
+    QFETCH(int, heads);
+    QFETCH(int, kvHeads);
+    QFETCH(int, length);
+    constexpr int headDim = 64, capacity = 320;
+    auto generator = at::detail::createCPUGenerator(41);
+    int rows = 0;
+    for (const int b : batches)
+        rows += b;
+    const auto queries = torch::randn({rows, heads * headDim}, generator);
+    const auto newKeys = torch::randn({rows, kvHeads * headDim}, generator), newValues = torch::randn({rows, kvHeads * headDim}, generator);
+    std::vector<torch::Tensor> filledKeys, filledValues, appendedKeys, appendedValues;
+    std::vector<kernels::AttentionRequest> filled, appended;
+    const float scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(headDim)));
+    for (int r = 0, row = 0; r < batches.size(); row += batches[r++]) {
+        const int batch = batches[r];
+        // [batch, kvHeads, capacity, headDim] as a decoder's caches; the appending ones poisoned at the new position.
+        auto keys = torch::randn({batch, kvHeads, capacity, headDim}, generator),
+             values = torch::randn({batch, kvHeads, capacity, headDim}, generator);
+        appendedKeys.push_back(keys.clone());
+        appendedValues.push_back(values.clone());
+        appendedKeys.back().select(2, length - 1).fill_(std::numeric_limits<float>::quiet_NaN());
+        appendedValues.back().select(2, length - 1).fill_(std::numeric_limits<float>::quiet_NaN());
+        keys.select(2, length - 1).copy_(newKeys.narrow(0, row, batch).view({batch, kvHeads, headDim}));
+        values.select(2, length - 1).copy_(newValues.narrow(0, row, batch).view({batch, kvHeads, headDim}));
+        filledKeys.push_back(keys);
+        filledValues.push_back(values);
+        const auto layout = [&](const torch::Tensor& t) {
+            return kernels::KvLayout{t.data_ptr<float>(), t.stride(0), t.stride(1), t.stride(2)};
+        };
+        filled.push_back({layout(keys), layout(values), batch, length});
+        auto& ak = appendedKeys.back();
+        auto& av = appendedValues.back();
+        appended.push_back({layout(ak),
+                            layout(av),
+                            batch,
+                            length,
+                            {newKeys.data_ptr<float>() + row * kvHeads * headDim, newValues.data_ptr<float>() + row * kvHeads * headDim,
+                             kvHeads * headDim, ak.data_ptr<float>(), av.data_ptr<float>()}});
+    }
+    auto want = torch::empty({rows, heads * headDim}), got = torch::empty({rows, heads * headDim});
+    kernels::attendOneQueryEach(queries.data_ptr<float>(), filled.data(), static_cast<std::int64_t>(filled.size()), want.data_ptr<float>(),
+                                heads, heads / kvHeads, headDim, scale);
+    kernels::attendOneQueryEach(queries.data_ptr<float>(), appended.data(), static_cast<std::int64_t>(appended.size()),
+                                got.data_ptr<float>(), heads, heads / kvHeads, headDim, scale);
+    QVERIFY(torch::equal(got, want));
+    for (std::size_t r = 0; r < filled.size(); ++r) {
+        QVERIFY(torch::equal(appendedKeys[r], filledKeys[r]));
+        QVERIFY(torch::equal(appendedValues[r], filledValues[r]));
     }
 }
 

@@ -295,7 +295,7 @@ void TestMarianCpu::refusalsLeaveStatesAsTheyWere() {
 }
 
 // An ended request's caches go to the next one of the same size, which decodes as on fresh memory (its rows past the
-// new length hold the old sequence's keys).
+// new length hold the old sequence's keys); so do encoded sources' keys and values.
 void TestMarianCpu::endedCachesAreReused() {
     const auto& model = dynamic_cast<const MarianCpuModel&>(*tiny_->seq2seq());
     const auto texts = sources(model, *tiny_, 3);
@@ -305,6 +305,20 @@ void TestMarianCpu::endedCachesAreReused() {
     const auto again = steps(model, texts, 2, 6, false);
     for (std::size_t i = 0; i < first.size(); ++i)
         QVERIFY(sameRows(first[i], again[i]));
+
+    // Sources encoded in one pass share its memory, which comes back when the last of them lets go; a later pass on
+    // it reads as on fresh memory.
+    auto memories = model.encodeSources(texts, nullptr);
+    const auto held = model.cachedBytes();
+    memories.resize(1);
+    QCOMPARE(model.cachedBytes(), held);
+    memories.clear();
+    QVERIFY(model.cachedBytes() > held);
+    const auto together = steps(model, texts, 2, 6, true), togetherAgain = steps(model, texts, 2, 6, true);
+    for (std::size_t i = 0; i < first.size(); ++i) {
+        QVERIFY(sameRows(first[i], together[i]));
+        QVERIFY(sameRows(first[i], togetherAgain[i]));
+    }
 }
 
 // A missing tensor, an unexpected one and a stored copy that differs from what it copies are named; copies equal to
