@@ -9,7 +9,9 @@
 #include "kernels/int8_activation_gemm.h"
 #include "kernels/int8_panels.h"
 #include "kernels/layer_norm.h"
+#include "kernels/row_parts.h"
 #include "kernels/silu_mul.h"
+#include "kernels/thread_pool.h"
 #include "util/error.h"
 
 #include <algorithm>
@@ -30,6 +32,25 @@ constexpr double kLayerNormEps = 1e-5;
 // Sources up to this many rows attend through the decoding kernel, all of a run in one call; longer ones through the
 // prompt kernel without its mask where it runs (as layers/attention.h's withinEach).
 constexpr std::int64_t kKernelRows = 64;
+// Rows each kernel thread takes at least when requests' or sources' rows are shared out a part per thread
+// (kernels/row_parts.h): as many as the panel products take (fewer go to the one-row kernel, which streams the weights).
+constexpr std::int64_t kLeastRowsPerPart = kernels::kPanelRows;
+
+// Bytes of every product's weights (panels as many again, but only those or the mapped weights are read at a time).
+std::int64_t weightBytes(const MarianWeights& weights) {
+    std::int64_t bytes = 0;
+    const auto add = [&](const BiasedMatrix& m) {
+        bytes += m.w.rows * m.w.cols * (m.w.type == Dtype::F32 ? 4 : m.w.type == Dtype::BF16 ? 2 : 1);
+    };
+    add(weights.output);
+    for (const auto& l : weights.encoder)
+        for (const auto* m : {&l.self.q, &l.self.k, &l.self.v, &l.self.o, &l.fc1, &l.fc2})
+            add(*m);
+    for (const auto& l : weights.decoder)
+        for (const auto* m : {&l.self.q, &l.self.k, &l.self.v, &l.self.o, &l.cross.q, &l.cross.k, &l.cross.v, &l.cross.o, &l.fc1, &l.fc2})
+            add(*m);
+    return bytes;
+}
 
 kernels::ChannelEpilogue epilogueOf(const BiasedMatrix& m) {
     kernels::ChannelEpilogue epilogue;
@@ -89,6 +110,9 @@ MarianForward::Scratch& MarianForward::threadScratch() {
 
 MarianForward::MarianForward(MarianShape shape, MarianWeights weights, bool keepPanels)
     : shape_(shape), weights_(std::move(weights)), positions_(marianSinusoids(shape.maxPositions, shape.d)) {
+    // Parts per thread where every thread reading all the weights finds them in the last-level cache.
+    const auto cache = kernels::lastLevelCacheBytes();
+    rowParts_ = ThreadPool::shared().size() > 1 && cache > 0 && weightBytes(weights_) <= cache;
     if (!keepPanels || !kernels::panelProductsAvailable()) return;
     const auto keep = [](BiasedMatrix& m) {
         if (m.w.int8Activations && m.w.type == Dtype::I8) m.panels = std::make_shared<PanelsOnce>();
@@ -241,6 +265,24 @@ void MarianForward::encode(const std::int64_t* ids, const std::int64_t* lengths,
         rows += lengths[i];
     }
     checkIds(ids, rows, shape_.vocab);
+    if (const auto bounds = partsOf(lengths, sources); !hidden && !bounds.empty()) {
+        kernels::runParts(static_cast<std::int64_t>(bounds.size()) - 1, [&](std::int64_t part) {
+            const auto first = bounds[static_cast<std::size_t>(part)], end = bounds[static_cast<std::size_t>(part) + 1];
+            std::int64_t before = 0;
+            for (std::int64_t i = 0; i < first; ++i)
+                before += lengths[i];
+            encodeRows(ids + before, lengths + first, end - first, adapter, out + before * shape_.d, nullptr);
+        });
+        return;
+    }
+    encodeRows(ids, lengths, sources, adapter, out, hidden);
+}
+
+void MarianForward::encodeRows(const std::int64_t* ids, const std::int64_t* lengths, std::int64_t sources, const Adapter* adapter,
+                               float* out, std::vector<std::vector<float>>* hidden) const {
+    std::int64_t rows = 0;
+    for (std::int64_t i = 0; i < sources; ++i)
+        rows += lengths[i];
     auto& s = threadScratch();
     const auto d = shape_.d;
     s.positions.clear();
@@ -261,6 +303,26 @@ void MarianForward::encode(const std::int64_t* ids, const std::int64_t* lengths,
 
 void MarianForward::remember(const float* encoded, std::int64_t rows, const Adapter* adapter, float* const* keys,
                              float* const* values) const {
+    // Each row's keys and values are its own: rows shared out in equal parts where that pays.
+    const auto threads = static_cast<std::int64_t>(ThreadPool::shared().size());
+    if (rowParts_ && kernels::rowPartsEnabled() && rows >= threads * kLeastRowsPerPart) {
+        const auto layers = decoderLayers();
+        kernels::runParts(threads, [&](std::int64_t part) {
+            const auto first = rows * part / threads, end = rows * (part + 1) / threads;
+            std::vector<float*> k, v;
+            for (std::int64_t l = 0; l < layers; ++l) {
+                k.push_back(keys[l] + first * shape_.d);
+                v.push_back(values[l] + first * shape_.d);
+            }
+            rememberRows(encoded + first * shape_.d, end - first, adapter, k.data(), v.data());
+        });
+        return;
+    }
+    rememberRows(encoded, rows, adapter, keys, values);
+}
+
+void MarianForward::rememberRows(const float* encoded, std::int64_t rows, const Adapter* adapter, float* const* keys,
+                                 float* const* values) const {
     auto& s = threadScratch();
     s.adapters.assign(static_cast<std::size_t>(rows), adapter);
     const auto* adapters = adapter ? s.adapters.data() : nullptr;
@@ -318,11 +380,7 @@ void MarianForward::decoderLayer(std::int64_t index, float*& x, const MarianStep
 
 void MarianForward::step(const MarianStepGroup* groups, std::int64_t count, float* logits) const {
     if (count <= 0) throw Error("input", "a batched step feeds tokens to each state");
-    auto& s = threadScratch();
-    std::int64_t rows = 0;
-    s.positions.clear();
-    s.adapters.clear();
-    bool anyAdapter = false;
+    // Every request is checked before any cache changes.
     for (std::int64_t g = 0; g < count; ++g) {
         const auto& cache = *groups[g].self;
         if (cache.length >= cache.capacity)
@@ -331,6 +389,36 @@ void MarianForward::step(const MarianStepGroup* groups, std::int64_t count, floa
             static_cast<std::int64_t>(groups[g].source->keys.size()) != decoderLayers())
             throw Error("internal", "a decoding state of another model");
         checkIds(groups[g].ids, cache.batch, shape_.vocab);
+    }
+    std::vector<std::int64_t> batches(static_cast<std::size_t>(count));
+    for (std::int64_t g = 0; g < count; ++g)
+        batches[static_cast<std::size_t>(g)] = groups[g].self->batch;
+    if (const auto bounds = partsOf(batches.data(), count); !bounds.empty()) {
+        kernels::runParts(static_cast<std::int64_t>(bounds.size()) - 1, [&](std::int64_t part) {
+            const auto first = bounds[static_cast<std::size_t>(part)], end = bounds[static_cast<std::size_t>(part) + 1];
+            std::int64_t before = 0;
+            for (std::int64_t g = 0; g < first; ++g)
+                before += batches[static_cast<std::size_t>(g)];
+            stepGroups(groups + first, end - first, logits + before * shape_.vocab);
+        });
+        return;
+    }
+    stepGroups(groups, count, logits);
+}
+
+std::vector<std::int64_t> MarianForward::partsOf(const std::int64_t* rows, std::int64_t count) const {
+    if (!rowParts_ || !kernels::rowPartsEnabled()) return {};
+    return kernels::splitRows(rows, count, ThreadPool::shared().size(), kLeastRowsPerPart);
+}
+
+void MarianForward::stepGroups(const MarianStepGroup* groups, std::int64_t count, float* logits) const {
+    auto& s = threadScratch();
+    std::int64_t rows = 0;
+    s.positions.clear();
+    s.adapters.clear();
+    bool anyAdapter = false;
+    for (std::int64_t g = 0; g < count; ++g) {
+        const auto& cache = *groups[g].self;
         rows += cache.batch;
         s.positions.insert(s.positions.end(), static_cast<std::size_t>(cache.batch), cache.length);
         s.adapters.insert(s.adapters.end(), static_cast<std::size_t>(cache.batch), groups[g].adapter);

@@ -126,6 +126,15 @@ public:
 private:
     struct Scratch;
     static Scratch& threadScratch();
+    // Bounds of one part per kernel thread over sequences of rows[i] rows each (kernels/row_parts.h), or none: where the
+    // weights are not kept in the last-level cache, or a part would get too few rows.
+    std::vector<std::int64_t> partsOf(const std::int64_t* rows, std::int64_t count) const;
+    // encode(), remember() and step() on the calling thread's share (their kernels share each operation out unless
+    // they run in a part).
+    void encodeRows(const std::int64_t* ids, const std::int64_t* lengths, std::int64_t sources, const Adapter* adapter, float* out,
+                    std::vector<std::vector<float>>* hidden) const;
+    void rememberRows(const float* encoded, std::int64_t rows, const Adapter* adapter, float* const* keys, float* const* values) const;
+    void stepGroups(const MarianStepGroup* groups, std::int64_t count, float* logits) const;
     void embed(const std::int64_t* ids, const std::int64_t* positions, std::int64_t count, float* x) const;
     // y [rows, out] = x W^T (scaled) + bias, plus each row's adapter delta for `slot` (adapters null: none).
     void linear(const float* x, std::int64_t rows, const BiasedMatrix& m, std::int64_t slot, const Adapter* const* adapters, float* y,
@@ -147,6 +156,7 @@ private:
     MarianShape shape_;
     MarianWeights weights_;
     std::vector<float> positions_;  // [maxPositions, d]
+    bool rowParts_ = false;         // rows of several sequences shared out a part per thread (kernels/row_parts.h)
 };
 
 // Sinusoids as MarianSinusoidalPositionalEmbedding: angle p / 10000^(2*(j//2)/d) in double, sin of even j in the

@@ -14,6 +14,7 @@
 #include "kernels/packed_gemm.h"
 #include "kernels/rms_norm.h"
 #include "kernels/rope.h"
+#include "kernels/row_parts.h"
 #include "kernels/silu_mul.h"
 #include "kernels/simd512.h"
 #include "kernels/thread_pool.h"
@@ -197,6 +198,9 @@ private Q_SLOTS:
     void openMpTeamRunsEveryPartOnce();
     void parallelForCoversEveryIndexOnce_data();
     void parallelForCoversEveryIndexOnce();
+    void rowsSplitIntoEvenParts_data();
+    void rowsSplitIntoEvenParts();
+    void partsRunOnThePoolAndRethrow();
     void blasThreadsFollowProductSize_data();
     void blasThreadsFollowProductSize();
 };
@@ -1321,6 +1325,61 @@ void TestKernels::parallelForCoversEveryIndexOnce() {
             QVERIFY2(visits[static_cast<std::size_t>(i)].load() == 1,
                      qPrintable(QString("call %1, index %2 visited %3 times").arg(call).arg(i).arg(visits[i].load())));
     }
+}
+
+void TestKernels::rowsSplitIntoEvenParts_data() {
+    QTest::addColumn<QList<qint64>>("rows");  // per sequence
+    QTest::addColumn<qint64>("parts");
+    QTest::addColumn<qint64>("least");
+    QTest::addColumn<QList<qint64>>("bounds");  // empty: no split
+    QTest::newRow("sixteen requests, two threads") << QList<qint64>(16, 1) << qint64(2) << qint64(4) << QList<qint64>{0, 8, 16};
+    QTest::newRow("uneven sources") << QList<qint64>{13, 5, 30, 7, 9} << qint64(2) << qint64(4) << QList<qint64>{0, 2, 5};
+    QTest::newRow("beams kept together") << QList<qint64>{4, 4, 4} << qint64(2) << qint64(4) << QList<qint64>{0, 1, 3};
+    QTest::newRow("three parts") << QList<qint64>(12, 1) << qint64(3) << qint64(4) << QList<qint64>{0, 4, 8, 12};
+    QTest::newRow("one long source") << QList<qint64>{90} << qint64(2) << qint64(4) << QList<qint64>{};
+    QTest::newRow("too few rows a part") << QList<qint64>(6, 1) << qint64(2) << qint64(4) << QList<qint64>{};
+    QTest::newRow("a part would be short") << QList<qint64>{40, 2} << qint64(2) << qint64(4) << QList<qint64>{};
+    QTest::newRow("one part") << QList<qint64>{3, 2} << qint64(1) << qint64(4) << QList<qint64>{0, 2};
+}
+
+// Parts of consecutive sequences, about equal in rows, none under the least; no split where that cannot be.
+void TestKernels::rowsSplitIntoEvenParts() {
+    QFETCH(QList<qint64>, rows);
+    QFETCH(qint64, parts);
+    QFETCH(qint64, least);
+    QFETCH(QList<qint64>, bounds);
+    const std::vector<std::int64_t> lengths(rows.begin(), rows.end());
+    const auto got = kernels::splitRows(lengths.data(), static_cast<std::int64_t>(lengths.size()), parts, least);
+    QCOMPARE(QList<qint64>(got.begin(), got.end()), bounds);
+}
+
+// Every part runs once, on the pool's threads, with the kernels it calls inline (a nested parallelFor runs on the
+// part's thread); an exception from one part comes out of the call once the others have ended.
+void TestKernels::partsRunOnThePoolAndRethrow() {
+    auto& pool = ThreadPool::shared();
+    const auto parts = static_cast<std::int64_t>(pool.size()) * 2;
+    std::vector<std::atomic<int>> runs(static_cast<std::size_t>(parts));
+    std::atomic<bool> nestedElsewhere{false};
+    kernels::runParts(parts, [&](std::int64_t part) {
+        const auto self = std::this_thread::get_id();
+        pool.parallelFor(64, 1, [&](std::int64_t, std::int64_t) {
+            if (std::this_thread::get_id() != self) nestedElsewhere = true;
+        });
+        runs[static_cast<std::size_t>(part)].fetch_add(1);
+    });
+    for (const auto& r : runs)
+        QCOMPARE(r.load(), 1);
+    QVERIFY(!nestedElsewhere);
+
+    std::atomic<int> ended{0};
+    QVERIFY_THROWS_EXCEPTION(std::runtime_error, kernels::runParts(parts, [&](std::int64_t part) {
+                                 if (part == 1) throw std::runtime_error("part 1 failed");
+                                 std::this_thread::sleep_for(std::chrono::milliseconds(2));
+                                 ended.fetch_add(1);
+                             }));
+    QCOMPARE(ended.load(), static_cast<int>(parts) - 1);
+    kernels::runParts(parts, [&](std::int64_t) { ended.fetch_add(1); });  // the pool serves the next call
+    QCOMPARE(ended.load(), static_cast<int>(parts) * 2 - 1);
 }
 
 void TestKernels::rmsNormMatchesLibtorch_data() {

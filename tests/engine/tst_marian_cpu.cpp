@@ -4,6 +4,8 @@
 // refused by name. (tst_transformers_parity checks this path against transformers on three more configurations.)
 #include "decode/beam_search.h"
 #include "decode/seq2seq_session.h"
+#include "kernels/row_parts.h"
+#include "kernels/thread_pool.h"
 #include "models/marian_cpu.h"
 #include "runtime/generate_ids.h"
 #include "runtime/runnable_model.h"
@@ -54,6 +56,8 @@ private Q_SLOTS:
     void batchedStepEqualsStepsAlone_data();
     void batchedStepEqualsStepsAlone();
     void sourcesEncodedTogetherEqualAlone();
+    void rowPartsGiveTheSameNumbers_data();
+    void rowPartsGiveTheSameNumbers();
     void adaptersPerRowInOneStep();
     void refusalsLeaveStatesAsTheyWere();
     void endedCachesAreReused();
@@ -235,6 +239,32 @@ void TestMarianCpu::sourcesEncodedTogetherEqualAlone() {
     QVERIFY(m.encoderOutput(longer, nullptr) == m.encoderOutput(longer, nullptr));
     struct Foreign : SourceMemory {};
     QVERIFY_THROWS_EXCEPTION(Error, m.startDecoding(std::make_shared<Foreign>(), 1, 8, nullptr));
+}
+
+void TestMarianCpu::rowPartsGiveTheSameNumbers_data() {
+    QTest::addColumn<QString>("model");
+    QTest::addColumn<int>("beams");
+    for (const char* model : {"marian-tiny", "bundled"})
+        for (int beams : {1, 3})
+            QTest::addRow("%s, %d beams", model, beams) << QString(model) << beams;
+}
+
+// Requests' and sources' rows shared out a part per kernel thread (kernels/row_parts.h) give the numbers of every
+// operation shared out: the encoder pass, the cross keys and values and each step, bit for bit.
+void TestMarianCpu::rowPartsGiveTheSameNumbers() {
+    QFETCH(QString, model);
+    QFETCH(int, beams);
+    if (ThreadPool::shared().size() < 2) QSKIP("one kernel thread: nothing to share out");
+    const auto& runnable = model == "bundled" ? *bundled_ : *tiny_;
+    const auto& m = *runnable.seq2seq();
+    const auto texts = sources(m, runnable, 12);
+    const auto inParts = steps(m, texts, beams, 6, true);
+    kernels::setRowParts(false);
+    const auto shared = steps(m, texts, beams, 6, true);
+    kernels::setRowParts(true);
+    QCOMPARE(inParts.size(), shared.size());
+    for (std::size_t i = 0; i < shared.size(); ++i)
+        QVERIFY2(sameRows(shared[i], inParts[i]), qPrintable(QString("row set %1").arg(i)));
 }
 
 // Requests with and without an adapter in one batched step: each row gets its own adapter's numbers, bit for bit what
