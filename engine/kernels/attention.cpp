@@ -97,6 +97,12 @@ template <int Chunks>
 DRAGOMAN_AVX512 void attendHeadAvx512(const float* query, const float* k, std::int64_t kStride, const float* v, std::int64_t vStride,
                                       std::int64_t length, float scale, float* o, std::vector<float>& weights) {
     weights.resize(static_cast<std::size_t>(length));
+    // The values are read only after the scores and their softmax: asked for now, they arrive meanwhile (a step's
+    // caches come from L3 or memory). The first rows only, that the L1 holds.
+    for (std::int64_t t = 0; t < std::min<std::int64_t>(length, 64); ++t)
+#pragma GCC unroll 8
+        for (int c = 0; c < Chunks; ++c)
+            _mm_prefetch(reinterpret_cast<const char*>(v + t * vStride + 16 * c), _MM_HINT_T0);
     __m512 q[Chunks];
 #pragma GCC unroll 8
     for (int c = 0; c < Chunks; ++c)

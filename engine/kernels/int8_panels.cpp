@@ -144,26 +144,21 @@ DRAGOMAN_PANELS_VNNI void panelTile(const QuantizedRows& x, std::int64_t r0, con
     }
 }
 
+// The rows in as few tiles as there must be (six rows at most), as even as they come: eight rows as four and four,
+// not six and a two-row tile that loads the panel's four vectors for every two broadcasts.
 DRAGOMAN_PANELS_VNNI void panelProductsVnni(const QuantizedRows& x, std::int64_t m, const std::uint8_t* panel, std::int64_t k,
                                             std::int64_t columns, float* y, std::int64_t ldy, const PanelEpilogue& e,
                                             const std::uint8_t* ahead) {
+    using Tile = void (*)(const QuantizedRows&, std::int64_t, const std::uint8_t*, std::int64_t, std::int64_t, float*, std::int64_t,
+                          const PanelEpilogue&, const std::uint8_t*);
+    static constexpr Tile kTiles[kRowsPerTile + 1] = {nullptr,      panelTile<1>, panelTile<2>, panelTile<3>,
+                                                      panelTile<4>, panelTile<5>, panelTile<6>};
     const std::int64_t groups = depthGroups(k);
-    std::int64_t r = 0;
-    for (; r + kRowsPerTile <= m; r += kRowsPerTile, ahead = nullptr)
-        panelTile<kRowsPerTile>(x, r, panel, groups, columns, y + r * ldy, ldy, e, ahead);
-    switch (m - r) {
-        case 5:
-            return panelTile<5>(x, r, panel, groups, columns, y + r * ldy, ldy, e, ahead);
-        case 4:
-            return panelTile<4>(x, r, panel, groups, columns, y + r * ldy, ldy, e, ahead);
-        case 3:
-            return panelTile<3>(x, r, panel, groups, columns, y + r * ldy, ldy, e, ahead);
-        case 2:
-            return panelTile<2>(x, r, panel, groups, columns, y + r * ldy, ldy, e, ahead);
-        case 1:
-            return panelTile<1>(x, r, panel, groups, columns, y + r * ldy, ldy, e, ahead);
-        default:
-            return;
+    const std::int64_t tiles = (m + kRowsPerTile - 1) / kRowsPerTile;
+    for (std::int64_t t = 0, r = 0; t < tiles; ++t, ahead = nullptr) {
+        const std::int64_t rows = (m - r + tiles - t - 1) / (tiles - t);  // the rest's share, rounded up
+        kTiles[rows](x, r, panel, groups, columns, y + r * ldy, ldy, e, ahead);
+        r += rows;
     }
 }
 

@@ -5,7 +5,9 @@
 #include <simdjson.h>
 
 #include <algorithm>
+#include <exception>
 #include <fstream>
+#include <future>
 #include <iterator>
 
 namespace dragoman {
@@ -48,15 +50,31 @@ bool isLanguageToken(std::string_view piece) {
 
 }  // namespace
 
-MarianTokenizer::MarianTokenizer(const std::filesystem::path& dir)
-    : source_(std::make_shared<const SentencePiece>(dir / "source.spm")),
-      target_(sameBytes(dir / "source.spm", dir / "target.spm") ? source_ : std::make_shared<const SentencePiece>(dir / "target.spm")) {
-    readVocabulary(dir / "vocab.json", [&](std::string_view key, TokenId id) {
-        const std::string piece(key);
-        ids_[piece] = id;
-        if (static_cast<std::size_t>(id) >= pieces_.size()) pieces_.resize(static_cast<std::size_t>(id) + 1);
-        pieces_[static_cast<std::size_t>(id)] = piece;
-    });
+MarianTokenizer::MarianTokenizer(const std::filesystem::path& dir) {
+    // Loading a SentencePiece model builds its tries, a dozen milliseconds of a process's start each: the models load
+    // on threads of their own while this one reads the vocabulary. Their failures are reported first, as when they
+    // loaded one after the other (each comes out of get()).
+    const auto load = [](std::filesystem::path path) {
+        return std::async(std::launch::async, [path = std::move(path)] { return std::make_shared<const SentencePiece>(path); });
+    };
+    const bool oneModel = sameBytes(dir / "source.spm", dir / "target.spm");
+    auto source = load(dir / "source.spm");
+    std::future<std::shared_ptr<const SentencePiece>> target;
+    if (!oneModel) target = load(dir / "target.spm");
+    std::exception_ptr vocabularyFailure;
+    try {
+        readVocabulary(dir / "vocab.json", [&](std::string_view key, TokenId id) {
+            const std::string piece(key);
+            ids_[piece] = id;
+            if (static_cast<std::size_t>(id) >= pieces_.size()) pieces_.resize(static_cast<std::size_t>(id) + 1);
+            pieces_[static_cast<std::size_t>(id)] = piece;
+        });
+    } catch (...) {
+        vocabularyFailure = std::current_exception();
+    }
+    source_ = source.get();
+    target_ = oneModel ? source_ : target.get();
+    if (vocabularyFailure) std::rethrow_exception(vocabularyFailure);
     auto special = [&](const char* piece, bool required) -> TokenId {
         auto it = ids_.find(piece);
         if (it == ids_.end()) {
