@@ -60,12 +60,16 @@ kernels::ChannelEpilogue epilogueOf(const BiasedMatrix& m) {
     return epilogue;
 }
 
-const kernels::Int8Panels* panelsFor(const BiasedMatrix& m, std::int64_t rows) {
-    if (!m.panels || rows < kernels::kPanelRows) return nullptr;
+const kernels::Int8Panels* madePanels(const BiasedMatrix& m) {
     std::call_once(m.panels->made, [&] {
         m.panels->panels = std::make_unique<kernels::Int8Panels>(static_cast<const std::int8_t*>(m.w.data), m.w.rows, m.w.cols);
     });
     return m.panels->panels.get();
+}
+
+const kernels::Int8Panels* panelsFor(const BiasedMatrix& m, std::int64_t rows) {
+    if (!m.panels || rows < kernels::kPanelRows) return nullptr;
+    return madePanels(m);
 }
 
 }  // namespace
@@ -114,16 +118,29 @@ MarianForward::MarianForward(MarianShape shape, MarianWeights weights, bool keep
     const auto cache = kernels::lastLevelCacheBytes();
     rowParts_ = ThreadPool::shared().size() > 1 && cache > 0 && weightBytes(weights_) <= cache;
     if (!keepPanels || !kernels::panelProductsAvailable()) return;
-    const auto keep = [](BiasedMatrix& m) {
-        if (m.w.int8Activations && m.w.type == Dtype::I8) m.panels = std::make_shared<PanelsOnce>();
+    const auto keep = [this](BiasedMatrix& m) {
+        if (!m.w.int8Activations || m.w.type != Dtype::I8) return;
+        m.panels = std::make_shared<PanelsOnce>();
+        kept_.push_back(&m);
     };
-    keep(weights_.output);
+    // In the order a first request needs them (makeNextPanels): the encoder's, the cross keys' and values', the steps'.
     for (auto& l : weights_.encoder)
         for (auto* m : {&l.self.q, &l.self.k, &l.self.v, &l.self.o, &l.fc1, &l.fc2})
             keep(*m);
     for (auto& l : weights_.decoder)
-        for (auto* m : {&l.self.q, &l.self.k, &l.self.v, &l.self.o, &l.cross.q, &l.cross.k, &l.cross.v, &l.cross.o, &l.fc1, &l.fc2})
+        for (auto* m : {&l.cross.k, &l.cross.v})
             keep(*m);
+    for (auto& l : weights_.decoder)
+        for (auto* m : {&l.self.q, &l.self.k, &l.self.v, &l.self.o, &l.cross.q, &l.cross.o, &l.fc1, &l.fc2})
+            keep(*m);
+    keep(weights_.output);
+}
+
+bool MarianForward::makeNextPanels() const {
+    const auto next = nextKept_.fetch_add(1, std::memory_order_relaxed);
+    if (next >= kept_.size()) return false;
+    madePanels(*kept_[next]);
+    return true;
 }
 
 void MarianForward::embed(const std::int64_t* ids, const std::int64_t* positions, std::int64_t count, float* x) const {

@@ -10,6 +10,7 @@
 #include "cpu/adapter_deltas.h"
 #include "cpu/matrix.h"
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -119,6 +120,10 @@ public:
     // a cache's capacity or for an id outside the vocabulary, before any cache changes.
     void step(const MarianStepGroup* groups, std::int64_t count, float* logits) const;
 
+    // Lays out the panels of the next kept weight not laid out yet (each is otherwise made by its first product of many
+    // rows): for a caller with time to spare before the first request. False once every one is made.
+    bool makeNextPanels() const;
+
     const MarianShape& shape() const { return shape_; }
     const MarianWeights& weights() const { return weights_; }
     std::int64_t decoderLayers() const { return static_cast<std::int64_t>(weights_.decoder.size()); }
@@ -155,8 +160,10 @@ private:
 
     MarianShape shape_;
     MarianWeights weights_;
-    std::vector<float> positions_;  // [maxPositions, d]
-    bool rowParts_ = false;         // rows of several sequences shared out a part per thread (kernels/row_parts.h)
+    std::vector<float> positions_;           // [maxPositions, d]
+    bool rowParts_ = false;                  // rows of several sequences shared out a part per thread (kernels/row_parts.h)
+    std::vector<const BiasedMatrix*> kept_;  // the weights that keep panels
+    mutable std::atomic<std::size_t> nextKept_{0};
 };
 
 // Sinusoids as MarianSinusoidalPositionalEmbedding: angle p / 10000^(2*(j//2)/d) in double, sin of even j in the

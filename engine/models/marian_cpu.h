@@ -40,6 +40,8 @@ public:
                                                 std::shared_ptr<const LoraSet> adapter) const override;
     Logits stepMany(const std::vector<DecoderState*>& states, const std::vector<std::vector<TokenId>>& tokens) const override;
     void reorder(DecoderState& state, const std::vector<std::int64_t>& beams) const override;
+    // The panels of the weights that keep them, one weight at a time (made otherwise by the first batched product).
+    bool prepareAhead() const override { return forward_.makeNextPanels(); }
 
     std::int64_t vocabSize() const override { return config_.vocabSize; }
     std::int64_t maxPositions() const override { return config_.maxPositions; }

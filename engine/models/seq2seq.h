@@ -57,6 +57,10 @@ public:
     // Keeps hypotheses `beams` (indices into the current batch), in that order.
     virtual void reorder(DecoderState& state, const std::vector<std::int64_t>& beams) const = 0;
 
+    // Work done ahead of the first request while its opener waits on something else (the tokenizer), a piece at a
+    // time so that the waiting can stop after any: false once nothing is left (or there never was anything).
+    virtual bool prepareAhead() const { return false; }
+
     virtual std::int64_t vocabSize() const = 0;
     virtual std::int64_t maxPositions() const = 0;
     virtual std::int64_t hiddenSize() const = 0;

@@ -8,6 +8,7 @@
 #include "util/log.h"
 #include "util/stopwatch.h"
 
+#include <chrono>
 #include <future>
 
 namespace dragoman {
@@ -82,6 +83,10 @@ std::shared_ptr<RunnableModel> openModel(const ModelStore& store, const std::str
     meter.report(network, 1, 1);
     // A checkpoint without tokenizer files (a synthetic one, for speed tests) still runs on token ids.
     meter.report(tokenizer, 0, 1);
+    // Work the network can do ahead of its first request fills the wait for the tokenizer, if there is one.
+    if (tokenizerLoad.valid() && model->network.seq2seq)
+        while (tokenizerLoad.wait_for(std::chrono::seconds(0)) != std::future_status::ready && model->network.seq2seq->prepareAhead()) {
+        }
     if (tokenizerLoad.valid())
         model->tokenizer = tokenizerLoad.get();
     else

@@ -58,6 +58,7 @@ private Q_SLOTS:
     void sourcesEncodedTogetherEqualAlone();
     void rowPartsGiveTheSameNumbers_data();
     void rowPartsGiveTheSameNumbers();
+    void panelsMadeAheadChangeNothing();
     void adaptersPerRowInOneStep();
     void refusalsLeaveStatesAsTheyWere();
     void endedCachesAreReused();
@@ -265,6 +266,25 @@ void TestMarianCpu::rowPartsGiveTheSameNumbers() {
     QCOMPARE(inParts.size(), shared.size());
     for (std::size_t i = 0; i < shared.size(); ++i)
         QVERIFY2(sameRows(shared[i], inParts[i]), qPrintable(QString("row set %1").arg(i)));
+}
+
+// prepareAhead() lays out one kept weight's panels a call (the opener calls it while the tokenizer loads), at most
+// once each: 6 per encoder layer, 10 per decoder layer and the output layer for the bundled model's W8A8 weights,
+// none for a float32 model; the numbers are the same with every panel made ahead.
+void TestMarianCpu::panelsMadeAheadChangeNothing() {
+    QVERIFY(!tiny_->seq2seq()->prepareAhead());
+    const auto& m = *bundled_->seq2seq();
+    const auto& config = dynamic_cast<const MarianCpuModel&>(m).config();
+    const auto texts = sources(m, *bundled_, 5);
+    const auto before = steps(m, texts, 1, 4, true);
+    int made = 0;
+    while (m.prepareAhead())
+        ++made;
+    QVERIFY(made <= config.encoderLayers * 6 + config.decoderLayers * 10 + 1);
+    QVERIFY(!m.prepareAhead());
+    const auto after = steps(m, texts, 1, 4, true);
+    for (std::size_t i = 0; i < before.size(); ++i)
+        QVERIFY(sameRows(before[i], after[i]));
 }
 
 // Requests with and without an adapter in one batched step: each row gets its own adapter's numbers, bit for bit what
