@@ -107,11 +107,12 @@ manifests_readable && pass "killed import: manifests readable, no temporary" || 
 "$cli" models list >/dev/null && pass "killed import: models list works" || fail "models list after a killed import"
 
 # 5. Killed during a document job: no file under the output's name, the input untouched; the next run works.
-for i in $(seq 1 3000); do echo "Sentence number $i goes here."; done > "$work/long.txt"
+# Long enough that the job is still running when killed (3,000 lines took under 1.5 s once the engine got faster).
+seq 1 40000 | sed 's/.*/Sentence number & goes here./' > "$work/long.txt"
 input_sum="$(sha256sum < "$work/long.txt")"
 "$cli" translate-file "$work/long.txt" --model marian --to de --out "$work/long.de.txt" >/dev/null 2>&1 &
 sleep 1.5
-kill -9 $! 2>/dev/null
+kill -9 $! 2>/dev/null && pass "killed job: still running when killed" || fail "killed job: it ended within 1.5 s (make its text longer)"
 wait 2>/dev/null
 [[ ! -e "$work/long.de.txt" ]] && pass "killed job: no output under its name" || fail "killed job left $work/long.de.txt"
 [[ "$(sha256sum < "$work/long.txt")" == "$input_sum" ]] && pass "killed job: input untouched" || fail "killed job changed the input"
