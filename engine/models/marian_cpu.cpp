@@ -2,6 +2,7 @@
 
 #include "cpu/checkpoint_binder.h"
 #include "cpu/projection.h"
+#include "kernels/thread_pool.h"
 #include "runtime/torch_backend.h"
 #include "util/error.h"
 
@@ -9,6 +10,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
+#include <numeric>
 #include <tuple>
 
 namespace dragoman {
@@ -91,6 +93,30 @@ public:
     std::shared_ptr<float[]> buffer;  // the pass's, shared by its sources
     cpu::MarianSourceCache cache;
 };
+
+// Sources [first, end) in an order whose consecutive runs split evenly into `parts` (the encoder shares a pass out
+// a run of consecutive sources per kernel thread): longest first, each to the run with the fewest rows so far, the
+// runs one after another; within a run, as they came.
+std::vector<std::size_t> evenOrder(const std::vector<std::vector<TokenId>>& sources, std::size_t first, std::size_t end,
+                                   std::size_t parts) {
+    std::vector<std::size_t> byLength(end - first);
+    std::iota(byLength.begin(), byLength.end(), first);
+    if (parts < 2 || byLength.size() < parts) return byLength;
+    std::stable_sort(byLength.begin(), byLength.end(), [&](std::size_t a, std::size_t b) { return sources[a].size() > sources[b].size(); });
+    std::vector<std::vector<std::size_t>> runs(parts);
+    std::vector<std::size_t> rows(parts, 0);
+    for (const auto i : byLength) {
+        const auto lightest = static_cast<std::size_t>(std::min_element(rows.begin(), rows.end()) - rows.begin());
+        runs[lightest].push_back(i);
+        rows[lightest] += sources[i].size();
+    }
+    std::vector<std::size_t> order;
+    for (auto& run : runs) {
+        std::sort(run.begin(), run.end());
+        order.insert(order.end(), run.begin(), run.end());
+    }
+    return order;
+}
 
 }  // namespace
 
@@ -295,8 +321,9 @@ std::vector<std::shared_ptr<const SourceMemory>> MarianCpuModel::encodeSources(c
         auto rows = static_cast<std::int64_t>(sources[first].size());
         while (rowStable && end < sources.size() && rows + static_cast<std::int64_t>(sources[end].size()) <= kMostSourceRowsPerPass)
             rows += static_cast<std::int64_t>(sources[end++].size());
+        const auto order = evenOrder(sources, first, end, static_cast<std::size_t>(ThreadPool::shared().size()));
         std::vector<std::int64_t> ids, lengths;
-        for (auto i = first; i < end; ++i) {
+        for (const auto i : order) {
             ids.insert(ids.end(), sources[i].begin(), sources[i].end());
             lengths.push_back(static_cast<std::int64_t>(sources[i].size()));
         }
@@ -313,10 +340,11 @@ std::vector<std::shared_ptr<const SourceMemory>> MarianCpuModel::encodeSources(c
         }
         forward_.remember(encoded.data(), rows, view, k.data(), v.data());
         if (encoded.size() > (std::size_t{4} << 20)) std::vector<float>().swap(encoded);  // a long document's pass
+        memories.resize(end);
         std::int64_t offset = 0;
-        for (const auto length : lengths) {
-            memories.push_back(std::make_shared<MarianMemoryRows>(pass, layers, rows, offset, length, d));
-            offset += length;
+        for (std::size_t j = 0; j < order.size(); ++j) {
+            memories[order[j]] = std::make_shared<MarianMemoryRows>(pass, layers, rows, offset, lengths[j], d);
+            offset += lengths[j];
         }
         first = end;
     }
