@@ -1,5 +1,6 @@
 #include "cpu/marian_forward.h"
 
+#include "cpu/checkpoint_binder.h"
 #include "cpu/projection.h"
 #include "cpu/rows.h"
 #include "kernels/attention.h"
@@ -39,9 +40,7 @@ constexpr std::int64_t kLeastRowsPerPart = kernels::kPanelRows;
 // Bytes of every product's weights (panels as many again, but only those or the mapped weights are read at a time).
 std::int64_t weightBytes(const MarianWeights& weights) {
     std::int64_t bytes = 0;
-    const auto add = [&](const BiasedMatrix& m) {
-        bytes += m.w.rows * m.w.cols * (m.w.type == Dtype::F32 ? 4 : m.w.type == Dtype::BF16 ? 2 : 1);
-    };
+    const auto add = [&](const BiasedMatrix& m) { bytes += bytesOf(m.w); };
     add(weights.output);
     for (const auto& l : weights.encoder)
         for (const auto* m : {&l.self.q, &l.self.k, &l.self.v, &l.self.o, &l.fc1, &l.fc2})
@@ -322,7 +321,7 @@ void MarianForward::remember(const float* encoded, std::int64_t rows, const Adap
                              float* const* values) const {
     // Each row's keys and values are its own: rows shared out in equal parts where that pays.
     const auto threads = static_cast<std::int64_t>(ThreadPool::shared().size());
-    if (rowParts_ && kernels::rowPartsEnabled() && rows >= threads * kLeastRowsPerPart) {
+    if (inParts() && rows >= threads * kLeastRowsPerPart) {
         const auto layers = decoderLayers();
         kernels::runParts(threads, [&](std::int64_t part) {
             const auto first = rows * part / threads, end = rows * (part + 1) / threads;
@@ -423,8 +422,12 @@ void MarianForward::step(const MarianStepGroup* groups, std::int64_t count, floa
     stepGroups(groups, count, logits);
 }
 
+bool MarianForward::inParts() const {
+    return rowParts_ && kernels::rowPartsEnabled();
+}
+
 std::vector<std::int64_t> MarianForward::partsOf(const std::int64_t* rows, std::int64_t count) const {
-    if (!rowParts_ || !kernels::rowPartsEnabled()) return {};
+    if (!inParts()) return {};
     return kernels::splitRows(rows, count, ThreadPool::shared().size(), kLeastRowsPerPart);
 }
 

@@ -131,6 +131,8 @@ public:
 private:
     struct Scratch;
     static Scratch& threadScratch();
+    // Whether rows of several sequences go out a part per kernel thread (rowParts_, unless switched off for a comparison).
+    bool inParts() const;
     // Bounds of one part per kernel thread over sequences of rows[i] rows each (kernels/row_parts.h), or none: where the
     // weights are not kept in the last-level cache, or a part would get too few rows.
     std::vector<std::int64_t> partsOf(const std::int64_t* rows, std::int64_t count) const;
