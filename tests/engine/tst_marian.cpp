@@ -370,6 +370,20 @@ static std::vector<std::vector<TokenId>> greedyEachAlone(const Seq2SeqModel& m, 
     return ids;
 }
 
+// The bundled model's first `count` test sources, the generation settings' processors, and what greedy search gives
+// each source alone: what the tests of requests sharing a batcher compare with.
+struct GreedyAlone {
+    GreedyAlone(const RunnableModel& runnable, int count)
+        : model(*runnable.seq2seq()),
+          sources(sourcesFor(runnable, count)),
+          processors(runnable.generation, 41),
+          expected(greedyEachAlone(model, sources, processors)) {}
+    const Seq2SeqModel& model;
+    const std::vector<std::vector<TokenId>> sources;
+    const LogitsProcessors processors;
+    const std::vector<std::vector<TokenId>> expected;
+};
+
 // Request r on a thread of its own, all starting at once: its source through the batcher's encoder passes, then
 // decode(r, session) on a session sharing the batcher's steps.
 template <typename Decode>
@@ -639,13 +653,10 @@ void TestMarian::waitingPromptsRunTogether() {
 // sources encoded, and the prompts of requests that start meanwhile are held back to go through the encoder as one
 // pass (`translate --batch` runs twice as many lines as places); each request gets what it gets alone.
 void TestMarian::requestsBeyondThePlacesWaitEncoded() {
-    const auto& runnable = modelNamed("bundled-cpu");
-    const auto& m = *runnable.seq2seq();
     constexpr int kPlaces = 2, kRequests = 10;
-    const auto sources = sourcesFor(runnable, kRequests);
-    const LogitsProcessors processors(runnable.generation, 41);
+    const GreedyAlone alone(modelNamed("bundled-cpu"), kRequests);
+    const auto& [m, sources, processors, expected] = alone;
     const SearchOptions options{40, {m.eosId()}, &processors, {}};
-    const auto expected = greedyEachAlone(m, sources, processors);
     std::vector<std::vector<TokenId>> got(kRequests);
     StepBatcher batcher(seq2seqSteps(m), kPlaces, seq2seqPrompts(m));
     decodeOnThreads(batcher, m, sources,
@@ -663,12 +674,9 @@ void TestMarian::requestsBeyondThePlacesWaitEncoded() {
 // that step from their own threads (a callback that may wait) share steps, and each gets what it gets alone, its
 // callback called with every token in order.
 void TestMarian::drivenAndSteppedRequestsShareSteps() {
-    const auto& runnable = modelNamed("bundled-cpu");
-    const auto& m = *runnable.seq2seq();
     constexpr int kRequests = 8;
-    const auto sources = sourcesFor(runnable, kRequests);
-    const LogitsProcessors processors(runnable.generation, 41);
-    const auto expected = greedyEachAlone(m, sources, processors);
+    const GreedyAlone alone(modelNamed("bundled-cpu"), kRequests);
+    const auto& [m, sources, processors, expected] = alone;
     std::vector<std::vector<TokenId>> got(kRequests), called(kRequests);
     std::vector<std::thread::id> callers(kRequests);
     std::vector<char> calledHere(kRequests);
@@ -696,12 +704,9 @@ void TestMarian::drivenAndSteppedRequestsShareSteps() {
 // does): their prompts get a turn between steps, and a place freed by a request that ends goes to a waiting one at
 // once, so the steps stay full instead of running the batch down to empty before the next prompts are encoded.
 void TestMarian::promptsRunBetweenDrivenSteps() {
-    const auto& runnable = modelNamed("bundled-cpu");
-    const auto& m = *runnable.seq2seq();
     constexpr int kPlaces = 4, kWorkers = 8, kEach = 4;
-    const auto sources = sourcesFor(runnable, kWorkers * kEach);
-    const LogitsProcessors processors(runnable.generation, 41);
-    const auto expected = greedyEachAlone(m, sources, processors);
+    const GreedyAlone alone(modelNamed("bundled-cpu"), kWorkers * kEach);
+    const auto& [m, sources, processors, expected] = alone;
     std::vector<std::vector<TokenId>> got(sources.size());
     StepBatcher batcher(seq2seqSteps(m), kPlaces, seq2seqPrompts(m));
     std::vector<std::thread> workers;
@@ -735,12 +740,9 @@ void TestMarian::continuationEndsItsRequestOnly_data() {
 // in the same steps go on to their whole translations.
 void TestMarian::continuationEndsItsRequestOnly() {
     QFETCH(bool, throws);
-    const auto& runnable = modelNamed("bundled-cpu");
-    const auto& m = *runnable.seq2seq();
     constexpr int kRequests = 4;
-    const auto sources = sourcesFor(runnable, kRequests);
-    const LogitsProcessors processors(runnable.generation, 41);
-    const auto expected = greedyEachAlone(m, sources, processors);
+    const GreedyAlone alone(modelNamed("bundled-cpu"), kRequests);
+    const auto& [m, sources, processors, expected] = alone;
     std::vector<std::vector<TokenId>> got(kRequests);
     QVERIFY(expected[1].size() > 3);
     StepBatcher batcher(seq2seqSteps(m), 16, seq2seqPrompts(m));
