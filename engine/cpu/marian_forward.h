@@ -124,6 +124,10 @@ public:
     // rows): for a caller with time to spare before the first request. False once every one is made.
     bool makeNextPanels() const;
 
+    // Whether rows of several sequences go out a part per kernel thread (kernels/row_parts.h): where the weights fit
+    // the last-level cache, unless switched off for a comparison.
+    bool inParts() const;
+
     const MarianShape& shape() const { return shape_; }
     const MarianWeights& weights() const { return weights_; }
     std::int64_t decoderLayers() const { return static_cast<std::int64_t>(weights_.decoder.size()); }
@@ -131,8 +135,6 @@ public:
 private:
     struct Scratch;
     static Scratch& threadScratch();
-    // Whether rows of several sequences go out a part per kernel thread (rowParts_, unless switched off for a comparison).
-    bool inParts() const;
     // Bounds of one part per kernel thread over sequences of rows[i] rows each (kernels/row_parts.h), or none: where the
     // weights are not kept in the last-level cache, or a part would get too few rows.
     std::vector<std::int64_t> partsOf(const std::int64_t* rows, std::int64_t count) const;

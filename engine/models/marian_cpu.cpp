@@ -321,7 +321,8 @@ std::vector<std::shared_ptr<const SourceMemory>> MarianCpuModel::encodeSources(c
         auto rows = static_cast<std::int64_t>(sources[first].size());
         while (rowStable && end < sources.size() && rows + static_cast<std::int64_t>(sources[end].size()) <= kMostSourceRowsPerPass)
             rows += static_cast<std::int64_t>(sources[end++].size());
-        const auto order = evenOrder(sources, first, end, static_cast<std::size_t>(ThreadPool::shared().size()));
+        const auto parts = forward_.inParts() ? static_cast<std::size_t>(ThreadPool::shared().size()) : 1;
+        const auto order = evenOrder(sources, first, end, parts);
         std::vector<std::int64_t> ids, lengths;
         for (const auto i : order) {
             ids.insert(ids.end(), sources[i].begin(), sources[i].end());
