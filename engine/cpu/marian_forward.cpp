@@ -366,10 +366,9 @@ void MarianForward::decoderLayer(std::int64_t index, float*& x, const MarianStep
     std::int64_t row = 0;
     for (std::int64_t g = 0; g < count; ++g) {
         auto& cache = *groups[g].self;
-        const std::int64_t batchStride = heads * cache.capacity * hd;
         float *keys = cache.keys[layer], *values = cache.values[layer];
-        s.requests.push_back({{keys, batchStride, cache.capacity * hd, hd},
-                              {values, batchStride, cache.capacity * hd, hd},
+        s.requests.push_back({{keys, d, hd, cache.batch * d},
+                              {values, d, hd, cache.batch * d},
                               cache.batch,
                               cache.length + 1,
                               {k + row * d, v + row * d, d, keys, values}});

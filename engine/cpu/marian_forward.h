@@ -88,8 +88,9 @@ struct MarianSourceCache {
     std::vector<const float*> keys, values;  // per decoder layer
 };
 
-// A request's hypotheses' self-attention keys and values: per decoder layer [batch, heads, capacity, headDim], the
-// first `length` positions filled (the caller owns the memory).
+// A request's hypotheses' self-attention keys and values: per decoder layer [capacity, batch, heads, headDim], the
+// first `length` positions filled (the caller owns the memory). Positions outermost, so what a request touches is a
+// prefix of its memory whatever its capacity: a cache reused from a longer request faults on no page.
 struct MarianSelfCache {
     std::int64_t batch = 0, capacity = 0, length = 0;
     std::vector<float*> keys, values;  // per decoder layer

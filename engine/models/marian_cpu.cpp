@@ -69,13 +69,6 @@ cpu::MarianShape shapeOf(const MarianConfig& c) {
     return shape;
 }
 
-float* floatMemory(std::int64_t count) {
-    const auto bytes = static_cast<std::size_t>(std::max<std::int64_t>(count, 16)) * sizeof(float);
-    auto* p = static_cast<float*>(std::aligned_alloc(64, (bytes + 63) / 64 * 64));
-    if (!p) throw Error("memory", "no memory for " + std::to_string(bytes >> 20) + " MiB of decoder caches");
-    return p;
-}
-
 // Sources encoded in one pass keep their cross keys and values where the pass wrote them: per decoder layer the keys
 // of every row of the pass, then their values, [rows, d] each. A source is rows [offset, offset + length) of each.
 class MarianMemoryRows : public SourceMemory {
@@ -118,70 +111,11 @@ std::vector<std::size_t> evenOrder(const std::vector<std::vector<TokenId>>& sour
     return order;
 }
 
-}  // namespace
-
-// Memory of ended requests' caches, or of encoded sources, for the next ones (fresh memory faults on every page it
-// touches; memory another request has just finished with is mapped and mostly in cache). Holds at most 64 MiB. The
-// two kinds keep pools of their own: a self-attention cache is touched at its first positions only, and a pass's
-// sources written over one would fault on the rest.
-struct MarianCpuModel::CachePool : std::enable_shared_from_this<MarianCpuModel::CachePool> {
-    std::mutex mutex;
-    std::vector<std::pair<std::int64_t, float*>> free;  // capacity in floats, memory
-    std::int64_t floats = 0;
-    static constexpr std::int64_t kMostFloats = (std::int64_t{64} << 20) / 4;
-
-    CachePool() = default;
-    CachePool(const CachePool&) = delete;
-    CachePool& operator=(const CachePool&) = delete;
-    ~CachePool() {
-        for (const auto& [capacity, memory] : free)
-            std::free(memory);
-    }
-
-    // At least `count` floats: the smallest held buffer that takes them without wasting as much again, else new memory.
-    // It comes back here when the last owner lets go.
-    std::shared_ptr<float[]> take(std::int64_t count) {
-        float* memory = nullptr;
-        std::int64_t capacity = count;
-        {
-            std::lock_guard lock(mutex);
-            auto best = free.end();
-            for (auto it = free.begin(); it != free.end(); ++it)
-                if (it->first >= count && it->first <= 2 * count && (best == free.end() || it->first < best->first)) best = it;
-            if (best != free.end()) {
-                std::tie(capacity, memory) = *best;
-                floats -= capacity;
-                free.erase(best);
-            }
-        }
-        if (!memory) memory = floatMemory(capacity);
-        return {memory, [pool = weak_from_this(), capacity](float* p) {
-                    if (const auto owner = pool.lock()) return owner->giveBack(capacity, p);
-                    std::free(p);
-                }};
-    }
-
-private:
-    void giveBack(std::int64_t capacity, float* memory) {
-        {
-            std::lock_guard lock(mutex);
-            if (floats + capacity <= kMostFloats) {
-                floats += capacity;
-                free.emplace_back(capacity, memory);
-                return;
-            }
-        }
-        std::free(memory);
-    }
-};
-
-namespace {
-
 class MarianDecoding : public DecoderState {
 public:
     std::int64_t length() const override { return cache.length; }
 
-    std::shared_ptr<float[]> buffer;  // from the model's CachePool, which takes it back
+    std::shared_ptr<float[]> buffer;  // from the model's pool of caches, which takes it back
     std::shared_ptr<const MarianMemoryRows> source;
     std::shared_ptr<const cpu::Adapter> view;  // the adapter as the forward reads it
     cpu::MarianSelfCache cache;
@@ -267,8 +201,9 @@ MarianCpuModel::MarianCpuModel(const MarianConfig& config, MarianCpuWeights weig
       weights_(std::move(weights)),
       forward_(shapeOf(config), weights_.weights, weights_.int8ActivationBytes <= kKeptPanelBytes),
       adapterViews_(slotCount(config)),
-      cachePool_(std::make_shared<CachePool>()),
-      sourcePool_(std::make_shared<CachePool>()) {
+      cachePool_(FloatPool::make("decoder caches")),
+      sourcePool_(FloatPool::make("encoded sources")),
+      logitsPool_(FloatPool::make("logits")) {
     const auto stable = [&](const cpu::BiasedMatrix& m) { encoderRowStable_ = encoderRowStable_ && cpu::rowStableAtAnyCount(m.w, false); };
     for (const auto& l : weights_.weights.encoder)
         for (const auto* m : {&l.self.q, &l.self.k, &l.self.v, &l.self.o, &l.fc1, &l.fc2})
@@ -287,12 +222,7 @@ std::vector<VocabularyTable> MarianCpuModel::vocabularyTables() const {
 }
 
 std::size_t MarianCpuModel::cachedBytes() const {
-    std::size_t floats = 0;
-    for (auto* pool : {cachePool_.get(), sourcePool_.get()}) {
-        std::lock_guard lock(pool->mutex);
-        floats += static_cast<std::size_t>(pool->floats);
-    }
-    return floats * sizeof(float);
+    return cachePool_->bytesHeld() + sourcePool_->bytesHeld() + logitsPool_->bytesHeld();
 }
 
 std::vector<std::shared_ptr<const SourceMemory>> MarianCpuModel::encodeSources(const std::vector<std::vector<TokenId>>& sources,
@@ -379,7 +309,7 @@ std::unique_ptr<DecoderState> MarianCpuModel::startDecoding(std::shared_ptr<cons
     state->view = adapterViews_.of(adapter);
     state->adapter = std::move(adapter);
     const auto capacity = std::max<std::int64_t>(1, std::min(maxSteps, config_.maxPositions));
-    const auto perTable = batch * config_.dModel * capacity;  // [batch, heads, capacity, headDim]
+    const auto perTable = capacity * batch * config_.dModel;  // [capacity, batch, heads, headDim]
     state->buffer = cachePool_->take(2 * config_.decoderLayers * perTable);
     state->cache.batch = batch;
     state->cache.capacity = capacity;
@@ -401,9 +331,10 @@ Logits MarianCpuModel::stepMany(const std::vector<DecoderState*>& states, const 
         groups.push_back({&state.cache, &state.source->cache, state.view.get(), tokens[i].data()});
         rows += state.cache.batch;
     }
-    auto logits = Logits::allocate(rows, config_.vocabSize);
-    forward_.step(groups.data(), static_cast<std::int64_t>(groups.size()), logits.data());
-    return logits;
+    auto memory = logitsPool_->take(rows * config_.vocabSize);
+    float* logits = memory.get();
+    forward_.step(groups.data(), static_cast<std::int64_t>(groups.size()), logits);
+    return {std::move(memory), logits, rows, config_.vocabSize};
 }
 
 void MarianCpuModel::reorder(DecoderState& base, const std::vector<std::int64_t>& beams) const {
@@ -414,23 +345,17 @@ void MarianCpuModel::reorder(DecoderState& base, const std::vector<std::int64_t>
         if (b < 0 || b >= cache.batch) throw Error("internal", "a reorder names a hypothesis that does not exist");
     const auto filled = cache.length;
     if (filled == 0) return;
-    // Only the filled part of each hypothesis's cache moves; the tail stays where it is.
-    const auto headDim = config_.dModel / config_.decoderHeads, heads = config_.decoderHeads;
-    const auto perHypothesis = heads * cache.capacity * headDim;
-    const auto rows = filled * headDim;  // one head's filled rows
-    const auto at = [&](std::int64_t hypothesis, std::int64_t head) {
-        return hypothesis * perHypothesis + head * cache.capacity * headDim;
-    };
-    std::vector<float> before(static_cast<std::size_t>(cache.batch * heads * rows));
+    // Only the filled positions move: at each, the hypotheses' rows are taken in the beams' order.
+    const auto width = config_.dModel;  // a hypothesis's heads at one position
+    std::vector<float> before(static_cast<std::size_t>(cache.batch * width));
     for (auto* tables : {&cache.keys, &cache.values})
-        for (auto* table : *tables) {
-            for (std::int64_t b = 0; b < cache.batch; ++b)
-                for (std::int64_t h = 0; h < heads; ++h)
-                    std::copy_n(table + at(b, h), rows, before.data() + (b * heads + h) * rows);
-            for (std::int64_t b = 0; b < cache.batch; ++b)
-                for (std::int64_t h = 0; h < heads; ++h)
-                    std::copy_n(before.data() + (beams[static_cast<std::size_t>(b)] * heads + h) * rows, rows, table + at(b, h));
-        }
+        for (auto* table : *tables)
+            for (std::int64_t t = 0; t < filled; ++t) {
+                float* position = table + t * cache.batch * width;
+                std::copy_n(position, cache.batch * width, before.data());
+                for (std::int64_t b = 0; b < cache.batch; ++b)
+                    std::copy_n(before.data() + beams[static_cast<std::size_t>(b)] * width, width, position + b * width);
+            }
 }
 
 }  // namespace dragoman

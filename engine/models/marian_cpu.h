@@ -5,6 +5,7 @@
 // libtorch MarianModel, which tools/train builds on, binds the same tensors).
 #include "cpu/checkpoint_binder.h"
 #include "cpu/marian_forward.h"
+#include "decode/float_pool.h"
 #include "io/checkpoint.h"
 #include "models/adapter_views.h"
 #include "models/marian_config.h"
@@ -52,19 +53,20 @@ public:
     std::vector<LinearModule> linears() const override;
     std::vector<VocabularyTable> vocabularyTables() const override;
     const MarianConfig& config() const { return config_; }
-    // Bytes of ended requests' caches and sources' keys and values kept for the next ones.
+    // Bytes of ended requests' caches, sources' keys and values and steps' logits kept for the next ones.
     std::size_t cachedBytes() const;
-
-    struct CachePool;  // models/marian_cpu.cpp
 
 private:
     MarianConfig config_;
     MarianCpuWeights weights_;
     cpu::MarianForward forward_;
     AdapterViews adapterViews_;
-    bool encoderRowStable_ = true;           // the encoder's and the cross keys' and values' products: the same numbers at any row count
-    std::shared_ptr<CachePool> cachePool_;   // self-attention caches
-    std::shared_ptr<CachePool> sourcePool_;  // encoded sources' cross keys and values
+    bool encoderRowStable_ = true;  // the encoder's and the cross keys' and values' products: the same numbers at any row count
+    // Kinds apart: a self-attention cache is touched at its first positions only, and a pass's sources written over one
+    // would fault on the rest.
+    std::shared_ptr<FloatPool> cachePool_;   // self-attention caches
+    std::shared_ptr<FloatPool> sourcePool_;  // encoded sources' cross keys and values
+    std::shared_ptr<FloatPool> logitsPool_;  // steps' logits, given back once every request has read its rows
 };
 
 }  // namespace dragoman

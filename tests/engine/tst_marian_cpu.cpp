@@ -369,6 +369,22 @@ void TestMarianCpu::endedCachesAreReused() {
         QVERIFY(sameRows(first[i], together[i]));
         QVERIFY(sameRows(first[i], togetherAgain[i]));
     }
+
+    // A step's logits come back once read: the next step of as many rows writes into the same memory, and its numbers
+    // are its own (a second state on the same source, stepped alone on fresh memory, gives the same).
+    auto memory = model.encodeSources({texts[0]}, nullptr).front();
+    auto state = model.startDecoding(memory, 2, 8, nullptr), twin = model.startDecoding(memory, 2, 8, nullptr);
+    const std::vector<TokenId> start(2, model.decoderStartId());
+    const auto alone = model.stepMany({twin.get()}, {start});
+    const float* written = nullptr;
+    {
+        const auto logits = model.stepMany({state.get()}, {start});
+        written = logits.data();
+        QVERIFY(sameRows(logits, alone));
+    }
+    const auto next = model.stepMany({state.get()}, {start});
+    QCOMPARE(next.data(), written);
+    QVERIFY(sameRows(next, model.stepMany({twin.get()}, {start})));
 }
 
 // A missing tensor, an unexpected one and a stored copy that differs from what it copies are named; copies equal to
