@@ -8,6 +8,7 @@
 //     auto model = dragoman::Model::load("opus-en-de", {});
 //     dragoman::TranslationRequest request{.text = "Good morning.", .from = "en", .to = "de"};
 //     std::string german = model->translate(request);
+#include "kernels/thread_roles.h"
 #include "runtime/translation_request.h"
 #include "text/language_detection.h"
 #include "text/languages.h"
@@ -37,6 +38,9 @@ struct EngineParams {
 // Sizes the compute thread pools, once per process, on the thread that will run inference (later calls do
 // nothing). Returns the thread count in force.
 int initEngine(const EngineParams& params = {});
+// Threads that only hand translations to a model and wait for them (a batch's line or segment workers) hold a
+// YieldToKernelThreads while they run (kernels/thread_roles.h): woken, they wait for a free core instead of
+// preempting the model's compute threads mid-step.
 
 // Logs to stderr (warnings and above unless $DRAGOMAN_LOG says otherwise) and to a rotating file in the user's
 // data folder. Idempotent.

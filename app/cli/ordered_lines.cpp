@@ -1,5 +1,7 @@
 #include "cli/ordered_lines.h"
 
+#include "dragoman.h"
+
 #include <condition_variable>
 #include <deque>
 #include <exception>
@@ -31,6 +33,7 @@ void translateLinesInOrder(std::istream& in, int workers, const std::function<st
     std::vector<std::thread> threads;
     for (int w = 0; w < std::max(1, workers); ++w)
         threads.emplace_back([&] {
+            const YieldToKernelThreads yielding;  // the lines' steps run on the model's threads
             std::unique_lock lock(mutex);
             for (;;) {
                 changed.wait(lock, [&] { return !queue.empty() || closed || failed; });
@@ -70,6 +73,7 @@ void translateLinesInOrder(std::istream& in, int workers, const std::function<st
             lock.lock();
         }
     };
+    const YieldToKernelThreads yielding;  // reading and printing wait for a free core too
     const auto readAhead = static_cast<std::size_t>(std::max(1, workers)) * 2;
     std::uint64_t read = 0;
     std::unique_lock lock(mutex);

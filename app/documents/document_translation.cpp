@@ -97,7 +97,10 @@ public:
         } else {
             std::vector<std::thread> workers;
             for (std::size_t t = 0; t < threads; ++t)
-                workers.emplace_back(work);
+                workers.emplace_back([&] {
+                    const YieldToKernelThreads yielding;  // the segments' steps run on the model's threads
+                    work();
+                });
             for (auto& w : workers)
                 w.join();
         }

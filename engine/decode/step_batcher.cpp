@@ -1,6 +1,7 @@
 #include "decode/step_batcher.h"
 
 #include "kernels/thread_pool.h"
+#include "kernels/thread_roles.h"
 #include "util/error.h"
 #include "util/log.h"
 
@@ -38,7 +39,12 @@ StepBatcher::~StepBatcher() {
 }
 
 void StepBatcher::startThread() {
-    if (!thread_.joinable()) thread_ = std::thread([this] { scope_ ? scope_([this] { serve(); }) : serve(); });
+    // Started by whichever request comes first, whose thread may yield to the kernels' (kernels/thread_roles.h).
+    if (!thread_.joinable())
+        thread_ = std::thread([this] {
+            runAsKernelThread();
+            scope_ ? scope_([this] { serve(); }) : serve();
+        });
 }
 
 bool StepBatcher::placeFree() const {

@@ -1,5 +1,6 @@
 #include "kernels/thread_pool.h"
 
+#include "kernels/thread_roles.h"
 #include "kernels/threads.h"
 
 #include <immintrin.h>
@@ -62,6 +63,7 @@ ThreadPool& ThreadPool::shared() {
 }
 
 void ThreadPool::work() {
+    runAsKernelThread();
     std::uint64_t seen = 0;
     for (;;) {
         const auto spinUntil = std::chrono::steady_clock::now() + kSpin;

@@ -1,5 +1,6 @@
 // The engine's own matrix kernels (engine/kernels) against a float64 reference: every path the dispatch
 // can take (one row, few rows, short and long weight rows, K tails, bf16 and f32 weights, fused GEMVs).
+#include "decode/step_batcher.h"
 #include "kernels/argmax.h"
 #include "kernels/bf16.h"
 #include "kernels/bf16_dot_gemm.h"
@@ -18,6 +19,7 @@
 #include "kernels/silu_mul.h"
 #include "kernels/simd512.h"
 #include "kernels/thread_pool.h"
+#include "kernels/thread_roles.h"
 #include "kernels/threads.h"
 #include "layers/attention.h"
 #include "layers/linear.h"
@@ -27,6 +29,7 @@
 #include <torch/torch.h>
 
 #include <dlfcn.h>
+#include <sched.h>
 #include <algorithm>
 #include <atomic>
 #include <bit>
@@ -201,6 +204,7 @@ private Q_SLOTS:
     void rowsSplitIntoEvenParts_data();
     void rowsSplitIntoEvenParts();
     void partsRunOnThePoolAndRethrow();
+    void kernelThreadsDoNotYieldToRequests();
     void blasThreadsFollowProductSize_data();
     void blasThreadsFollowProductSize();
 };
@@ -1380,6 +1384,41 @@ void TestKernels::partsRunOnThePoolAndRethrow() {
     QCOMPARE(ended.load(), static_cast<int>(parts) - 1);
     kernels::runParts(parts, [&](std::int64_t) { ended.fetch_add(1); });  // the pool serves the next call
     QCOMPARE(ended.load(), static_cast<int>(parts) * 2 - 1);
+}
+
+// A thread that yields to the kernels' (a batch's line worker) runs as SCHED_BATCH while it holds the guard, and threads
+// it starts inherit that; the kernels' own threads started from it (a pool's worker, a batcher's thread) take the
+// normal policy back, and the guard's end gives the thread its own.
+void TestKernels::kernelThreadsDoNotYieldToRequests() {
+    const int before = threadPolicy();
+    QCOMPARE(before, SCHED_OTHER);
+    {
+        const YieldToKernelThreads yielding;
+        QCOMPARE(threadPolicy(), SCHED_BATCH);
+        int inherited = -1;
+        std::thread([&] { inherited = threadPolicy(); }).join();
+        QCOMPARE(inherited, SCHED_BATCH);
+
+        ThreadPool pool(2);
+        const auto self = std::this_thread::get_id();
+        std::mutex mutex;
+        std::set<int> workers;
+        pool.parallelFor(64, 1, [&](std::int64_t, std::int64_t) {
+            if (std::this_thread::get_id() == self) {
+                std::this_thread::sleep_for(std::chrono::milliseconds(1));  // leaves chunks for the worker
+                return;
+            }
+            std::lock_guard lock(mutex);
+            workers.insert(threadPolicy());
+        });
+        QCOMPARE(workers, std::set<int>{SCHED_OTHER});
+
+        StepBatcher batcher([](const std::vector<void*>&, const std::vector<std::vector<TokenId>>&) { return Logits(); });
+        int batcherPolicy = -1;
+        batcher.between([&] { batcherPolicy = threadPolicy(); });  // the first request starts the batcher's thread
+        QCOMPARE(batcherPolicy, SCHED_OTHER);
+    }
+    QCOMPARE(threadPolicy(), before);
 }
 
 void TestKernels::rmsNormMatchesLibtorch_data() {
