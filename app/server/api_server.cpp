@@ -2,6 +2,7 @@
 
 #include "documents/document_translation.h"
 #include "documents/text_formats.h"
+#include "dragoman.h"
 #include "language_list.h"
 #include "server/admission_gate.h"
 #include "server/api_error.h"
@@ -202,9 +203,11 @@ void ApiServer::Impl::routes() {
     const auto limit = config.maxBodyBytes;
     http.Post("/v1/chat/completions",
               [this, limit](const httplib::Request& req, httplib::Response& res, const httplib::ContentReader& read) {
+                  const YieldToKernelThreads yielding;  // the request's steps run on the model's threads (kernels/thread_roles.h)
                   chat(req, boundedBody(req, res, read, limit), res);
               });
     http.Post("/translate", [this, limit](const httplib::Request& req, httplib::Response& res, const httplib::ContentReader& read) {
+        const YieldToKernelThreads yielding;
         libreTranslate(req, boundedBody(req, res, read, limit), res);
     });
     http.Get("/languages", [this](const httplib::Request&, httplib::Response& res) { libreLanguages(res); });
@@ -290,6 +293,7 @@ void ApiServer::Impl::chat(const httplib::Request& req, const std::string& body,
     res.set_header("Cache-Control", "no-cache");
     res.set_chunked_content_provider("text/event-stream", [this, r, call, answer, ticket, client, logLine, finishReason](
                                                               std::size_t, httplib::DataSink& sink) mutable {
+        const YieldToKernelThreads yielding;  // the stream is written after the handler returned
         StopStrings stops(call.stop);
         bool connected = sink.write(answer.roleEvent().data(), answer.roleEvent().size());
         auto send = [&](const std::string& event) { connected = connected && !client->gone() && sink.write(event.data(), event.size()); };
