@@ -23,12 +23,17 @@ struct Result {
 void translateLinesInOrder(std::istream& in, int workers, const std::function<std::string(const std::string&, std::uint64_t)>& work,
                            const std::function<void(const std::string&)>& print) {
     std::mutex mutex;
-    std::condition_variable changed;
+    // Workers wait for lines; the reader waits for room to read into or the next line's output. Each is woken only
+    // when there is something for it: every line's start and end woke every waiting thread, several hundred thread
+    // switches a batch on cores the model's steps need.
+    std::condition_variable lineQueued, readerNeeded;
     std::deque<std::pair<std::uint64_t, std::string>> queue;
     std::map<std::uint64_t, Result> finished;
     bool closed = false, failed = false;
     int inFlight = 0;
     std::uint64_t printed = 0;
+    const auto readAhead = static_cast<std::size_t>(std::max(1, workers)) * 2;
+    const auto lowWater = readAhead / 2;  // the reader tops the queue up from here, many lines at a wake
 
     std::vector<std::thread> threads;
     for (int w = 0; w < std::max(1, workers); ++w)
@@ -36,12 +41,12 @@ void translateLinesInOrder(std::istream& in, int workers, const std::function<st
             const YieldToKernelThreads yielding;  // the lines' steps run on the model's threads
             std::unique_lock lock(mutex);
             for (;;) {
-                changed.wait(lock, [&] { return !queue.empty() || closed || failed; });
+                lineQueued.wait(lock, [&] { return !queue.empty() || closed || failed; });
                 if (failed || queue.empty()) return;
                 auto [number, line] = std::move(queue.front());
                 queue.pop_front();
                 ++inFlight;
-                changed.notify_all();  // room for the reader
+                if (queue.size() == lowWater) readerNeeded.notify_one();
                 lock.unlock();
                 Result result;
                 try {
@@ -51,9 +56,13 @@ void translateLinesInOrder(std::istream& in, int workers, const std::function<st
                 }
                 lock.lock();
                 --inFlight;
-                if (result.error) failed = true;
+                if (result.error) {
+                    failed = true;
+                    lineQueued.notify_all();
+                }
                 finished.emplace(number, std::move(result));
-                changed.notify_all();
+                // The reader prints in order: this output is news to it when it is the next one, or the last.
+                if (number == printed + 1 || failed || inFlight == 0) readerNeeded.notify_one();
             }
         });
 
@@ -74,25 +83,28 @@ void translateLinesInOrder(std::istream& in, int workers, const std::function<st
         }
     };
     const YieldToKernelThreads yielding;  // reading and printing wait for a free core too
-    const auto readAhead = static_cast<std::size_t>(std::max(1, workers)) * 2;
     std::uint64_t read = 0;
     std::unique_lock lock(mutex);
     for (std::string line; !failed;) {
-        changed.wait(lock, [&] { return queue.size() < readAhead || failed; });
+        readerNeeded.wait(lock, [&] { return queue.size() <= lowWater || finished.count(printed + 1) > 0 || failed; });
         printReady(lock);
         if (failed) break;
-        lock.unlock();
-        const bool more = static_cast<bool>(std::getline(in, line));
-        lock.lock();
+        bool more = true;
+        while (more && queue.size() < readAhead && !failed) {
+            lock.unlock();
+            more = static_cast<bool>(std::getline(in, line));
+            lock.lock();
+            if (!more) break;
+            queue.emplace_back(++read, std::move(line));
+            lineQueued.notify_one();
+        }
         if (!more) break;
-        queue.emplace_back(++read, std::move(line));
-        changed.notify_all();
     }
     closed = true;
-    changed.notify_all();
+    lineQueued.notify_all();
     // The rest: every line read, or after a failure, the lines before it (those in flight end first).
     for (;;) {
-        changed.wait(lock, [&] { return finished.count(printed + 1) > 0 || ((queue.empty() || failed) && inFlight == 0); });
+        readerNeeded.wait(lock, [&] { return finished.count(printed + 1) > 0 || ((queue.empty() || failed) && inFlight == 0); });
         printReady(lock);
         if (error || ((queue.empty() || failed) && inFlight == 0 && finished.count(printed + 1) == 0)) break;
     }
