@@ -37,6 +37,8 @@ private Q_SLOTS:
     void translateFromAuto();
     void translateBatchMatchesOneAtATime_data();
     void translateBatchMatchesOneAtATime();
+    void translateBatchStopsAtABadLine_data();
+    void translateBatchStopsAtABadLine();
     void hunyuanGenerateMatchesReference_data();
     void hunyuanGenerateMatchesReference();
     void hunyuanTokenizeAndLogits();
@@ -651,6 +653,39 @@ void TestCli::translateBatchMatchesOneAtATime() {
     const auto alone = translate({"--batch", "1"});
     QCOMPARE(alone.count('\n'), 24);
     QCOMPARE(translate(batch), alone);
+}
+
+void TestCli::translateBatchStopsAtABadLine_data() {
+    QTest::addColumn<QStringList>("batch");
+    QTest::addColumn<int>("badLine");
+    for (const char* batch : {"1", "4", "16"})
+        for (int bad : {1, 5, 40})
+            QTest::addRow("--batch %s, line %d", batch, bad) << QStringList{"--batch", batch} << bad;
+}
+
+// A line that cannot be translated (not UTF-8) ends the run with its error and exit code 1, after the lines before it
+// are printed in order; none after it is printed, whatever ran beside it.
+void TestCli::translateBatchStopsAtABadLine() {
+    QFETCH(QStringList, batch);
+    QFETCH(int, badLine);
+    const QString model = DRAGOMAN_TEST_FIXTURES "/marian-tiny";
+    QByteArray input;
+    for (int i = 1; i <= 48; ++i)
+        input += i == badLine ? QByteArray("Good \xff\xfe morning.\n") : "Line " + QByteArray::number(i) + " is here.\n";
+    QProcess process;
+    process.start(qEnvironmentVariable("DRAGOMAN_CLI"), QStringList{"translate", "--model", model, "--from", "en", "--to", "de"} + batch);
+    process.write(input);
+    process.closeWriteChannel();
+    QVERIFY(process.waitForFinished(120000));
+    QCOMPARE(process.exitCode(), 1);
+    QVERIFY2(process.readAllStandardError().contains("not valid UTF-8"), "the error names the cause");
+    QProcess alone;
+    alone.start(qEnvironmentVariable("DRAGOMAN_CLI"), QStringList{"translate", "--model", model, "--from", "en", "--to", "de"});
+    alone.write(input.left(input.indexOf("Good \xff")));
+    alone.closeWriteChannel();
+    QVERIFY(alone.waitForFinished(120000));
+    QCOMPARE(alone.exitCode(), 0);
+    QCOMPARE(process.readAllStandardOutput(), alone.readAllStandardOutput());  // the lines before it, in order
 }
 
 void TestCli::hunyuanGenerateMatchesReference_data() {
