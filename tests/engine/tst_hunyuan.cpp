@@ -368,31 +368,39 @@ void TestHunyuan::concurrentSessionsShareSteps() {
     const auto& network = *model.causal();
     const auto c = batchCase(model, 6, fixture.endsWith("f32") && !std::getenv("DRAGOMAN_TEST_FIXTURES"));
     // Together, every session's first token waits for the others' (a tiny model could end one before the next starts).
-    std::latch started(static_cast<std::ptrdiff_t>(c.prompts.size()));
-    auto generate = [&](std::size_t r, StepBatcher* batcher) {
+    auto generate = [&](std::size_t r, StepBatcher* batcher, std::latch* started) {
         c10::InferenceMode guard;
         const std::int64_t maxNew = 4 + 2 * static_cast<std::int64_t>(r);
         CausalSession session(network, c.prompts[r], maxNew, {}, c.adapters[r], batcher);
         SearchOptions options{maxNew, {}, nullptr, {}};
         if (batcher)
-            options.onToken = [&, first = true](TokenId) mutable {
-                if (std::exchange(first, false)) started.arrive_and_wait();
+            options.onToken = [started, first = true](TokenId) mutable {
+                if (std::exchange(first, false)) started->arrive_and_wait();
                 return true;
             };
         return sample ? sampleSearch(session, c.prompts[r], options, {0.8, 0.9, 20, 7 + r}) : greedySearch(session, c.prompts[r], options);
     };
-    std::vector<std::vector<TokenId>> expected, got(c.prompts.size());
+    std::vector<std::vector<TokenId>> expected;
     for (std::size_t r = 0; r < c.prompts.size(); ++r)
-        expected.push_back(generate(r, nullptr));
-    StepBatcher batcher(causalSteps(network));
-    std::vector<std::thread> threads;
-    for (std::size_t r = 0; r < c.prompts.size(); ++r)
-        threads.emplace_back([&, r] { got[r] = generate(r, &batcher); });
-    for (auto& t : threads)
-        t.join();
-    for (std::size_t r = 0; r < c.prompts.size(); ++r)
-        QCOMPARE(nlohmann::json(got[r]).dump(), nlohmann::json(expected[r]).dump());
-    QVERIFY2(batcher.counts().widest > 1, "no step ran for two sessions");
+        expected.push_back(generate(r, nullptr, nullptr));
+    // Whether two sessions meet in a step depends on their threads having cores at the same moments: on a machine
+    // busy with other tests, a session can be held up past the batcher's patience at every step of so short a
+    // generation. The outputs must equal the solo ones every time; a shared step must come within a few tries.
+    std::int64_t widest = 0;
+    for (int attempt = 0; attempt < 5 && widest < 2; ++attempt) {
+        std::latch started(static_cast<std::ptrdiff_t>(c.prompts.size()));
+        StepBatcher batcher(causalSteps(network));
+        std::vector<std::vector<TokenId>> got(c.prompts.size());
+        std::vector<std::thread> threads;
+        for (std::size_t r = 0; r < c.prompts.size(); ++r)
+            threads.emplace_back([&, r] { got[r] = generate(r, &batcher, &started); });
+        for (auto& t : threads)
+            t.join();
+        for (std::size_t r = 0; r < c.prompts.size(); ++r)
+            QCOMPARE(nlohmann::json(got[r]).dump(), nlohmann::json(expected[r]).dump());
+        widest = batcher.counts().widest;
+    }
+    QVERIFY2(widest > 1, "no step ran for two sessions in five tries");
 }
 
 void TestHunyuan::batchedGreedyEqualsGreedyAlone_data() {
