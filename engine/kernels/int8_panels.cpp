@@ -98,7 +98,8 @@ struct PanelEpilogue {
 // `ahead` (or null): a panel fetched into L2 meanwhile, one depth group's four lines per group.
 template <int R>
 DRAGOMAN_PANELS_VNNI void panelTile(const QuantizedRows& x, std::int64_t r0, const std::uint8_t* panel, std::int64_t groups,
-                                    std::int64_t columns, float* y, std::int64_t ldy, const PanelEpilogue& e, const std::uint8_t* ahead) {
+                                    std::int64_t columns, float* y, std::int64_t ldy, const PanelEpilogue& e, const std::uint8_t* ahead,
+                                    const char* side, std::int64_t sideLines) {
     __m512i acc[R][4];
 #pragma GCC unroll 6
     for (int r = 0; r < R; ++r)
@@ -112,6 +113,7 @@ DRAGOMAN_PANELS_VNNI void panelTile(const QuantizedRows& x, std::int64_t r0, con
 #pragma GCC unroll 4
             for (int q = 0; q < 4; ++q)
                 _mm_prefetch(reinterpret_cast<const char*>(ahead + d * kGroupBytes + q * 64), _MM_HINT_T1);
+            if (d < sideLines) _mm_prefetch(side + d * 64, _MM_HINT_T1);
         }
         __m512i weights[4];
 #pragma GCC unroll 4
@@ -148,16 +150,16 @@ DRAGOMAN_PANELS_VNNI void panelTile(const QuantizedRows& x, std::int64_t r0, con
 // not six and a two-row tile that loads the panel's four vectors for every two broadcasts.
 DRAGOMAN_PANELS_VNNI void panelProductsVnni(const QuantizedRows& x, std::int64_t m, const std::uint8_t* panel, std::int64_t k,
                                             std::int64_t columns, float* y, std::int64_t ldy, const PanelEpilogue& e,
-                                            const std::uint8_t* ahead) {
+                                            const std::uint8_t* ahead, const char* side, std::int64_t sideLines) {
     using Tile = void (*)(const QuantizedRows&, std::int64_t, const std::uint8_t*, std::int64_t, std::int64_t, float*, std::int64_t,
-                          const PanelEpilogue&, const std::uint8_t*);
+                          const PanelEpilogue&, const std::uint8_t*, const char*, std::int64_t);
     static constexpr Tile kTiles[kRowsPerTile + 1] = {nullptr,      panelTile<1>, panelTile<2>, panelTile<3>,
                                                       panelTile<4>, panelTile<5>, panelTile<6>};
     const std::int64_t groups = depthGroups(k);
     const std::int64_t tiles = (m + kRowsPerTile - 1) / kRowsPerTile;
     for (std::int64_t t = 0, r = 0; t < tiles; ++t, ahead = nullptr) {
         const std::int64_t rows = (m - r + tiles - t - 1) / (tiles - t);  // the rest's share, rounded up
-        kTiles[rows](x, r, panel, groups, columns, y + r * ldy, ldy, e, ahead);
+        kTiles[rows](x, r, panel, groups, columns, y + r * ldy, ldy, e, ahead, side, ahead ? sideLines : 0);
         r += rows;
     }
 }
@@ -242,7 +244,35 @@ void panelProducts(const QuantizedRows& x, std::int64_t m, const std::uint8_t* p
         e.scale = epilogue->scale ? epilogue->scale + (e.perTensor ? 0 : first) : nullptr;
         e.bias = epilogue->bias ? epilogue->bias + first : nullptr;
     }
-    panelProductsVnni(x, m, panel, k, columns, y, ldy, e, ahead);
+    // The feed's lines go with the next panel's, a line per depth group of the first tile.
+    const auto [side, lines] = ahead ? threadLineFeed().take(depthGroups(k)) : std::pair<const char*, std::int64_t>{nullptr, 0};
+    panelProductsVnni(x, m, panel, k, columns, y, ldy, e, ahead, side, lines);
+}
+
+void LineFeed::reset() {
+    ranges_.clear();
+    next_ = 0;
+}
+
+void LineFeed::add(const void* data, std::size_t bytes) {
+    const auto* start = static_cast<const char*>(data);
+    if (bytes > 0) ranges_.emplace_back(start, start + bytes);
+}
+
+std::pair<const char*, std::int64_t> LineFeed::take(std::int64_t lines) {
+    if (next_ >= ranges_.size() || lines <= 0) return {nullptr, 0};
+    auto& [start, end] = ranges_[next_];
+    const auto available = (end - start + 63) / 64;
+    const auto n = std::min<std::int64_t>(lines, available);
+    const char* run = start;
+    start += n * 64;
+    if (start >= end) ++next_;
+    return {run, n};
+}
+
+LineFeed& threadLineFeed() {
+    thread_local LineFeed feed;
+    return feed;
 }
 
 void Int8Panels::Free::operator()(std::uint8_t* p) const {

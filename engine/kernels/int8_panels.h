@@ -7,8 +7,11 @@
 // A panel is made from weight rows as mapped (packPanel), either once per weight (Int8Panels, what a layer keeps) or
 // per call into a thread's scratch (the products amortize it over the rows). The integer sums are the one-row
 // kernel's exactly (integers add in any order), so a row's outputs are bit-identical on either side.
+#include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <utility>
+#include <vector>
 
 namespace dragoman::kernels {
 
@@ -51,6 +54,23 @@ void packPanel(const std::int8_t* w, std::int64_t k, std::int64_t first, std::in
 void panelProducts(const QuantizedRows& x, std::int64_t m, const std::uint8_t* panel, std::int64_t k, std::int64_t columns, float* y,
                    std::int64_t ldy, const ChannelEpilogue* epilogue = nullptr, std::int64_t first = 0,
                    const std::uint8_t* ahead = nullptr);
+
+// Memory the calling thread reads soon (a decoding step's next layer's cached keys and values), fetched into L2 by its
+// panel products one line per depth group of a panel's first tile: spread over the products' work, where a loop of
+// prefetches stalls on the fetches in flight. Ranges are read in order; a range may be freed before it is fetched
+// (a prefetch never faults), but reset() drops them once they are no longer wanted.
+class LineFeed {
+public:
+    void reset();
+    void add(const void* data, std::size_t bytes);
+    // The next run of up to `lines` contiguous lines: its start and length (null and 0 once everything is taken).
+    std::pair<const char*, std::int64_t> take(std::int64_t lines);
+
+private:
+    std::vector<std::pair<const char*, const char*>> ranges_;
+    std::size_t next_ = 0;
+};
+LineFeed& threadLineFeed();
 
 // Every panel of a weight [n, k], made once: what a layer that runs many-row products keeps beside its mapped codes.
 class Int8Panels {

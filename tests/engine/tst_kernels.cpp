@@ -203,6 +203,7 @@ private Q_SLOTS:
     void parallelForCoversEveryIndexOnce();
     void rowsSplitIntoEvenParts_data();
     void rowsSplitIntoEvenParts();
+    void lineFeedHandsOutItsRangesInOrder();
     void partsRunOnThePoolAndRethrow();
     void kernelThreadsDoNotYieldToRequests();
     void blasThreadsFollowProductSize_data();
@@ -1347,6 +1348,36 @@ void TestKernels::rowsSplitIntoEvenParts_data() {
 }
 
 // Parts of consecutive sequences, about equal in rows, none under the least; no split where that cannot be.
+// A thread's line feed gives its ranges' lines out in order, a contiguous run at a time (never across two ranges),
+// a range's last line even where it is partly the range's; reset() drops what is left.
+void TestKernels::lineFeedHandsOutItsRangesInOrder() {
+    std::vector<char> memory(4096);
+    auto& feed = kernels::threadLineFeed();
+    feed.reset();
+    feed.add(memory.data(), 200);         // 4 lines, the last partly
+    feed.add(memory.data() + 1024, 0);    // nothing
+    feed.add(memory.data() + 2048, 640);  // 10 lines
+    const auto run = [&](std::int64_t lines) {
+        const auto [start, count] = feed.take(lines);
+        return std::pair<std::ptrdiff_t, std::int64_t>{start ? start - memory.data() : -1, count};
+    };
+    QCOMPARE(run(3), (std::pair<std::ptrdiff_t, std::int64_t>{0, 3}));
+    QCOMPARE(run(3), (std::pair<std::ptrdiff_t, std::int64_t>{192, 1}));
+    QCOMPARE(run(6), (std::pair<std::ptrdiff_t, std::int64_t>{2048, 6}));
+    QCOMPARE(run(0), (std::pair<std::ptrdiff_t, std::int64_t>{-1, 0}));
+    QCOMPARE(run(6), (std::pair<std::ptrdiff_t, std::int64_t>{2048 + 384, 4}));
+    QCOMPARE(run(6), (std::pair<std::ptrdiff_t, std::int64_t>{-1, 0}));
+    feed.add(memory.data(), 128);
+    feed.reset();
+    QCOMPARE(run(6), (std::pair<std::ptrdiff_t, std::int64_t>{-1, 0}));
+    // Another thread's feed is its own.
+    feed.add(memory.data(), 64);
+    std::int64_t elsewhere = -1;
+    std::thread([&] { elsewhere = kernels::threadLineFeed().take(4).second; }).join();
+    QCOMPARE(elsewhere, std::int64_t(0));
+    QCOMPARE(run(4), (std::pair<std::ptrdiff_t, std::int64_t>{0, 1}));
+}
+
 void TestKernels::rowsSplitIntoEvenParts() {
     QFETCH(QList<qint64>, rows);
     QFETCH(qint64, parts);
