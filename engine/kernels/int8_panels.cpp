@@ -159,7 +159,8 @@ DRAGOMAN_PANELS_VNNI void panelProductsVnni(const QuantizedRows& x, std::int64_t
     const std::int64_t tiles = (m + kRowsPerTile - 1) / kRowsPerTile;
     for (std::int64_t t = 0, r = 0; t < tiles; ++t, ahead = nullptr) {
         const std::int64_t rows = (m - r + tiles - t - 1) / (tiles - t);  // the rest's share, rounded up
-        kTiles[rows](x, r, panel, groups, columns, y + r * ldy, ldy, e, ahead, side, ahead ? sideLines : 0);
+        // The first tile alone fetches `ahead` and the side lines (a tile fetches those only with `ahead`).
+        kTiles[rows](x, r, panel, groups, columns, y + r * ldy, ldy, e, ahead, side, sideLines);
         r += rows;
     }
 }

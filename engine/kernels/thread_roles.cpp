@@ -17,15 +17,14 @@ YieldToKernelThreads::~YieldToKernelThreads() {
 }
 
 void runAsKernelThread() {
+#ifdef SCHED_BATCH
     int policy = 0;
     sched_param parameters{};
-    if (pthread_getschedparam(pthread_self(), &policy, &parameters) != 0 || policy == SCHED_OTHER) return;
-#ifdef SCHED_BATCH
     // Only a yielding policy is undone: a real-time one was asked for by whoever runs the process.
-    if (policy != SCHED_BATCH) return;
-#endif
+    if (pthread_getschedparam(pthread_self(), &policy, &parameters) != 0 || policy != SCHED_BATCH) return;
     const sched_param none{};
     pthread_setschedparam(pthread_self(), SCHED_OTHER, &none);
+#endif
 }
 
 int threadPolicy() {
