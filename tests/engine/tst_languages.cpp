@@ -2,13 +2,16 @@
 // (sourceLanguageFor), and what a model folder offers without loading it (modelLanguages), which must be what the
 // loaded model says.
 #include "dragoman.h"
+#include "text/sentence_splitter.h"
 
 #include <QElapsedTimer>
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <atomic>
 #include <filesystem>
 #include <fstream>
+#include <thread>
 
 using namespace dragoman;
 
@@ -46,6 +49,9 @@ private Q_SLOTS:
     void tellsNothingFromTooLittle_data();
     void tellsNothingFromTooLittle();
     void detectsLongAndBrokenText();
+    void splitsSentences_data();
+    void splitsSentences();
+    void splitsSentencesOnManyThreads();
     void sourceForAModel_data();
     void sourceForAModel();
     void folderLanguagesAreTheLoadedModels_data();
@@ -137,6 +143,64 @@ void TestLanguages::tellsNothingFromTooLittle() {
 
 // A document's worth of text is cut to what the detector needs (quickly); invalid UTF-8 is detected on the valid
 // part before it, and never read past.
+// splitSentences (text/sentence_splitter.h): ICU's sentence breaks for the source's locale, each sentence trimmed.
+void TestLanguages::splitsSentences_data() {
+    QTest::addColumn<QString>("paragraph");
+    QTest::addColumn<QString>("locale");
+    QTest::addColumn<QStringList>("sentences");
+    QTest::newRow("two") << "Where is the station? The weather is nice today."
+                         << "en" << QStringList{"Where is the station?", "The weather is nice today."};
+    QTest::newRow("one, padded") << "  One sentence without a stop  "
+                                 << "en" << QStringList{"One sentence without a stop"};
+    QTest::newRow("blank") << " \t "
+                           << "en" << QStringList{};
+    QTest::newRow("empty") << ""
+                           << "en" << QStringList{};
+    QTest::newRow("german") << "Das ist gut. Wirklich? Ja!"
+                            << "de" << QStringList{"Das ist gut.", "Wirklich?", "Ja!"};
+    QTest::newRow("chinese") << "今天天气很好。我们去公园吧！"
+                             << "zh" << QStringList{"今天天气很好。", "我们去公园吧！"};
+    QTest::newRow("unknown locale") << "First. Second."
+                                    << "xx-unknown" << QStringList{"First.", "Second."};
+}
+
+void TestLanguages::splitsSentences() {
+    QFETCH(QString, paragraph);
+    QFETCH(QString, locale);
+    QFETCH(QStringList, sentences);
+    // Twice, the second time after a paragraph of another locale: the thread's iterator is made again for it.
+    for (int pass = 0; pass < 2; ++pass) {
+        QStringList got;
+        for (const auto& sentence : splitSentences(paragraph.toStdString(), locale.toStdString()))
+            got << QString::fromStdString(sentence);
+        QCOMPARE(got, sentences);
+        QCOMPARE(splitSentences("A. B.", locale == "fr" ? "de" : "fr").size(), std::size_t{2});
+    }
+}
+
+// Threads splitting at once, each alternating locales, get what one thread gets (each has its own iterator).
+void TestLanguages::splitsSentencesOnManyThreads() {
+    const std::vector<std::pair<std::string, std::string>> cases{{"Where is the station? The weather is nice today.", "en"},
+                                                                 {"Das ist gut. Wirklich? Ja!", "de"},
+                                                                 {"今天天气很好。我们去公园吧！", "zh"}};
+    std::vector<std::vector<std::string>> expected;
+    for (const auto& [text, locale] : cases)
+        expected.push_back(splitSentences(text, locale));
+    std::atomic<int> wrong{0};
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 4; ++t)
+        threads.emplace_back([&, t] {
+            for (int i = 0; i < 300; ++i) {
+                const auto c = static_cast<std::size_t>((i + t) % 3);
+                if (splitSentences(cases[c].first, cases[c].second) != expected[c]) ++wrong;
+            }
+        });
+    for (auto& thread : threads)
+        thread.join();
+    QCOMPARE(wrong.load(), 0);
+    QCOMPARE(expected[2].size(), std::size_t{2});
+}
+
 void TestLanguages::detectsLongAndBrokenText() {
     std::string german;
     while (german.size() < 8 * 1024 * 1024)
