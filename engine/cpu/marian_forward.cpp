@@ -66,9 +66,9 @@ const kernels::Int8Panels* madePanels(const BiasedMatrix& m) {
     return m.panels->panels.get();
 }
 
-const kernels::Int8Panels* panelsFor(const BiasedMatrix& m, std::int64_t rows) {
-    if (!m.panels || rows < kernels::kPanelRows) return nullptr;
-    return madePanels(m);
+// Kept panels serve every row count (int8_activation_gemm.h: a row reads them faster than the mapped codes).
+const kernels::Int8Panels* panelsFor(const BiasedMatrix& m) {
+    return m.panels ? madePanels(m) : nullptr;
 }
 
 // The requests' cached keys and values of decoder layer `layer` (the positions a step will read), queued on the calling
@@ -186,8 +186,8 @@ void MarianForward::linear(const float* x, std::int64_t rows, const BiasedMatrix
                            float* y, Scratch& s) const {
     const auto epilogue = epilogueOf(m);
     if (m.w.int8Activations) {
-        kernels::int8ActivationMatmulTransposed(x, static_cast<const std::int8_t*>(m.w.data), y, rows, m.w.rows, m.w.cols,
-                                                panelsFor(m, rows), &epilogue);
+        kernels::int8ActivationMatmulTransposed(x, static_cast<const std::int8_t*>(m.w.data), y, rows, m.w.rows, m.w.cols, panelsFor(m),
+                                                &epilogue);
     } else {
         project(x, rows, m.w, y, false);
         if (epilogue.scale || epilogue.bias) kernels::scaleAndBiasRows(y, rows, m.w.rows, epilogue);
@@ -211,7 +211,7 @@ void MarianForward::linears(const float* x, std::int64_t rows, std::initializer_
     auto y = ys.begin();
     for (const auto* m : ms) {
         epilogues.push_back(epilogueOf(*m));
-        products.push_back({static_cast<const std::int8_t*>(m->w.data), m->w.rows, *y++, panelsFor(*m, rows), &epilogues.back()});
+        products.push_back({static_cast<const std::int8_t*>(m->w.data), m->w.rows, *y++, panelsFor(*m), &epilogues.back()});
     }
     kernels::int8ActivationProducts(x, rows, (*ms.begin())->w.cols, products.data(), products.size());
     y = ys.begin();

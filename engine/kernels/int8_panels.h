@@ -19,7 +19,8 @@ struct ChannelEpilogue;  // kernels/channel_epilogue.h
 
 // Columns per panel, and the bytes of a panel of depth k.
 constexpr std::int64_t kPanelColumns = 64;
-// From this many rows on the products take panels (fewer rows: the one-row kernel, which reads the weights as mapped).
+// From this many rows on the products take panels, made per call where a weight keeps none (fewer rows take the
+// panels a weight keeps, else the one-row kernel, which reads the weights as mapped).
 constexpr std::int64_t kPanelRows = 4;
 std::int64_t panelBytes(std::int64_t k);
 

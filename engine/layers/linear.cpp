@@ -267,8 +267,8 @@ void Linear::keepPanels() {
         panels_ = std::make_shared<KeptPanels>();
 }
 
-const kernels::Int8Panels* Linear::panelsFor(std::int64_t rows) const {
-    if (!panels_ || rows < kernels::kPanelRows) return nullptr;
+const kernels::Int8Panels* Linear::panelsFor() const {
+    if (!panels_) return nullptr;
     std::call_once(panels_->made, [&] {
         panels_->panels = std::make_unique<kernels::Int8Panels>(weight_.data_ptr<std::int8_t>(), weight_.size(0), weight_.size(1));
     });
@@ -280,7 +280,7 @@ torch::Tensor Linear::operator()(const torch::Tensor& x, const LoraSet* lora) co
         // The adapter's delta (kept in floating point) reads the rows as they are, as PEFT's LoRA layer does.
         if (!placement_.onCpuKernels())
             return withDelta(scaled(ops::libtorchProject(ops::fakeQuantizedPerToken(x), weight_), true), x, lora);
-        const auto* panels = panelsFor(x.numel() / std::max<std::int64_t>(1, in()));
+        const auto* panels = panelsFor();
         // The scale and bias applied as the products are stored, where the kernel can (one pass less).
         if (const auto epilogue = channelEpilogue(true))
             return withDelta(ops::projectInt8Activations(x, weight_, panels, &*epilogue), x, lora);
@@ -337,7 +337,7 @@ std::vector<torch::Tensor> Linear::manyInt8Activations(const torch::Tensor& x, c
         const auto* l = layers[i];
         out.push_back(torch::empty({m, l->weight_.size(0)}, torch::kFloat32));
         products.push_back(
-            {l->weight_.data_ptr<std::int8_t>(), l->weight_.size(0), out.back().data_ptr<float>(), l->panelsFor(m), &*epilogues[i]});
+            {l->weight_.data_ptr<std::int8_t>(), l->weight_.size(0), out.back().data_ptr<float>(), l->panelsFor(), &*epilogues[i]});
     }
     kernels::int8ActivationProducts(rows.data_ptr<float>(), m, k, products.data(), products.size());
     for (std::size_t i = 0; i < layers.size(); ++i)

@@ -88,7 +88,8 @@ private:
     std::optional<kernels::ChannelEpilogue> channelEpilogue(bool withBias) const;
     void widenBiasOfEightBit();
 
-    const kernels::Int8Panels* panelsFor(std::int64_t rows) const;
+    // The panels kept (keepPanels), made on first use; every row count reads them (kernels/int8_activation_gemm.h).
+    const kernels::Int8Panels* panelsFor() const;
     // many() for W8A8 layers on the CPU kernels; empty where they are not all such.
     static std::vector<torch::Tensor> manyInt8Activations(const torch::Tensor& x, const std::vector<const Linear*>& layers,
                                                           const LoraSet* lora);

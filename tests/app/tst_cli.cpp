@@ -29,6 +29,7 @@ private Q_SLOTS:
     void benchTranslateTimesTheRealTranslation();
     void benchWeightsComparesCopiesSideBySide();
     void benchKernelsMeasuresAgainstThePeak();
+    void benchLimitsMeasuresTheMachine();
     void loadIsLoggedWithModelId();
     void generateMatchesReference_data();
     void generateMatchesReference();
@@ -488,8 +489,10 @@ void TestCli::benchKernelsMeasuresAgainstThePeak() {
     for (const auto& p : products) {
         const auto product = p.toObject();
         QVERIFY(product.value("one_row_gmacs").toDouble() > 0);
-        const bool panelled = json.value("panels").toBool() && product.value("m").toInt() >= 4;
+        // Kept panels serve every row count; panels made per call, four rows on.
+        const bool panelled = json.value("panels").toBool();
         QCOMPARE(product.contains("panels_kept_gmacs"), panelled);
+        QCOMPARE(product.contains("panels_per_call_gmacs"), panelled && product.value("m").toInt() >= 4);
         if (panelled) QVERIFY(product.value("kept_of_peak").toDouble() > 0 && product.value("kept_vs_one_row").toDouble() > 0);
     }
     const auto attention = json.value("attention").toArray();
@@ -497,6 +500,32 @@ void TestCli::benchKernelsMeasuresAgainstThePeak() {
     for (const auto& a : attention)
         QVERIFY(a.toObject().value("ns_per_key_and_head").toDouble() > 0);
     QCOMPARE(run({"bench", "kernels", "--rounds", "0"}).code, 2);
+}
+
+// bench limits: the vpdpbusd peak (where the CPU has it) and the read bandwidth over each buffer asked for, as
+// tests/bench/batch_translate.sh sets a run against them; a size out of range is a usage error.
+void TestCli::benchLimitsMeasuresTheMachine() {
+    const auto result = run({"bench", "limits", "--read", "4194304", "--read", "67108864", "--json"});
+    QVERIFY2(result.code == 0, qPrintable(result.err));
+    const auto json = QJsonDocument::fromJson(result.out.toUtf8()).object();
+    QVERIFY(json.value("threads").toInt() >= 1);
+    // The peak is there where the W8A8 products run on VNNI (as bench kernels reports them), 0 elsewhere.
+    const auto kernels = QJsonDocument::fromJson(run({"bench", "kernels", "--rounds", "1", "--json"}).out.toUtf8()).object();
+    QCOMPARE(json.value("vnni_peak_gmacs").toDouble() > 0, kernels.value("w8a8_kernel").toString() == "avx512-vnni");
+    const auto read = json.value("read").toArray();
+    QCOMPARE(read.size(), 2);
+    QCOMPARE(read[0].toObject().value("bytes").toDouble(), 4194304.0);
+    QCOMPARE(read[1].toObject().value("bytes").toDouble(), 67108864.0);
+    for (const auto& r : read)
+        QVERIFY(r.toObject().value("gbs").toDouble() > 0);
+    const auto text = run({"bench", "limits", "--read", "1048576"});
+    QCOMPARE(text.code, 0);
+    QVERIFY2(text.out.contains("reading 1.0 MB:") && text.out.contains("GB/s"), qPrintable(text.out));
+    for (const char* bad : {"100", "-5", "lots"}) {
+        const auto refused = run({"bench", "limits", "--read", bad});
+        QCOMPARE(refused.code, 2);
+        QVERIFY2(refused.err.contains("--read"), qPrintable(refused.err));
+    }
 }
 
 void TestCli::loadIsLoggedWithModelId() {

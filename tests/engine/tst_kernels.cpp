@@ -671,7 +671,8 @@ void TestKernels::int8ActivationProductsMatchReference_data() {
             for (int k : {64, 100, 384})
                 QTest::addRow("m%d_n19_k%d_at%d", m, k, offset) << m << 19 << k << offset << "random";
     for (const char* rows : {"zero", "nan", "spike"})
-        QTest::addRow("%s row", rows) << 5 << 17 << 384 << 8 << QString(rows);
+        for (int m : {2, 5})
+            QTest::addRow("%s row of %d", rows, m) << m << 17 << 384 << 8 << QString(rows);
 }
 
 // W8A8 products (int8_activation_gemm.h) equal libtorch's computation of the same semantics bit for bit, on whichever

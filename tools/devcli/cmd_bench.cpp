@@ -7,6 +7,9 @@
 #include "devcli/load_baselines.h"
 #include "devcli/weights_bench.h"
 #include "io/checkpoint.h"
+#include "kernels/int8_panels.h"
+#include "kernels/stream_read.h"
+#include "kernels/thread_pool.h"
 #include "kernels/threads.h"
 #include "load/model_loader.h"
 #include "load/page_in.h"
@@ -331,16 +334,56 @@ int benchKernels(const QStringList& args) {
     for (const auto& p : out["products"]) {
         text += fmt::format("  {} x {} x {}: one-row {:.0f} GMAC/s", p["m"].get<std::int64_t>(), p["n"].get<std::int64_t>(),
                             p["k"].get<std::int64_t>(), p["one_row_gmacs"].get<double>());
+        if (p.contains("panels_per_call_gmacs")) text += fmt::format(", panels per call {:.0f}", p["panels_per_call_gmacs"].get<double>());
         if (p.contains("panels_kept_gmacs"))
-            text += fmt::format(", panels per call {:.0f}, kept {:.0f} ({:.2f}x one-row, {:.2f} of the peak), kept and streamed {:.0f}",
-                                p["panels_per_call_gmacs"].get<double>(), p["panels_kept_gmacs"].get<double>(),
-                                p["kept_vs_one_row"].get<double>(), p.value("kept_of_peak", 0.0), p["panels_streamed_gmacs"].get<double>());
+            text += fmt::format(", kept {:.0f} ({:.2f}x one-row, {:.2f} of the peak), kept and streamed {:.0f}",
+                                p["panels_kept_gmacs"].get<double>(), p["kept_vs_one_row"].get<double>(), p.value("kept_of_peak", 0.0),
+                                p["panels_streamed_gmacs"].get<double>());
         text += "\n";
     }
     for (const auto& a : out["attention"])
         text += fmt::format("  attention, {} requests x {} heads of {} over {} keys: {:.1f} ns per key and head\n",
                             a["requests"].get<int>(), a["heads"].get<int>(), a["head_dim"].get<int>(), a["keys"].get<std::int64_t>(),
                             a["ns_per_key_and_head"].get<double>());
+    print(text);
+    return kExitOk;
+}
+
+// The machine's own limits, for benchmarks that set a run against them (tests/bench/batch_translate.sh): the
+// vpdpbusd peak on every kernel thread, and the read bandwidth over buffers of given sizes (one the size of a model's
+// weights read each step stays in the last-level cache where it fits; a large one reads memory).
+int benchLimits(const QStringList& args) {
+    CommandLine cmd(QStringLiteral("dragoman-cli bench limits"),
+                    QStringLiteral("The vpdpbusd peak on every kernel thread and the read bandwidth over buffers of the given sizes."));
+    cmd.addOption(
+        {QStringLiteral("read"), QStringLiteral("Bytes of a buffer to read (repeatable; default 1 GiB)"), QStringLiteral("BYTES")});
+    cmd.addOption({QStringLiteral("json"), QStringLiteral("Print one JSON object")});
+    if (!cmd.parse(args)) return kExitOk;
+    std::vector<std::size_t> sizes;
+    for (const auto& value : cmd.values(QStringLiteral("read"))) {
+        bool ok = false;
+        const auto bytes = value.toLongLong(&ok);
+        if (!ok || bytes < 4096 || bytes > (std::int64_t{64} << 30))
+            throw UsageError("--read takes a size in bytes from 4096 to 64 GiB, not '" + value.toStdString() + "'");
+        sizes.push_back(static_cast<std::size_t>(bytes));
+    }
+    if (sizes.empty()) sizes.push_back(std::size_t{1} << 30);
+    configureThreads();
+    nlohmann::ordered_json out;
+    out["threads"] = static_cast<int>(dragoman::ThreadPool::shared().size());
+    out["vnni_peak_gmacs"] = kernels::vnniPeakMacsPerSecond() / 1e9;
+    out["read"] = nlohmann::json::array();
+    for (const auto bytes : sizes)
+        out["read"].push_back(
+            {{"bytes", bytes}, {"gbs", kernels::streamReadBandwidth(bytes, bytes < (std::size_t{256} << 20) ? 20 : 3) / 1e9}});
+    if (cmd.isSet("json")) {
+        print(out.dump() + "\n");
+        return kExitOk;
+    }
+    std::string text =
+        fmt::format("{} threads; vpdpbusd peak {:.0f} GMAC/s\n", out["threads"].get<int>(), out["vnni_peak_gmacs"].get<double>());
+    for (const auto& r : out["read"])
+        text += fmt::format("  reading {:.1f} MB: {:.1f} GB/s\n", r["bytes"].get<double>() / 1e6, r["gbs"].get<double>());
     print(text);
     return kExitOk;
 }
@@ -356,13 +399,15 @@ int runBench(const QStringList& args) {
     if (kind == "adapters") return benchAdapters(rest);
     if (kind == "weights") return benchWeights(rest);
     if (kind == "kernels") return benchKernels(rest);
+    if (kind == "limits") return benchLimits(rest);
     if (kind == "--help" || kind == "-h") {
         print(
             QStringLiteral("Usage: dragoman-cli bench load|generate|translate|adapters|weights --model M [--json] ...\n"
-                           "       dragoman-cli bench kernels [--rounds N] [--json]\n"));
+                           "       dragoman-cli bench kernels [--rounds N] [--json]\n"
+                           "       dragoman-cli bench limits [--read BYTES]... [--json]\n"));
         return kExitOk;
     }
-    throw UsageError(kind.isEmpty() ? "bench needs a kind: load, generate, translate, adapters, weights or kernels"
+    throw UsageError(kind.isEmpty() ? "bench needs a kind: load, generate, translate, adapters, weights, kernels or limits"
                                     : "unknown bench '" + kind.toStdString() + "'");
 }
 
