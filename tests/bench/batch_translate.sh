@@ -5,7 +5,7 @@
 #   tests/bench/batch_translate.sh [--rounds N] [--lines FILE] [--batch B] [--model M]
 # FILE defaults to the English side of ../shared/corpora/en-de.dev.tsv; each round prints both times and the
 # batcher's own account (steps, rows per step, time in steps and prompts), then the medians and their ratio, and
-# (for a Marian model) each size's physical floor on this machine, measured in the same run (`bench limits`): the
+# (for an int8 Marian model) each size's physical floor on this machine, measured in the same run (`bench limits`): the
 # products' multiply-adds at the vpdpbusd peak, and one-at-a-time steps reading the decoder's weights at the read
 # bandwidth over a buffer of their size (where it fits the last-level cache, that is what they read from). The
 # floors leave out attention, hand-offs and the process's start: what each size could take at best, and what their
@@ -38,12 +38,12 @@ export DRAGOMAN_MODELS="$work/store"
 shape="$(python3 - "$model/config.json" <<'PY'
 import json, sys
 c = json.load(open(sys.argv[1]))
-if c.get("model_type") != "marian": sys.exit(0)
+# W8A8 Marian models only: their products run on vpdpbusd, whose peak `bench limits` measures.
+if c.get("model_type") != "marian" or "quantization_config" not in c: sys.exit(0)
 d, v = c["d_model"], c.get("decoder_vocab_size") or c["vocab_size"]
 encoder = c["encoder_layers"] * (4 * d * d + 2 * d * c["encoder_ffn_dim"]) + c["decoder_layers"] * 2 * d * d  # + cross keys, values
 decoder = c["decoder_layers"] * (6 * d * d + 2 * d * c["decoder_ffn_dim"]) + v * d  # self q k v o, cross q o, ffn, output
-width = 1 if "quantization_config" in c else {"float32": 4, "bfloat16": 2, "float16": 2}.get(c.get("torch_dtype"), 4)
-print(encoder, decoder, decoder * width)
+print(encoder, decoder, decoder)  # one byte a weight
 PY
 )"
 limits() {  # the machine's limits now: vpdpbusd GMAC/s and GB/s reading the decoder's bytes
