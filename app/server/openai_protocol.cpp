@@ -24,7 +24,7 @@ std::string contentOf(const json& content, std::size_t index) {
     if (!content.is_array()) throw badField(field, "must be a string or a list of text parts");
     std::string text;
     for (const auto& part : content) {
-        if (!part.is_object() || part.value("type", "") != "text" || !part.contains("text") || !part["text"].is_string())
+        if (!part.is_object() || !part.contains("type") || part["type"] != "text" || !part.contains("text") || !part["text"].is_string())
             throw badField(field, "may hold only parts {\"type\": \"text\", \"text\": ...}");
         text += part["text"].get<std::string>();
     }
@@ -90,8 +90,12 @@ ChatCall parseChatCall(const std::string& body) {
         if (!j["stream"].is_boolean()) throw badField("stream", "must be true or false");
         call.stream = j["stream"].get<bool>();
     }
-    if (j.contains("stream_options") && j["stream_options"].is_object())
-        call.includeUsage = j["stream_options"].value("include_usage", false);
+    // include_usage null is unset, as OpenAI reads it; anything else but a boolean is refused by name.
+    if (j.contains("stream_options") && j["stream_options"].is_object() && j["stream_options"].contains("include_usage")) {
+        const auto& usage = j["stream_options"]["include_usage"];
+        if (!usage.is_null() && !usage.is_boolean()) throw badField("stream_options.include_usage", "must be true or false");
+        call.includeUsage = usage.is_boolean() && usage.get<bool>();
+    }
     call.maxTokens = optionalNumber<std::int64_t>(j, "max_completion_tokens");
     if (!call.maxTokens) call.maxTokens = optionalNumber<std::int64_t>(j, "max_tokens");
     if (call.maxTokens && *call.maxTokens < 1) throw badField("max_tokens", "must be at least 1");

@@ -203,6 +203,15 @@ void TestServe::streamedDeltasAddUp() {
     QCOMPARE(events.text, contentOf(whole));
     QCOMPARE(events.finishReason, QStringLiteral("stop"));
     QCOMPARE(events.usage["completion_tokens"].toInt(), whole.json()["usage"].toObject()["completion_tokens"].toInt());
+    // include_usage null is unset, as OpenAI reads it: the stream ends without a usage chunk.
+    auto unset = extra;
+    unset["stream_options"] = QJsonObject{{"include_usage", QJsonValue::Null}};
+    const auto plain = send(net_, "POST", marian_->url() + "/v1/chat/completions", chatBody("tuned", "The cat sleeps.", true, unset));
+    QCOMPARE(plain.status, 200);
+    const auto plainEvents = parseEvents(plain.body);
+    QVERIFY(plainEvents.done);
+    QVERIFY(!plainEvents.text.isEmpty());
+    QVERIFY(plainEvents.usage.isEmpty());
 }
 
 void TestServe::adapterIsChosenByModelName() {
@@ -362,6 +371,10 @@ void TestServe::errors_data() {
     QTest::newRow("content of the wrong type") << "POST"
                                                << "/v1/chat/completions"
                                                << QByteArray(R"({"model": "tuned", "messages": [{"role": "user", "content": 5}]})") << 400;
+    QTest::newRow("a content part whose type is a number")
+        << "POST"
+        << "/v1/chat/completions"
+        << QByteArray(R"({"model": "tuned", "messages": [{"role": "user", "content": [{"type": 5, "text": "Hi."}]}]})") << 400;
     QTest::newRow("invalid UTF-8") << "POST"
                                    << "/v1/chat/completions"
                                    << QByteArray("{\"model\": \"tuned\", \"messages\": [{\"role\": \"user\", \"content\": \"\xff\xfe\"}]}")
