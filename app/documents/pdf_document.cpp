@@ -6,34 +6,92 @@
 #include <QFile>
 #include <QString>
 
-#include <poppler-document.h>
-#include <poppler-global.h>
-#include <poppler-page.h>
+#include <dlfcn.h>
 
 #include <algorithm>
+#include <cstdint>
+#include <filesystem>
 #include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
 
 namespace dragoman::documents {
 namespace {
 
+// Poppler lives in libdragoman_pdf.so (documents/pdf_shim.cpp), opened at the first PDF: beside the program (an
+// installed tree), in the build tree's lib/, or where this build put it.
+struct PdfLibrary {
+    int (*text)(const char*, void (*)(const char*, void*), void*, char**, std::size_t*, char*, std::size_t) = nullptr;
+    void (*free)(char*) = nullptr;
+};
+
+const PdfLibrary& pdfLibrary() {
+    static PdfLibrary library;
+    static std::string failure;
+    static std::once_flag once;
+    std::call_once(once, [] {
+        std::vector<std::filesystem::path> candidates;
+        std::error_code ec;
+        const auto programDir = std::filesystem::read_symlink("/proc/self/exe", ec).parent_path();
+        if (!ec)
+            for (const auto& dir : {programDir, programDir.parent_path() / "lib", programDir.parent_path() / "lib" / "dragoman"})
+                candidates.push_back(dir / "libdragoman_pdf.so");
+#ifdef DRAGOMAN_PDF_SHIM_BUILD_PATH
+        candidates.emplace_back(DRAGOMAN_PDF_SHIM_BUILD_PATH);
+#endif
+        std::string tried;
+        for (const auto& candidate : candidates) {
+            if (!std::filesystem::exists(candidate, ec)) continue;
+            void* handle = ::dlopen(candidate.c_str(), RTLD_NOW | RTLD_LOCAL);
+            if (!handle) {
+                tried += std::string(" ") + ::dlerror();
+                continue;
+            }
+            library.text = reinterpret_cast<decltype(library.text)>(::dlsym(handle, "dragoman_pdf_text"));
+            library.free = reinterpret_cast<decltype(library.free)>(::dlsym(handle, "dragoman_pdf_free"));
+            if (library.text && library.free) return;
+            library = {};
+            tried += " " + candidate.string() + " lacks its entry points;";
+        }
+        failure = "cannot load libdragoman_pdf.so (PDF support)" + (tried.empty() ? std::string(": not installed") : tried);
+    });
+    if (!library.text) throw Error("internal", failure);
+    return library;
+}
+
+// The text of every page poppler opens. Poppler's complaints about the file go to the log (the user gets one clear
+// error).
+std::vector<QString> pdfPages(const QString& path) {
+    const auto& library = pdfLibrary();
+    char* text = nullptr;
+    std::size_t length = 0;
+    char error[512] = {0};
+    const auto log = [](const char* message, void*) { logMessage(LogLevel::Debug, std::string("poppler: ") + message); };
+    const int status = library.text(QFile::encodeName(path).constData(), log, nullptr, &text, &length, error, sizeof error);
+    if (status == 1) throw Error("input", path.toStdString() + " is not a readable PDF");
+    if (status == 2) throw Error("input", path.toStdString() + " is password-protected");
+    if (status != 0) throw Error("input", path.toStdString() + ": " + error);
+    const std::unique_ptr<char, void (*)(char*)> owned(text, library.free);
+    std::vector<QString> pages;
+    for (std::size_t at = 0; at + 8 <= length;) {
+        std::uint64_t size = 0;
+        for (int i = 7; i >= 0; --i)
+            size = size << 8 | static_cast<unsigned char>(text[at + static_cast<std::size_t>(i)]);
+        at += 8;
+        if (size > length - at) throw Error("internal", "libdragoman_pdf.so gave a page past the end of its text");
+        pages.push_back(QString::fromUtf8(text + at, static_cast<qsizetype>(size)));
+        at += static_cast<std::size_t>(size);
+    }
+    return pages;
+}
+
 SegmentedDocument segmentPdf(const QString& path) {
-    // Poppler reports parse problems on stderr; they belong in the log (the user gets one clear error).
-    static const bool quiet = [] {
-        poppler::set_debug_error_function([](const std::string& message, void*) { logMessage(LogLevel::Debug, "poppler: " + message); },
-                                          nullptr);
-        return true;
-    }();
-    (void)quiet;
-    std::unique_ptr<poppler::document> doc(poppler::document::load_from_file(QFile::encodeName(path).toStdString()));
-    if (!doc) throw Error("input", path.toStdString() + " is not a readable PDF");
-    if (doc->is_locked()) throw Error("input", path.toStdString() + " is password-protected");
+    const auto pages = pdfPages(path);
     SegmentWriter out;
     bool anyText = false;
-    for (int p = 0; p < doc->pages(); ++p) {
-        std::unique_ptr<poppler::page> page(doc->create_page(p));
-        if (!page) continue;
-        const auto bytes = page->text().to_utf8();
-        const auto lines = QString::fromUtf8(bytes.data(), static_cast<qsizetype>(bytes.size())).split('\n');
+    for (const auto& page : pages) {
+        const auto lines = page.split('\n');
         // Lines of one paragraph are joined (a hyphen at a line end joins without a space); blank lines part them.
         QString paragraph;
         auto flush = [&] {

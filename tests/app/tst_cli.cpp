@@ -45,6 +45,7 @@ private Q_SLOTS:
     void hunyuanTokenizeAndLogits();
     void hunyuanTranslateOptions();
     void translateFileContract();
+    void popplerOnlyForPdf();
     void formattedDocuments();
     void poFormatStringsAreChecked();
     void adaptersOnTheCommandLine();
@@ -818,6 +819,25 @@ void TestCli::adaptersOnTheCommandLine() {
     QCOMPARE(notAModel.code, 1);
     QVERIFY(notAModel.err.contains("is a LoRA adapter, not a model"));
     modelsDir_.clear();
+}
+
+// Poppler lives in libdragoman_pdf.so, opened at the first PDF (app/documents/pdf_shim.cpp): translating text loads
+// neither (the dynamic loader's own account of what it maps), translating a PDF loads both.
+void TestCli::popplerOnlyForPdf() {
+    QTemporaryDir dir;
+    const QString marian = QStringLiteral(DRAGOMAN_TEST_FIXTURES "/marian-tiny");
+    extraEnv_ = {{"LD_DEBUG", "files"}};
+    const auto text = run({"translate", "--model", marian, "--to", "de", "--text", "Good morning."});
+    QCOMPARE(text.code, 0);
+    QVERIFY2(text.err.contains("calling init:"), "LD_DEBUG gave no account of the libraries");
+    QVERIFY2(!text.err.contains("libpoppler") && !text.err.contains("libdragoman_pdf"), "poppler was loaded to translate text");
+    const auto input = dir.filePath("scan.pdf");
+    QVERIFY(QFile::copy(QStringLiteral(DRAGOMAN_TEST_FIXTURES "/documents/sample.pdf"), input));
+    const auto pdf = run({"translate-file", input, "--model", marian, "--to", "de"});
+    extraEnv_.clear();
+    QCOMPARE(pdf.code, 0);
+    QVERIFY2(pdf.err.contains("libdragoman_pdf.so") && pdf.err.contains("libpoppler-cpp"), "no poppler for a PDF");
+    QVERIFY(QFile::exists(dir.filePath("scan.de.txt")));
 }
 
 // translate-file IN --to L [--out PATH]: the output path on stdout, IN untouched, never an existing file,

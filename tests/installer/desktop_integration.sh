@@ -33,7 +33,7 @@ trap 'rm -rf "$work"' EXIT
 deb="$(ls "$work"/*.deb)"
 contents="$(dpkg-deb --contents "$deb")"
 for path in usr/bin/dragoman usr/bin/dragoman-cli usr/lib/dragoman/dragoman usr/lib/dragoman/dragoman-cli \
-    usr/lib/dragoman/libdragoman_spm.so usr/share/applications/dragoman.desktop \
+    usr/lib/dragoman/libdragoman_spm.so usr/lib/dragoman/libdragoman_pdf.so usr/share/applications/dragoman.desktop \
     usr/share/metainfo/io.github.dragoman.Dragoman.metainfo.xml usr/share/icons/hicolor/48x48/apps/dragoman.png \
     usr/share/icons/hicolor/scalable/apps/dragoman.svg usr/share/man/man1/dragoman-cli.1.gz usr/share/man/man1/dragoman.1.gz usr/share/doc/dragoman/copyright \
     usr/share/doc/dragoman/changelog.gz usr/share/dragoman/models/dragoman-en-de-zh/model.safetensors; do
