@@ -20,7 +20,7 @@ namespace dragoman::documents {
 namespace {
 
 // Poppler lives in libdragoman_pdf.so (documents/pdf_shim.cpp), opened at the first PDF: beside the program (an
-// installed tree), in the build tree's lib/, or where this build put it.
+// installed tree), in lib/dragoman above it, or where this build put it (as libdragoman_spm.so is found).
 struct PdfLibrary {
     int (*text)(const char*, void (*)(const char*, void*), void*, char**, std::size_t*, char*, std::size_t) = nullptr;
     void (*free)(char*) = nullptr;
@@ -35,7 +35,7 @@ const PdfLibrary& pdfLibrary() {
         std::error_code ec;
         const auto programDir = std::filesystem::read_symlink("/proc/self/exe", ec).parent_path();
         if (!ec)
-            for (const auto& dir : {programDir, programDir.parent_path() / "lib", programDir.parent_path() / "lib" / "dragoman"})
+            for (const auto& dir : {programDir, programDir.parent_path() / "lib" / "dragoman"})
                 candidates.push_back(dir / "libdragoman_pdf.so");
 #ifdef DRAGOMAN_PDF_SHIM_BUILD_PATH
         candidates.emplace_back(DRAGOMAN_PDF_SHIM_BUILD_PATH);

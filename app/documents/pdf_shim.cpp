@@ -51,7 +51,11 @@ __attribute__((visibility("default"))) int dragoman_pdf_text(const char* path, L
             return true;
         }();
         (void)quiet;
-        target = {log, context};
+        // The thread's log target, named for this call only, whichever way it ends.
+        struct Named {
+            Named(LogFunction log, void* context) { target = {log, context}; }
+            ~Named() { target = {}; }
+        } named(log, context);
         std::unique_ptr<poppler::document> doc(poppler::document::load_from_file(path));
         if (!doc) return 1;
         if (doc->is_locked()) return 2;
@@ -65,7 +69,6 @@ __attribute__((visibility("default"))) int dragoman_pdf_text(const char* path, L
                 pages += static_cast<char>(size & 0xFF);
             pages.append(bytes.data(), bytes.size());
         }
-        target = {};
         auto* copy = static_cast<char*>(std::malloc(pages.size() + 1));
         if (!copy) {
             tell("out of memory for the text of " + std::string(path), error, errorLength);
@@ -76,7 +79,6 @@ __attribute__((visibility("default"))) int dragoman_pdf_text(const char* path, L
         *length = pages.size();
         return 0;
     } catch (const std::exception& e) {
-        target = {};
         tell(e.what(), error, errorLength);
         return 3;
     }

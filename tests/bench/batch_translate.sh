@@ -43,12 +43,12 @@ if c.get("model_type") != "marian" or "quantization_config" not in c: sys.exit(0
 d, v = c["d_model"], c.get("decoder_vocab_size") or c["vocab_size"]
 encoder = c["encoder_layers"] * (4 * d * d + 2 * d * c["encoder_ffn_dim"]) + c["decoder_layers"] * 2 * d * d  # + cross keys, values
 decoder = c["decoder_layers"] * (6 * d * d + 2 * d * c["decoder_ffn_dim"]) + v * d  # self q k v o, cross q o, ffn, output
-print(encoder, decoder, decoder)  # one byte a weight
+print(encoder, decoder)  # multiply-adds a row; a step reads the decoder's as bytes, one a weight
 PY
 )"
 limits() {  # the machine's limits now: vpdpbusd GMAC/s and GB/s reading the decoder's bytes
     [[ -n "$shape" ]] || return 0
-    "$cli" bench limits --read "$(cut -d' ' -f3 <<<"$shape")" --json 2>/dev/null | python3 -c \
+    "$cli" bench limits --read "$(cut -d' ' -f2 <<<"$shape")" --json 2>/dev/null | python3 -c \
         'import json, sys; o = json.load(sys.stdin); print(o["vnni_peak_gmacs"], o["read"][0]["gbs"])' >>"$work/limits" || true
 }
 limits
@@ -88,7 +88,8 @@ steps = open(os.path.join(work, "steps-1")).read() if os.path.exists(os.path.joi
 found = re.search(r"batched steps: (\d+) \(1\.0 rows", steps)
 if not shape or not sources or not limits or not found or float(limits[0][0]) <= 0:
     sys.exit(0)
-encoder, decoder, step_bytes = (int(x) for x in shape)
+encoder, decoder = (int(x) for x in shape)
+step_bytes = decoder  # int8: one byte a weight
 peak = max(float(l[0]) for l in limits) * 1e9
 read = max(float(l[1]) for l in limits) * 1e9
 targets = int(found.group(1))  # one at a time: one row a step
