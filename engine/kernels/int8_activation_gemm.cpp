@@ -459,7 +459,6 @@ void int8ActivationProducts(const float* x, std::int64_t m, std::int64_t k, cons
     if (panelled) {
         const auto rows = w8a8::quantizeRows(x, m, k, 0, isa);
         const QuantizedRows quantized{rows.codes, rows.kp, rows.sums, rows.scale};
-        const std::int64_t threads = ThreadPool::shared().size();
         ThreadPool::shared().parallelFor(blockCount, 1, [&](std::int64_t begin, std::int64_t end) {
             thread_local std::vector<std::uint8_t> scratch;
             for (auto b = begin; b < end; ++b) {
@@ -471,11 +470,11 @@ void int8ActivationProducts(const float* x, std::int64_t m, std::int64_t k, cons
                     packPanel(product->w, k, first, last - first, aligned);
                     panel = aligned;
                 }
-                // The panel this thread most likely claims next (the threads take blocks in turn) is asked for
-                // while this one computes: a step's few rows use each panel for a few tiles only, the first of
-                // them otherwise waiting on L3 for it.
+                // The panel this thread most likely claims next (the next of its run) is asked for while this one
+                // computes: a step's few rows use each panel for a few tiles only, the first of them otherwise
+                // waiting on L3 for it.
                 const std::uint8_t* ahead = nullptr;
-                if (const auto next = b + threads; product->panels && next < blockCount && blocks[next].product->panels)
+                if (const auto next = b + 1; product->panels && next < blockCount && blocks[next].product->panels)
                     ahead = blocks[next].product->panels->panel(blocks[next].begin / kPanelColumns);
                 panelProducts(quantized, m, panel, k, last - first, product->y + first, product->n, product->epilogue, first, ahead);
             }

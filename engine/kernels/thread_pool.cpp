@@ -37,9 +37,9 @@ struct InsideJob {
 
 }  // namespace
 
-ThreadPool::ThreadPool(int threads) {
+ThreadPool::ThreadPool(int threads) : runs_(static_cast<std::size_t>(std::max(1, threads))) {
     for (int i = 1; i < std::max(1, threads); ++i)
-        workers_.emplace_back([this] { work(); });
+        workers_.emplace_back([this, i] { work(i); });
 }
 
 ThreadPool::~ThreadPool() {
@@ -62,7 +62,7 @@ ThreadPool& ThreadPool::shared() {
     return pool;
 }
 
-void ThreadPool::work() {
+void ThreadPool::work(int index) {
     runAsKernelThread();
     std::uint64_t seen = 0;
     for (;;) {
@@ -81,7 +81,7 @@ void ThreadPool::work() {
         // leaves it alone, or the caller sees it active and waits for it. An open job may be a newer one than
         // `seen` (this worker was slow): its chunks are as good to take.
         active_.fetch_add(1, std::memory_order_seq_cst);
-        if (open_.load(std::memory_order_seq_cst)) runChunks();
+        if (open_.load(std::memory_order_seq_cst)) runChunks(index);
         active_.fetch_sub(1, std::memory_order_release);
     }
 }
@@ -97,7 +97,12 @@ void ThreadPool::parallelFor(std::int64_t count, std::int64_t grain, const std::
     // Written while the previous job is closed, which no worker reads; opening publishes them.
     count_ = count;
     grain_ = grain;
-    next_.store(0, std::memory_order_relaxed);
+    const std::int64_t chunks = (count + grain - 1) / grain;
+    for (std::int64_t t = 0; t < threads; ++t) {
+        auto& run = runs_[static_cast<std::size_t>(t)];
+        run.next.store(t * chunks / threads * grain, std::memory_order_relaxed);
+        run.end = std::min(count, (t + 1) * chunks / threads * grain);
+    }
     job_ = &fn;
     open_.store(true, std::memory_order_seq_cst);
     {
@@ -106,20 +111,24 @@ void ThreadPool::parallelFor(std::int64_t count, std::int64_t grain, const std::
         generation_.fetch_add(1, std::memory_order_acq_rel);
     }
     wake_.notify_all();
-    runChunks();
+    runChunks(0);
     // Every chunk is claimed: close, then wait for the workers still running theirs.
     open_.store(false, std::memory_order_seq_cst);
     for (int polls = 0; active_.load(std::memory_order_seq_cst) > 0; ++polls)
         politePause(polls);
 }
 
-// Chunks are claimed in ascending order, so each thread still streams forward through the weights.
-void ThreadPool::runChunks() {
+// A run's chunks are claimed in ascending order, so each thread streams forward through its weights.
+void ThreadPool::runChunks(int index) {
     const InsideJob inside;
-    for (;;) {
-        const auto begin = next_.fetch_add(grain_, std::memory_order_relaxed);
-        if (begin >= count_) return;
-        (*job_)(begin, std::min(count_, begin + grain_));
+    const auto threads = runs_.size();
+    for (std::size_t i = 0; i < threads; ++i) {
+        auto& run = runs_[(static_cast<std::size_t>(index) + i) % threads];
+        for (;;) {
+            const auto begin = run.next.fetch_add(grain_, std::memory_order_relaxed);
+            if (begin >= run.end) break;
+            (*job_)(begin, std::min(run.end, begin + grain_));
+        }
     }
 }
 

@@ -35,9 +35,11 @@
 #include <bit>
 #include <chrono>
 #include <cmath>
+#include <condition_variable>
 #include <functional>
 #include <initializer_list>
 #include <limits>
+#include <map>
 #include <mutex>
 #include <numeric>
 #include <set>
@@ -201,6 +203,8 @@ private Q_SLOTS:
     void openMpTeamRunsEveryPartOnce();
     void parallelForCoversEveryIndexOnce_data();
     void parallelForCoversEveryIndexOnce();
+    void parallelForGivesEachThreadItsRun_data();
+    void parallelForGivesEachThreadItsRun();
     void rowsSplitIntoEvenParts_data();
     void rowsSplitIntoEvenParts();
     void lineFeedHandsOutItsRangesInOrder();
@@ -1292,34 +1296,39 @@ void TestKernels::parallelForCoversEveryIndexOnce_data() {
     QTest::addColumn<int>("threads");
     QTest::addColumn<qint64>("count");
     QTest::addColumn<qint64>("grain");
-    QTest::addColumn<bool>("slowWorkers");  // a chunk run by a worker (not the caller) takes a millisecond
-    QTest::newRow("empty") << 2 << qint64(0) << qint64(64) << false;
-    QTest::newRow("one chunk, run inline") << 2 << qint64(64) << qint64(64) << false;
-    QTest::newRow("tail chunk") << 2 << qint64(1000) << qint64(64) << false;
-    QTest::newRow("grain 1") << 2 << qint64(17) << qint64(1) << false;
-    QTest::newRow("more threads than chunks") << 4 << qint64(130) << qint64(64) << false;
-    QTest::newRow("many chunks, 3 threads") << 3 << qint64(12081) << qint64(64) << false;
-    QTest::newRow("single thread") << 1 << qint64(500) << qint64(7) << false;
-    QTest::newRow("slow workers, 2 threads") << 2 << qint64(256) << qint64(64) << true;
-    QTest::newRow("slow workers, more threads than cores") << 6 << qint64(1000) << qint64(16) << true;
+    QTest::addColumn<QString>("slow");  // whose chunks take a millisecond each: "workers", "caller" or nobody's
+    QTest::newRow("empty") << 2 << qint64(0) << qint64(64) << QString();
+    QTest::newRow("one chunk, run inline") << 2 << qint64(64) << qint64(64) << QString();
+    QTest::newRow("tail chunk") << 2 << qint64(1000) << qint64(64) << QString();
+    QTest::newRow("grain 1") << 2 << qint64(17) << qint64(1) << QString();
+    QTest::newRow("more threads than chunks") << 4 << qint64(130) << qint64(64) << QString();
+    QTest::newRow("many chunks, 3 threads") << 3 << qint64(12081) << qint64(64) << QString();
+    QTest::newRow("single thread") << 1 << qint64(500) << qint64(7) << QString();
+    QTest::newRow("slow workers, 2 threads") << 2 << qint64(256) << qint64(64) << QString("workers");
+    QTest::newRow("slow workers, more threads than cores") << 6 << qint64(1000) << qint64(16) << QString("workers");
+    QTest::newRow("slow caller, 2 threads") << 2 << qint64(256) << qint64(16) << QString("caller");
+    QTest::newRow("slow caller, 3 threads, uneven runs") << 3 << qint64(100) << qint64(7) << QString("caller");
 }
 
-// Chunks are claimed from a shared counter: each index must still be visited exactly once, chunks start on
-// a multiple of the grain, and a pool must serve many calls in a row (a decoding step makes hundreds). The
-// caller returns only when every chunk is done, however late a worker's chunk ends, and after it returns no
-// worker touches the call's data (each call's counters go out of scope at once; ASan builds run this too).
+// Each thread has a run of chunks and the others take what is left of it: each index must still be visited exactly
+// once, whoever is slow, chunks start on a multiple of the grain, and a pool must serve many calls in a row (a
+// decoding step makes hundreds). The caller returns only when every chunk is done, however late a worker's chunk
+// ends, and after it returns no worker touches the call's data (each call's counters go out of scope at once; ASan
+// builds run this too).
 void TestKernels::parallelForCoversEveryIndexOnce() {
     QFETCH(int, threads);
     QFETCH(qint64, count);
     QFETCH(qint64, grain);
-    QFETCH(bool, slowWorkers);
+    QFETCH(QString, slow);
     ThreadPool pool(threads);
     const auto caller = std::this_thread::get_id();
     for (int call = 0; call < 50; ++call) {
         std::vector<std::atomic<int>> visits(static_cast<std::size_t>(count));
         std::atomic<bool> misaligned{false}, tooLong{false};
         pool.parallelFor(count, grain, [&](std::int64_t begin, std::int64_t end) {
-            if (slowWorkers && std::this_thread::get_id() != caller) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+            const bool isCaller = std::this_thread::get_id() == caller;
+            if ((slow == "workers" && !isCaller) || (slow == "caller" && isCaller))
+                std::this_thread::sleep_for(std::chrono::milliseconds(1));
             if (begin % grain != 0) misaligned = true;
             if (end - begin > grain && threads > 1) tooLong = true;  // one thread runs the range inline
             for (std::int64_t i = begin; i < end; ++i)
@@ -1330,6 +1339,53 @@ void TestKernels::parallelForCoversEveryIndexOnce() {
         for (std::int64_t i = 0; i < count; ++i)
             QVERIFY2(visits[static_cast<std::size_t>(i)].load() == 1,
                      qPrintable(QString("call %1, index %2 visited %3 times").arg(call).arg(i).arg(visits[i].load())));
+    }
+}
+
+void TestKernels::parallelForGivesEachThreadItsRun_data() {
+    QTest::addColumn<int>("threads");
+    QTest::addColumn<qint64>("count");
+    QTest::addColumn<qint64>("grain");
+    QTest::addColumn<QList<qint64>>("starts");  // where each thread's run starts: the caller's, then the workers'
+    QTest::newRow("2 threads, grain 1") << 2 << qint64(251) << qint64(1) << QList<qint64>{0, 125};
+    QTest::newRow("2 threads, grain 64") << 2 << qint64(1000) << qint64(64) << QList<qint64>{0, 512};
+    QTest::newRow("3 threads") << 3 << qint64(96) << qint64(4) << QList<qint64>{0, 32, 64};
+    QTest::newRow("4 threads, uneven") << 4 << qint64(10) << qint64(1) << QList<qint64>{0, 2, 5, 7};
+}
+
+// Each thread starts at its own run of consecutive chunks (the caller at the first), the same run at every call: a
+// product repeated with the same shape (each layer at each decoding step) gives each core the same weights, which
+// stay in its caches. Every thread holds its first chunk until all have taken theirs, so none has run out of work
+// and taken another's.
+void TestKernels::parallelForGivesEachThreadItsRun() {
+    QFETCH(int, threads);
+    QFETCH(qint64, count);
+    QFETCH(qint64, grain);
+    QFETCH(QList<qint64>, starts);
+    ThreadPool pool(threads);
+    const auto caller = std::this_thread::get_id();
+    std::map<std::thread::id, std::int64_t> firstBefore;
+    for (int call = 0; call < 3; ++call) {
+        std::mutex mutex;
+        std::condition_variable allStarted;
+        std::map<std::thread::id, std::int64_t> first;
+        bool timedOut = false;
+        pool.parallelFor(count, grain, [&](std::int64_t begin, std::int64_t) {
+            std::unique_lock lock(mutex);
+            if (!first.emplace(std::this_thread::get_id(), begin).second) return;
+            allStarted.notify_all();
+            if (!allStarted.wait_for(lock, std::chrono::seconds(10), [&] { return static_cast<int>(first.size()) == threads; }))
+                timedOut = true;
+        });
+        QVERIFY2(!timedOut, "a worker never took a chunk");
+        QCOMPARE(first.at(caller), starts.front());
+        QList<qint64> got;
+        for (const auto& [thread, begin] : first)
+            got.push_back(begin);
+        std::sort(got.begin(), got.end());
+        QCOMPARE(got, starts);
+        if (call > 0) QCOMPARE(first, firstBefore);  // the same thread, the same run
+        firstBefore = first;
     }
 }
 
