@@ -14,6 +14,7 @@
 #include "text/languages.h"
 #include "util/cancel.h"
 #include "util/error.h"
+#include "util/paths.h"
 #include "util/progress.h"
 
 #include <cstdint>
@@ -48,6 +49,8 @@ void initLogging();
 enum class LogLevel { Debug, Info, Warning, Error };
 void logMessage(LogLevel level, std::string_view text);
 void flushLog();
+// Our libraries that are opened when first needed (PDF support, the developer commands) are looked for where
+// paths::ownLibraryCandidates() says (util/paths.h).
 
 // ---- Languages ----
 

@@ -1,6 +1,7 @@
 #include "cli/dev_command_loader.h"
 
 #include "cli/command_line.h"
+#include "dragoman.h"
 
 #include <dlfcn.h>
 
@@ -15,16 +16,24 @@ int runDeveloperCommand(const char* name, const QStringList& args) {
     static Entry entry = nullptr;
     static std::string failure;
     if (!entry && failure.empty()) {
-        std::error_code ec;
-        const auto path = std::filesystem::read_symlink("/proc/self/exe", ec).parent_path() / "libdragoman_devcli.so";
-        // Local: nothing else looks its symbols up; its dependencies (the engine's libraries) are the program's own.
-        if (void* library = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL)) {
+        std::string tried;
+        for (const auto& path : paths::ownLibraryCandidates("libdragoman_devcli.so")) {
+            std::error_code ec;
+            if (!std::filesystem::exists(path, ec)) continue;
+            // Local: nothing else looks its symbols up; its dependencies (the engine's libraries) are the program's own.
+            void* library = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+            if (!library) {
+                const char* why = ::dlerror();
+                tried += std::string(" ") + (why ? why : path.c_str());
+                continue;
+            }
             entry = reinterpret_cast<Entry>(::dlsym(library, "dragoman_dev_command"));
-            if (!entry) failure = path.string() + " lacks its entry point";
-        } else {
-            const char* why = ::dlerror();
-            failure = std::string("cannot load the developer commands: ") + (why ? why : path.c_str());
+            if (entry) break;
+            tried += " " + path.string() + " lacks its entry point;";
         }
+        if (!entry)
+            failure =
+                "cannot load the developer commands (libdragoman_devcli.so)" + (tried.empty() ? std::string(": not installed") : tried);
     }
     if (!entry) {
         std::cerr << "dragoman-cli: " << failure << "\n";

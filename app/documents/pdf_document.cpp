@@ -19,8 +19,12 @@
 namespace dragoman::documents {
 namespace {
 
-// Poppler lives in libdragoman_pdf.so (documents/pdf_shim.cpp), opened at the first PDF: beside the program (an
-// installed tree), in lib/dragoman above it, or where this build put it (as libdragoman_spm.so is found).
+#ifndef DRAGOMAN_PDF_SHIM_BUILD_PATH
+#define DRAGOMAN_PDF_SHIM_BUILD_PATH ""
+#endif
+
+// Poppler lives in libdragoman_pdf.so (documents/pdf_shim.cpp), opened at the first PDF where our libraries are
+// looked for (paths::ownLibraryCandidates).
 struct PdfLibrary {
     int (*text)(const char*, void (*)(const char*, void*), void*, char**, std::size_t*, char*, std::size_t) = nullptr;
     void (*free)(char*) = nullptr;
@@ -31,17 +35,9 @@ const PdfLibrary& pdfLibrary() {
     static std::string failure;
     static std::once_flag once;
     std::call_once(once, [] {
-        std::vector<std::filesystem::path> candidates;
         std::error_code ec;
-        const auto programDir = std::filesystem::read_symlink("/proc/self/exe", ec).parent_path();
-        if (!ec)
-            for (const auto& dir : {programDir, programDir.parent_path() / "lib" / "dragoman"})
-                candidates.push_back(dir / "libdragoman_pdf.so");
-#ifdef DRAGOMAN_PDF_SHIM_BUILD_PATH
-        candidates.emplace_back(DRAGOMAN_PDF_SHIM_BUILD_PATH);
-#endif
         std::string tried;
-        for (const auto& candidate : candidates) {
+        for (const auto& candidate : paths::ownLibraryCandidates("libdragoman_pdf.so", DRAGOMAN_PDF_SHIM_BUILD_PATH)) {
             if (!std::filesystem::exists(candidate, ec)) continue;
             void* handle = ::dlopen(candidate.c_str(), RTLD_NOW | RTLD_LOCAL);
             if (!handle) {

@@ -2,6 +2,7 @@
 
 #include "util/error.h"
 #include "util/overrides.h"
+#include "util/paths.h"
 
 #include <dlfcn.h>
 
@@ -37,18 +38,16 @@ struct ShimApi {
     void (*release)(char*) = nullptr;
 };
 
+#ifndef DRAGOMAN_SPM_SHIM_BUILD_PATH
+#define DRAGOMAN_SPM_SHIM_BUILD_PATH ""
+#endif
+
+// The environment's override first, then where our libraries are looked for.
 std::vector<std::filesystem::path> shimCandidates() {
     std::vector<std::filesystem::path> candidates;
     if (const auto& shim = environmentOverrides().sentencepieceShim; !shim.empty()) candidates.emplace_back(shim);
-    std::error_code ec;
-    const auto exeDir = std::filesystem::read_symlink("/proc/self/exe", ec).parent_path();
-    if (!ec) {
-        candidates.push_back(exeDir / "libdragoman_spm.so");
-        candidates.push_back(exeDir.parent_path() / "lib" / "dragoman" / "libdragoman_spm.so");
-    }
-#ifdef DRAGOMAN_SPM_SHIM_BUILD_PATH
-    candidates.emplace_back(DRAGOMAN_SPM_SHIM_BUILD_PATH);
-#endif
+    for (auto& candidate : paths::ownLibraryCandidates("libdragoman_spm.so", DRAGOMAN_SPM_SHIM_BUILD_PATH))
+        candidates.push_back(std::move(candidate));
     return candidates;
 }
 

@@ -56,3 +56,19 @@ std::filesystem::path installedDataDir() {
 }
 
 }  // namespace dragoman::paths
+
+namespace dragoman::paths {
+
+std::vector<std::filesystem::path> ownLibraryCandidates(std::string_view file, std::string_view buildPath) {
+    std::vector<std::filesystem::path> candidates;
+    std::error_code ec;
+    const auto programDir = std::filesystem::read_symlink("/proc/self/exe", ec).parent_path();
+    if (!ec) {
+        candidates.push_back(programDir / file);
+        candidates.push_back(programDir.parent_path() / "lib" / "dragoman" / file);
+    }
+    if (!buildPath.empty()) candidates.emplace_back(buildPath);
+    return candidates;
+}
+
+}  // namespace dragoman::paths

@@ -1,6 +1,8 @@
 #pragma once
 // Per-user folders, following the XDG base directory spec (engine code has no Qt to ask).
 #include <filesystem>
+#include <string_view>
+#include <vector>
 
 namespace dragoman::paths {
 
@@ -19,4 +21,11 @@ namespace dragoman::paths {
 // The read-only data folder of an installed Dragoman (<prefix>/share/dragoman), found in the nearest folder above
 // the program that has one.
 std::filesystem::path installedDataDir();
+}  // namespace dragoman::paths
+
+namespace dragoman::paths {
+// Where a library of ours that is opened when first needed (dlopen) may be, in the order to try: beside the program
+// (an installed tree keeps the programs and libraries together in lib/dragoman), in lib/dragoman above it, then
+// `buildPath` (where this build put it; empty: none).
+std::vector<std::filesystem::path> ownLibraryCandidates(std::string_view file, std::string_view buildPath = {});
 }  // namespace dragoman::paths

@@ -2,6 +2,7 @@
 // and decoded text exact for the references' targets and decodes.
 #include "text/marian_tokenizer.h"
 #include "util/error.h"
+#include "util/paths.h"
 
 #include <QTemporaryDir>
 #include <QTest>
@@ -40,6 +41,7 @@ private Q_SLOTS:
     void outOfVocabularyIdIsAnError();
     void missingFilesAreReported();
     void languageTokensFromTheVocabularyAlone();
+    void ownLibrariesAreLookedForBesideTheProgram();
 
 private:
     std::unique_ptr<MarianTokenizer> tokenizer_;
@@ -150,6 +152,16 @@ void TestMarianTokenizer::languageTokensFromTheVocabularyAlone() {
     QVERIFY_THROWS_EXCEPTION(Error, MarianTokenizer::languageTokensIn(folder));
     std::filesystem::remove(folder / "vocab.json");
     QVERIFY_THROWS_EXCEPTION(Error, MarianTokenizer::languageTokensIn(folder));
+}
+
+// libdragoman_spm.so (and the PDF and developer-command libraries) are looked for beside the program, then in
+// lib/dragoman above it (an installed tree, a build's lib/), then where the build put them.
+void TestMarianTokenizer::ownLibrariesAreLookedForBesideTheProgram() {
+    const auto program = std::filesystem::read_symlink("/proc/self/exe").parent_path();
+    const std::vector<std::filesystem::path> withBuild{program / "libx.so", program.parent_path() / "lib" / "dragoman" / "libx.so",
+                                                       "/build/libx.so"};
+    QCOMPARE(paths::ownLibraryCandidates("libx.so", "/build/libx.so"), withBuild);
+    QCOMPARE(paths::ownLibraryCandidates("libx.so"), std::vector<std::filesystem::path>(withBuild.begin(), withBuild.end() - 1));
 }
 
 QTEST_GUILESS_MAIN(TestMarianTokenizer)
