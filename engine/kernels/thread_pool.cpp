@@ -93,16 +93,21 @@ void ThreadPool::parallelFor(std::int64_t count, std::int64_t grain, const std::
         if (count > 0) fn(0, count);
         return;
     }
+    const std::int64_t chunks = (count + grain - 1) / grain;
+    if (chunks > std::int64_t{0xFFFFFFFF}) {  // more than a run's halves can number (no caller comes near)
+        for (std::int64_t begin = 0; begin < count; begin += grain)
+            fn(begin, std::min(count, begin + grain));
+        return;
+    }
     std::lock_guard call(callMutex_);
-    // Written while the previous job is closed, which no worker reads; opening publishes them.
+    // Written while the previous job is closed, which no worker reads; opening publishes them. Rounded up, so that
+    // with fewer chunks than threads the caller's run is not the empty one.
     count_ = count;
     grain_ = grain;
-    const std::int64_t chunks = (count + grain - 1) / grain;
-    for (std::int64_t t = 0; t < threads; ++t) {
-        auto& run = runs_[static_cast<std::size_t>(t)];
-        run.next.store(t * chunks / threads * grain, std::memory_order_relaxed);
-        run.end = std::min(count, (t + 1) * chunks / threads * grain);
-    }
+    const auto start = [&](std::int64_t t) { return static_cast<std::uint64_t>((t * chunks + threads - 1) / threads); };
+    for (std::int64_t t = 0; t < threads; ++t)
+        runs_[static_cast<std::size_t>(t)].chunks.store(start(t) | start(t + 1) << 32, std::memory_order_relaxed);
+    failed_.store(false, std::memory_order_relaxed);
     job_ = &fn;
     open_.store(true, std::memory_order_seq_cst);
     {
@@ -116,19 +121,46 @@ void ThreadPool::parallelFor(std::int64_t count, std::int64_t grain, const std::
     open_.store(false, std::memory_order_seq_cst);
     for (int polls = 0; active_.load(std::memory_order_seq_cst) > 0; ++polls)
         politePause(polls);
+    if (failed_.load(std::memory_order_acquire)) {
+        std::exception_ptr failure;
+        {
+            std::lock_guard lock(failureMutex_);
+            std::swap(failure, failure_);
+        }
+        std::rethrow_exception(failure);
+    }
 }
 
-// A run's chunks are claimed in ascending order, so each thread streams forward through its weights.
+// A thread's own run is claimed from its first chunk on, so each thread streams forward through its weights; the
+// others' from their last, the chunks their owners would come to last.
 void ThreadPool::runChunks(int index) {
     const InsideJob inside;
     const auto threads = runs_.size();
+    const auto claim = [&](Run& run, bool front) -> std::int64_t {
+        auto bounds = run.chunks.load(std::memory_order_relaxed);
+        for (;;) {
+            const auto first = bounds & 0xFFFFFFFF, end = bounds >> 32;
+            if (first >= end || failed_.load(std::memory_order_relaxed)) return -1;
+            const auto claimed = front ? bounds + 1 : bounds - (std::uint64_t{1} << 32);
+            if (run.chunks.compare_exchange_weak(bounds, claimed, std::memory_order_relaxed))
+                return static_cast<std::int64_t>(front ? first : end - 1);
+        }
+    };
     for (std::size_t i = 0; i < threads; ++i) {
         auto& run = runs_[(static_cast<std::size_t>(index) + i) % threads];
-        for (;;) {
-            const auto begin = run.next.fetch_add(grain_, std::memory_order_relaxed);
-            if (begin >= run.end) break;
-            (*job_)(begin, std::min(run.end, begin + grain_));
-        }
+        for (std::int64_t chunk; (chunk = claim(run, i == 0)) >= 0;)
+            runChunk(chunk);
+    }
+}
+
+void ThreadPool::runChunk(std::int64_t chunk) {
+    const auto begin = chunk * grain_;
+    try {
+        (*job_)(begin, std::min(count_, begin + grain_));
+    } catch (...) {
+        std::lock_guard lock(failureMutex_);
+        if (!failure_) failure_ = std::current_exception();
+        failed_.store(true, std::memory_order_release);
     }
 }
 

@@ -205,6 +205,8 @@ private Q_SLOTS:
     void parallelForCoversEveryIndexOnce();
     void parallelForGivesEachThreadItsRun_data();
     void parallelForGivesEachThreadItsRun();
+    void parallelForRethrowsWhatAChunkThrows_data();
+    void parallelForRethrowsWhatAChunkThrows();
     void rowsSplitIntoEvenParts_data();
     void rowsSplitIntoEvenParts();
     void lineFeedHandsOutItsRangesInOrder();
@@ -1347,10 +1349,10 @@ void TestKernels::parallelForGivesEachThreadItsRun_data() {
     QTest::addColumn<qint64>("count");
     QTest::addColumn<qint64>("grain");
     QTest::addColumn<QList<qint64>>("starts");  // where each thread's run starts: the caller's, then the workers'
-    QTest::newRow("2 threads, grain 1") << 2 << qint64(251) << qint64(1) << QList<qint64>{0, 125};
+    QTest::newRow("2 threads, grain 1") << 2 << qint64(251) << qint64(1) << QList<qint64>{0, 126};
     QTest::newRow("2 threads, grain 64") << 2 << qint64(1000) << qint64(64) << QList<qint64>{0, 512};
     QTest::newRow("3 threads") << 3 << qint64(96) << qint64(4) << QList<qint64>{0, 32, 64};
-    QTest::newRow("4 threads, uneven") << 4 << qint64(10) << qint64(1) << QList<qint64>{0, 2, 5, 7};
+    QTest::newRow("4 threads, uneven") << 4 << qint64(10) << qint64(1) << QList<qint64>{0, 3, 5, 8};
 }
 
 // Each thread starts at its own run of consecutive chunks (the caller at the first), the same run at every call: a
@@ -1386,6 +1388,55 @@ void TestKernels::parallelForGivesEachThreadItsRun() {
         QCOMPARE(got, starts);
         if (call > 0) QCOMPARE(first, firstBefore);  // the same thread, the same run
         firstBefore = first;
+    }
+}
+
+void TestKernels::parallelForRethrowsWhatAChunkThrows_data() {
+    QTest::addColumn<int>("threads");
+    QTest::addColumn<qint64>("throwing");  // the chunk that throws, of 64 (grain 1)
+    QTest::newRow("the caller's first chunk") << 2 << qint64(0);
+    QTest::newRow("a worker's last chunk") << 2 << qint64(63);
+    QTest::newRow("the middle, 3 threads") << 3 << qint64(30);
+    QTest::newRow("the middle, more threads than cores") << 6 << qint64(30);
+}
+
+// A chunk's exception comes out of parallelFor on the caller's thread, whichever thread ran the chunk, after every
+// chunk under way has ended (none runs after the call returns, none runs twice), and the pool serves the next call.
+void TestKernels::parallelForRethrowsWhatAChunkThrows() {
+    QFETCH(int, threads);
+    QFETCH(qint64, throwing);
+    ThreadPool pool(threads);
+    for (int call = 0; call < 20; ++call) {
+        std::vector<std::atomic<int>> runs(64);
+        std::atomic<int> running{0};
+        std::atomic<bool> afterReturn{false};
+        std::atomic<bool> returned{false};
+        try {
+            pool.parallelFor(64, 1, [&](std::int64_t begin, std::int64_t) {
+                running.fetch_add(1);
+                runs[static_cast<std::size_t>(begin)].fetch_add(1);
+                std::this_thread::sleep_for(std::chrono::microseconds(200));
+                if (returned) afterReturn = true;
+                running.fetch_sub(1);
+                if (begin == throwing) throw std::runtime_error("chunk " + std::to_string(begin));
+            });
+            QFAIL("no exception came out");
+        } catch (const std::runtime_error& e) {
+            returned = true;
+            QCOMPARE(std::string(e.what()), "chunk " + std::to_string(throwing));
+        }
+        QCOMPARE(running.load(), 0);
+        QVERIFY(!afterReturn);
+        QCOMPARE(runs[static_cast<std::size_t>(throwing)].load(), 1);
+        for (const auto& r : runs)
+            QVERIFY(r.load() <= 1);
+        std::vector<std::atomic<int>> visits(100);
+        pool.parallelFor(100, 3, [&](std::int64_t begin, std::int64_t end) {
+            for (auto i = begin; i < end; ++i)
+                visits[static_cast<std::size_t>(i)].fetch_add(1);
+        });
+        for (const auto& v : visits)
+            QCOMPARE(v.load(), 1);
     }
 }
 
