@@ -50,7 +50,7 @@ enum class LogLevel { Debug, Info, Warning, Error };
 void logMessage(LogLevel level, std::string_view text);
 void flushLog();
 // Our libraries that are opened when first needed (PDF support, the developer commands) are looked for where
-// paths::ownLibraryCandidates() says (util/paths.h).
+// paths::ownLibraryCandidates() says, and opened by paths::openOwnLibrary() (util/paths.h).
 
 // ---- Languages ----
 

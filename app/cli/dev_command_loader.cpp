@@ -3,9 +3,6 @@
 #include "cli/command_line.h"
 #include "dragoman.h"
 
-#include <dlfcn.h>
-
-#include <filesystem>
 #include <iostream>
 #include <string>
 
@@ -16,24 +13,13 @@ int runDeveloperCommand(const char* name, const QStringList& args) {
     static Entry entry = nullptr;
     static std::string failure;
     if (!entry && failure.empty()) {
-        std::string tried;
-        for (const auto& path : paths::ownLibraryCandidates("libdragoman_devcli.so")) {
-            std::error_code ec;
-            if (!std::filesystem::exists(path, ec)) continue;
-            // Local: nothing else looks its symbols up; its dependencies (the engine's libraries) are the program's own.
-            void* library = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-            if (!library) {
-                const char* why = ::dlerror();
-                tried += std::string(" ") + (why ? why : path.c_str());
-                continue;
-            }
-            entry = reinterpret_cast<Entry>(::dlsym(library, "dragoman_dev_command"));
-            if (entry) break;
-            tried += " " + path.string() + " lacks its entry point;";
-        }
-        if (!entry)
-            failure =
-                "cannot load the developer commands (libdragoman_devcli.so)" + (tried.empty() ? std::string(": not installed") : tried);
+        std::string why;
+        // Local: nothing else looks its symbols up; its dependencies (the engine's libraries) are the program's own.
+        const auto symbols = paths::openOwnLibrary("libdragoman_devcli.so", {}, {"dragoman_dev_command"}, why);
+        if (symbols.empty())
+            failure = "cannot load the developer commands (libdragoman_devcli.so)" + why;
+        else
+            entry = reinterpret_cast<Entry>(symbols[0]);
     }
     if (!entry) {
         std::cerr << "dragoman-cli: " << failure << "\n";

@@ -6,11 +6,8 @@
 #include <QFile>
 #include <QString>
 
-#include <dlfcn.h>
-
 #include <algorithm>
 #include <cstdint>
-#include <filesystem>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -24,7 +21,7 @@ namespace {
 #endif
 
 // Poppler lives in libdragoman_pdf.so (documents/pdf_shim.cpp), opened at the first PDF where our libraries are
-// looked for (paths::ownLibraryCandidates).
+// looked for (paths::openOwnLibrary).
 struct PdfLibrary {
     int (*text)(const char*, void (*)(const char*, void*), void*, char**, std::size_t*, char*, std::size_t) = nullptr;
     void (*free)(char*) = nullptr;
@@ -35,22 +32,15 @@ const PdfLibrary& pdfLibrary() {
     static std::string failure;
     static std::once_flag once;
     std::call_once(once, [] {
-        std::error_code ec;
-        std::string tried;
-        for (const auto& candidate : paths::ownLibraryCandidates("libdragoman_pdf.so", DRAGOMAN_PDF_SHIM_BUILD_PATH)) {
-            if (!std::filesystem::exists(candidate, ec)) continue;
-            void* handle = ::dlopen(candidate.c_str(), RTLD_NOW | RTLD_LOCAL);
-            if (!handle) {
-                tried += std::string(" ") + ::dlerror();
-                continue;
-            }
-            library.text = reinterpret_cast<decltype(library.text)>(::dlsym(handle, "dragoman_pdf_text"));
-            library.free = reinterpret_cast<decltype(library.free)>(::dlsym(handle, "dragoman_pdf_free"));
-            if (library.text && library.free) return;
-            library = {};
-            tried += " " + candidate.string() + " lacks its entry points;";
+        std::string why;
+        const auto symbols =
+            paths::openOwnLibrary("libdragoman_pdf.so", DRAGOMAN_PDF_SHIM_BUILD_PATH, {"dragoman_pdf_text", "dragoman_pdf_free"}, why);
+        if (symbols.empty()) {
+            failure = "cannot load libdragoman_pdf.so (PDF support)" + why;
+            return;
         }
-        failure = "cannot load libdragoman_pdf.so (PDF support)" + (tried.empty() ? std::string(": not installed") : tried);
+        library.text = reinterpret_cast<decltype(library.text)>(symbols[0]);
+        library.free = reinterpret_cast<decltype(library.free)>(symbols[1]);
     });
     if (!library.text) throw Error("internal", failure);
     return library;

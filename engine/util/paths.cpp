@@ -1,5 +1,6 @@
 #include "util/paths.h"
 
+#include <dlfcn.h>
 #include <pwd.h>
 #include <unistd.h>
 #include <cstdlib>
@@ -69,6 +70,28 @@ std::vector<std::filesystem::path> ownLibraryCandidates(std::string_view file, s
     }
     if (!buildPath.empty()) candidates.emplace_back(buildPath);
     return candidates;
+}
+
+std::vector<void*> openOwnLibrary(std::string_view file, std::string_view buildPath, std::initializer_list<const char*> symbols,
+                                  std::string& failure) {
+    std::string tried;
+    for (const auto& candidate : ownLibraryCandidates(file, buildPath)) {
+        std::error_code ec;
+        if (!std::filesystem::exists(candidate, ec)) continue;
+        void* handle = ::dlopen(candidate.c_str(), RTLD_NOW | RTLD_LOCAL);
+        if (!handle) {
+            const char* why = ::dlerror();
+            tried += std::string(" ") + (why ? why : candidate.c_str());
+            continue;
+        }
+        std::vector<void*> found;
+        for (const char* symbol : symbols)
+            if (void* address = ::dlsym(handle, symbol)) found.push_back(address);
+        if (found.size() == symbols.size()) return found;
+        tried += " " + candidate.string() + " lacks its entry points;";
+    }
+    failure = tried.empty() ? std::string(": not installed") : tried;
+    return {};
 }
 
 }  // namespace dragoman::paths

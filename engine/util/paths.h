@@ -1,6 +1,8 @@
 #pragma once
 // Per-user folders, following the XDG base directory spec (engine code has no Qt to ask).
 #include <filesystem>
+#include <initializer_list>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -28,4 +30,9 @@ namespace dragoman::paths {
 // (an installed tree keeps the programs and libraries together in lib/dragoman), in lib/dragoman above it, then
 // `buildPath` (where this build put it; empty: none).
 std::vector<std::filesystem::path> ownLibraryCandidates(std::string_view file, std::string_view buildPath = {});
+// Opens the first of those candidates that exists, loads (local symbols) and has every one of `symbols`: their
+// addresses in that order, or an empty list and `failure` saying why (each candidate's reason, or ": not installed"
+// where none exists). A process opens each such library once and never closes it.
+std::vector<void*> openOwnLibrary(std::string_view file, std::string_view buildPath, std::initializer_list<const char*> symbols,
+                                  std::string& failure);
 }  // namespace dragoman::paths

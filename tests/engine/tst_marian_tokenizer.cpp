@@ -9,6 +9,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include <dlfcn.h>
+
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 
@@ -42,6 +45,7 @@ private Q_SLOTS:
     void missingFilesAreReported();
     void languageTokensFromTheVocabularyAlone();
     void ownLibrariesAreLookedForBesideTheProgram();
+    void ownLibraryOpensWithItsEntryPointsOrSaysWhy();
 
 private:
     std::unique_ptr<MarianTokenizer> tokenizer_;
@@ -162,6 +166,21 @@ void TestMarianTokenizer::ownLibrariesAreLookedForBesideTheProgram() {
                                                        "/build/libx.so"};
     QCOMPARE(paths::ownLibraryCandidates("libx.so", "/build/libx.so"), withBuild);
     QCOMPARE(paths::ownLibraryCandidates("libx.so"), std::vector<std::filesystem::path>(withBuild.begin(), withBuild.end() - 1));
+}
+
+// The first candidate that exists, loads and has every entry point gives their addresses; otherwise the reason: none
+// installed, or what the one found lacks.
+void TestMarianTokenizer::ownLibraryOpensWithItsEntryPointsOrSaysWhy() {
+    Dl_info libm{};  // a library no sanitizer stands in for
+    QVERIFY(::dladdr(reinterpret_cast<const void*>(&::cbrt), &libm) && libm.dli_fname);
+    std::string why;
+    const auto found = paths::openOwnLibrary("libdragoman_nothing.so", libm.dli_fname, {"cbrt", "hypot"}, why);
+    QCOMPARE(found.size(), std::size_t(2));
+    QCOMPARE(found[0], reinterpret_cast<void*>(&::cbrt));
+    QVERIFY(paths::openOwnLibrary("libdragoman_nothing.so", {}, {"cbrt"}, why).empty());
+    QCOMPARE(why, std::string(": not installed"));
+    QVERIFY(paths::openOwnLibrary("libdragoman_nothing.so", libm.dli_fname, {"cbrt", "dragoman_no_such_entry"}, why).empty());
+    QVERIFY2(why.find(std::string(libm.dli_fname) + " lacks its entry points") != std::string::npos, why.c_str());
 }
 
 QTEST_GUILESS_MAIN(TestMarianTokenizer)
