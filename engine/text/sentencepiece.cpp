@@ -57,27 +57,20 @@ const ShimApi& shim() {
     static std::string failure;
     static std::once_flag once;
     std::call_once(once, [] {
-        void* library = nullptr;
-        std::string tried;
-        for (const auto& candidate : shimCandidates()) {
-            if (!std::filesystem::exists(candidate)) continue;
-            library = openShim(candidate);
-            if (library) break;
-            tried += std::string(" ") + ::dlerror();
-        }
-        if (!library) {
-            failure = "cannot load libdragoman_spm.so (sentencepiece support)" + tried;
+        std::string why;
+        const auto found = paths::openFirstLibrary(
+            shimCandidates(),
+            {"dragoman_spm_load", "dragoman_spm_free", "dragoman_spm_encode", "dragoman_spm_decode_pieces", "dragoman_spm_release"}, why,
+            openShim);
+        if (found.empty()) {
+            failure = "cannot load libdragoman_spm.so (sentencepiece support)" + why;
             return;
         }
-        api.load = reinterpret_cast<decltype(api.load)>(::dlsym(library, "dragoman_spm_load"));
-        api.free = reinterpret_cast<decltype(api.free)>(::dlsym(library, "dragoman_spm_free"));
-        api.encode = reinterpret_cast<decltype(api.encode)>(::dlsym(library, "dragoman_spm_encode"));
-        api.decodePieces = reinterpret_cast<decltype(api.decodePieces)>(::dlsym(library, "dragoman_spm_decode_pieces"));
-        api.release = reinterpret_cast<decltype(api.release)>(::dlsym(library, "dragoman_spm_release"));
-        if (!api.load || !api.free || !api.encode || !api.decodePieces || !api.release) {
-            failure = "libdragoman_spm.so lacks its entry points";
-            api = {};
-        }
+        api.load = reinterpret_cast<decltype(api.load)>(found[0]);
+        api.free = reinterpret_cast<decltype(api.free)>(found[1]);
+        api.encode = reinterpret_cast<decltype(api.encode)>(found[2]);
+        api.decodePieces = reinterpret_cast<decltype(api.decodePieces)>(found[3]);
+        api.release = reinterpret_cast<decltype(api.release)>(found[4]);
     });
     if (!api.load) throw Error("tokenizer", failure);
     return api;

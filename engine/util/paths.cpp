@@ -72,16 +72,17 @@ std::vector<std::filesystem::path> ownLibraryCandidates(std::string_view file, s
     return candidates;
 }
 
-std::vector<void*> openOwnLibrary(std::string_view file, std::string_view buildPath, std::initializer_list<const char*> symbols,
-                                  std::string& failure) {
+std::vector<void*> openFirstLibrary(const std::vector<std::filesystem::path>& candidates, std::initializer_list<const char*> symbols,
+                                    std::string& failure, LibraryOpener open) {
     std::string tried;
-    for (const auto& candidate : ownLibraryCandidates(file, buildPath)) {
+    for (const auto& candidate : candidates) {
         std::error_code ec;
         if (!std::filesystem::exists(candidate, ec)) continue;
-        void* handle = ::dlopen(candidate.c_str(), RTLD_NOW | RTLD_LOCAL);
+        ::dlerror();  // what an earlier call left is not this candidate's reason
+        void* handle = open ? open(candidate) : ::dlopen(candidate.c_str(), RTLD_NOW | RTLD_LOCAL);
         if (!handle) {
-            const char* why = ::dlerror();
-            tried += std::string(" ") + (why ? why : candidate.c_str());
+            const char* why = ::dlerror();  // null where the opener failed without saying why
+            tried += std::string(" ") + (why ? why : candidate.string() + ": cannot be opened");
             continue;
         }
         std::vector<void*> found;
@@ -92,6 +93,11 @@ std::vector<void*> openOwnLibrary(std::string_view file, std::string_view buildP
     }
     failure = tried.empty() ? std::string(": not installed") : tried;
     return {};
+}
+
+std::vector<void*> openOwnLibrary(std::string_view file, std::string_view buildPath, std::initializer_list<const char*> symbols,
+                                  std::string& failure) {
+    return openFirstLibrary(ownLibraryCandidates(file, buildPath), symbols, failure);
 }
 
 }  // namespace dragoman::paths

@@ -35,4 +35,9 @@ std::vector<std::filesystem::path> ownLibraryCandidates(std::string_view file, s
 // where none exists). A process opens each such library once and never closes it.
 std::vector<void*> openOwnLibrary(std::string_view file, std::string_view buildPath, std::initializer_list<const char*> symbols,
                                   std::string& failure);
+// The same over any list of candidates, each opened by `open` (null: dlopen with local symbols, loaded now); a caller
+// that needs other flags (a link namespace of its own, deep binding) passes its own.
+using LibraryOpener = void* (*)(const std::filesystem::path&);
+std::vector<void*> openFirstLibrary(const std::vector<std::filesystem::path>& candidates, std::initializer_list<const char*> symbols,
+                                    std::string& failure, LibraryOpener open = nullptr);
 }  // namespace dragoman::paths

@@ -12,6 +12,7 @@
 #include <dlfcn.h>
 
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 
@@ -46,6 +47,7 @@ private Q_SLOTS:
     void languageTokensFromTheVocabularyAlone();
     void ownLibrariesAreLookedForBesideTheProgram();
     void ownLibraryOpensWithItsEntryPointsOrSaysWhy();
+    void firstLibraryGoesOnPastOneWithoutTheEntryPoints();
 
 private:
     std::unique_ptr<MarianTokenizer> tokenizer_;
@@ -181,6 +183,31 @@ void TestMarianTokenizer::ownLibraryOpensWithItsEntryPointsOrSaysWhy() {
     QCOMPARE(why, std::string(": not installed"));
     QVERIFY(paths::openOwnLibrary("libdragoman_nothing.so", libm.dli_fname, {"cbrt", "dragoman_no_such_entry"}, why).empty());
     QVERIFY2(why.find(std::string(libm.dli_fname) + " lacks its entry points") != std::string::npos, why.c_str());
+}
+
+// libdragoman_spm.so's loader passes its own candidates (the environment's override first) and opener (deep binding,
+// or a link namespace of its own under the sanitizers): a candidate without the entry points is passed over for the
+// next, and an opener that fails without a dlerror() text still gets a reason.
+void TestMarianTokenizer::firstLibraryGoesOnPastOneWithoutTheEntryPoints() {
+    Dl_info libm{}, libc{};
+    QVERIFY(::dladdr(reinterpret_cast<const void*>(&::cbrt), &libm) && libm.dli_fname);
+    QVERIFY(::dladdr(reinterpret_cast<const void*>(&::strlen), &libc) && libc.dli_fname);
+    static int opened = 0;
+    opened = 0;
+    const auto counting = [](const std::filesystem::path& path) -> void* {
+        ++opened;
+        return ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    };
+    std::string why;
+    const auto found = paths::openFirstLibrary({"/nonexistent/libx.so", libc.dli_fname, libm.dli_fname}, {"cbrt"}, why, counting);
+    QCOMPARE(found.size(), std::size_t(1));
+    QCOMPARE(found[0], reinterpret_cast<void*>(&::cbrt));
+    QCOMPARE(opened, 2);  // the missing file is not opened at all
+
+    const auto refusing = [](const std::filesystem::path&) -> void* { return nullptr; };
+    QVERIFY(paths::openFirstLibrary({libc.dli_fname, libm.dli_fname}, {"cbrt"}, why, refusing).empty());
+    QVERIFY2(why.find(std::string(libm.dli_fname) + ": cannot be opened") != std::string::npos, why.c_str());
+    QVERIFY2(why.find(std::string(libc.dli_fname) + ": cannot be opened") != std::string::npos, why.c_str());
 }
 
 QTEST_GUILESS_MAIN(TestMarianTokenizer)
