@@ -2,6 +2,7 @@
 
 #include "documents/document_files.h"
 #include "documents/inline_markup.h"
+#include "documents/xml_depth.h"
 #include "dragoman.h"
 
 #include <pugixml.hpp>
@@ -145,6 +146,7 @@ public:
         if (!parsed)
             throw Error("input", path.toStdString() + " is not valid XML (" + parsed.description() + " at byte " +
                                      std::to_string(parsed.offset) + ")");
+        refuseDeepXml(*document_, path.toStdString());
         auto root = document_->document_element();
         if (std::string_view(root.name()) != "xliff")
             throw Error("input", path.toStdString() + " is not an XLIFF document (its root is <" + root.name() + ">)");

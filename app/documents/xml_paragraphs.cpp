@@ -1,6 +1,7 @@
 #include "documents/xml_paragraphs.h"
 
 #include "documents/inline_markup.h"
+#include "documents/xml_depth.h"
 #include "dragoman.h"
 
 #include <algorithm>
@@ -238,6 +239,10 @@ SegmentedDocument segmentXmlParagraphs(const std::string& xml, const std::string
     auto doc = std::make_shared<pugi::xml_document>();
     const auto parsed = doc->load_buffer(xml.data(), xml.size(), pugi::parse_full | pugi::parse_ws_pcdata);
     if (!parsed) throw Error("input", "the " + rules.kind + " part " + entry + " is not valid XML: " + parsed.description());
+    refuseDeepXml(*doc, "the " + rules.kind + " part " + entry);
+    // Written back as UTF-8 whatever it was read as (a part may be UTF-16): its declaration must say so.
+    if (auto declaration = doc->first_child(); declaration.type() == pugi::node_declaration)
+        if (auto encoding = declaration.attribute("encoding")) encoding.set_value("UTF-8");
     SegmentedDocument out;
     auto pieces = std::make_shared<std::vector<Piece>>();
     PieceCollector collector(rules, out, *pieces);

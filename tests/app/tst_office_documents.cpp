@@ -11,6 +11,7 @@
 #include <QCryptographicHash>
 #include <QFileInfo>
 #include <QProcess>
+#include <QRegularExpression>
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
@@ -61,6 +62,21 @@ bool writeZipBomb(const QString& path, std::size_t content, std::size_t styles) 
     return zip_close(z) == 0;
 }
 
+// The part's own root and first paragraph, with `depth` wrappers (content controls, spans) around one run inside it.
+QByteArray deeplyNested(const QString& package, const QString& entry, int depth) {
+    const bool word = entry.startsWith("word/");
+    const auto original = zipEntry(package, entry.toUtf8().constData());
+    const auto rootEnd = original.indexOf('>', original.indexOf(word ? "<w:document" : "<office:document-content")) + 1;
+    QByteArray open = word ? "<w:sdt><w:sdtContent>" : "<text:span>", close = word ? "</w:sdtContent></w:sdt>" : "</text:span>";
+    QByteArray xml = original.left(rootEnd);
+    xml += word ? "<w:body><w:p>" : "<office:body><office:text><text:p>";
+    xml += open.repeated(depth);
+    xml += word ? "<w:r><w:t>Hello world.</w:t></w:r>" : "Hello world.";
+    xml += close.repeated(depth);
+    xml += word ? "</w:p></w:body></w:document>" : "</text:p></office:text></office:body></office:document-content>";
+    return xml;
+}
+
 }  // namespace
 
 class TestOfficeDocuments : public QObject {
@@ -73,6 +89,7 @@ private Q_SLOTS:
     void openDocumentSpacesAndMainRuns();
     void badPackagesAreRefused_data();
     void badPackagesAreRefused();
+    void utf16PartsComeBackAsUtf8();
 };
 
 void TestOfficeDocuments::packagesKeepTheirStructure_data() {
@@ -237,6 +254,13 @@ void TestOfficeDocuments::badPackagesAreRefused_data() {
     QTest::newRow("slide with broken XML") << "broken.pptx"
                                            << "break:sample.pptx:ppt/slides/slide2.xml"
                                            << "slide2.xml is not valid XML";
+    // Nested past any real document (a few kilobytes once deflated): refused before anything walks it.
+    QTest::newRow("odt nested 30,000 deep") << "deep.odt"
+                                            << "deep:sample.odt:content.xml"
+                                            << "content.xml nests its elements more than 1000 levels deep";
+    QTest::newRow("docx nested 30,000 deep") << "deep.docx"
+                                             << "deep:sample.docx:word/document.xml"
+                                             << "word/document.xml nests its elements more than 1000 levels deep";
     QTest::newRow("zip bomb, one part") << "bomb.odt"
                                         << "bomb:150:1"
                                         << "content.xml is unreadable or too large";
@@ -262,6 +286,7 @@ void TestOfficeDocuments::badPackagesAreRefused() {
         QFile::setPermissions(input, QFile::ReadOwner | QFile::WriteOwner);
         if (how[0] == "delete") QVERIFY(replaceZipEntry(input, how[2].toUtf8().constData(), {}));
         if (how[0] == "break") QVERIFY(replaceZipEntry(input, how[2].toUtf8().constData(), "<office:document-content><text:p>unclosed"));
+        if (how[0] == "deep") QVERIFY(replaceZipEntry(input, how[2].toUtf8().constData(), deeplyNested(input, how[2], 30000)));
     }
     const auto before = fileBytes(input);
     int calls = 0;
@@ -276,6 +301,27 @@ void TestOfficeDocuments::badPackagesAreRefused() {
     QCOMPARE(calls, 0);
     QVERIFY(!QFile::exists(output));
     QCOMPARE(fileBytes(input), before);
+}
+
+// A part may be stored in UTF-16 (the package format allows it): the copy is written in UTF-8, so its declaration must
+// say UTF-8, or Word refuses the file.
+void TestOfficeDocuments::utf16PartsComeBackAsUtf8() {
+    QTemporaryDir dir;
+    const auto input = dir.filePath("utf16.docx"), output = dir.filePath("out.docx");
+    QVERIFY(QFile::copy(documentFixture("sample.docx"), input));
+    QFile::setPermissions(input, QFile::ReadOwner | QFile::WriteOwner);
+    auto xml = QString::fromUtf8(zipEntry(input, "word/document.xml"));
+    QVERIFY(xml.startsWith("<?xml"));
+    xml.replace(QRegularExpression(R"(encoding="[^"]*")"), R"(encoding="UTF-16")");
+    QByteArray utf16("\xFF\xFE", 2);
+    utf16.append(reinterpret_cast<const char*>(xml.utf16()), xml.size() * 2);
+    QVERIFY(replaceZipEntry(input, "word/document.xml", utf16));
+    int calls = 0;
+    documents::translateDocument(bracketing(input, output, &calls));
+    QVERIFY(calls > 0);
+    const auto written = zipEntry(output, "word/document.xml");
+    QVERIFY2(written.startsWith(R"(<?xml version="1.0" encoding="UTF-8")"), written.left(80).constData());
+    QVERIFY2(written.contains(">[The weather report]</w:t>"), written.constData());
 }
 
 QTEST_GUILESS_MAIN(TestOfficeDocuments)
