@@ -4,6 +4,7 @@
 #include <QCoreApplication>
 #include <QStringDecoder>
 
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
@@ -63,6 +64,9 @@ int runCli(int argc, char** argv) {
     QCoreApplication::setApplicationName(QStringLiteral("dragoman"));
     QCoreApplication::setApplicationVersion(QStringLiteral(DRAGOMAN_VERSION));
     initLogging();
+    // A reader that goes away (`| head -1`) makes the next write fail with EPIPE, reported like any failed write,
+    // instead of killing the process with SIGPIPE.
+    std::signal(SIGPIPE, SIG_IGN);
     try {
         // Arguments are read as UTF-8: other bytes (a --text in another encoding) would reach the model as U+FFFD,
         // where the same bytes on stdin are refused.
@@ -71,7 +75,9 @@ int runCli(int argc, char** argv) {
             [[maybe_unused]] const QString decoded = utf8(QByteArrayView(argv[i]));
             if (utf8.hasError()) throw Error("input", "argument " + std::to_string(i) + " is not valid UTF-8");
         }
-        return dispatch(QCoreApplication::arguments());
+        const int status = dispatch(QCoreApplication::arguments());
+        checkOutput();
+        return status;
     } catch (const UsageError& e) {
         printError(e.what());
         return kExitUsage;

@@ -9,6 +9,20 @@
 #include <limits>
 
 namespace dragoman::cli {
+namespace {
+
+// Line breaks as spaces (a break written as \r\n becomes one space).
+std::string withoutLineBreaks(std::string text) {
+    std::string out;
+    out.reserve(text.size());
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        if (text[i] == '\r' && i + 1 < text.size() && text[i + 1] == '\n') continue;
+        out += text[i] == '\n' || text[i] == '\r' ? ' ' : text[i];
+    }
+    return out;
+}
+
+}  // namespace
 
 // translate [--model M] --from L --to L [--text T] [--stream] [--beams K]: T, or each line of stdin.
 int runTranslate(const QStringList& args) {
@@ -49,18 +63,24 @@ int runTranslate(const QStringList& args) {
     // language goes as the model's source, so one odd line does not end the stream.
     const bool strict = cmd.isSet("text");
     auto translateOne = [&](const std::string& text, std::uint64_t id) {
-        TranslationRequest request{text, sourceFor(from, text, described, strict), to, beams, id, {}};
-        request.sample = cmd.isSet("sample");
-        request.seed = seed;
-        prompt.applyTo(request);
-        request.adapter = adapter;
-        if (stream)
-            request.onDelta = [](std::string_view delta) {
-                print(std::string(delta));
-                return true;
-            };
-        const auto output = remote ? remote->translate(request) : model->translate(request);
-        return stream ? std::string("\n") : output + "\n";
+        try {
+            TranslationRequest request{text, sourceFor(from, text, described, strict), to, beams, id, {}};
+            request.sample = cmd.isSet("sample");
+            request.seed = seed;
+            prompt.applyTo(request);
+            request.adapter = adapter;
+            // One line in, one line out: a line break the model writes (a chat model may) would shift every line after it.
+            const bool oneLine = text.find('\n') == std::string::npos;
+            if (stream)
+                request.onDelta = [oneLine](std::string_view delta) {
+                    return print(oneLine ? withoutLineBreaks(std::string(delta)) : std::string(delta));  // false: stop
+                };
+            const auto output = remote ? remote->translate(request) : model->translate(request);
+            return stream ? std::string("\n") : (oneLine ? withoutLineBreaks(output) : output) + "\n";
+        } catch (const Error& e) {
+            if (strict || dynamic_cast<const Cancelled*>(&e)) throw;
+            throw Error(e.category(), "line " + std::to_string(id) + ": " + e.detail());  // which of the lines read
+        }
     };
     // Lines in flight together share the model's decoding steps (engine/decode/step_batcher.h); each keeps its
     // own state, so a line's output is the same whatever runs beside it. Streamed output goes one line at a time.
@@ -68,17 +88,23 @@ int runTranslate(const QStringList& args) {
     const auto batchAsked = cmd.intValue("batch", remote ? kRemoteConcurrency : defaultTogether(*model), 1, 256);
     if (cmd.isSet("text")) {
         print(translateOne(cmd.value("text").toStdString(), ++requestId));
+        checkOutput();
         return kExitOk;
     }
     const auto batch = stream ? 1 : batchAsked;
     if (batch == 1) {
-        for (std::string line; std::getline(std::cin, line);)
+        for (std::string line; std::getline(std::cin, line);) {
             print(translateOne(line, ++requestId));
+            checkOutput();  // stops at the first failed write rather than translating the rest for nobody
+        }
     } else {
         // A translation model decoding as many lines as it takes at once encodes the sources of as many more
         // together meanwhile (StepBatcher): they wait in flight, translated in the same order and to the same text.
         const int workers = remote || beams > 1 ? static_cast<int>(batch) : requestsInFlight(model->description(), static_cast<int>(batch));
-        translateLinesInOrder(std::cin, workers, translateOne, [](const std::string& output) { print(output); });
+        translateLinesInOrder(std::cin, workers, translateOne, [](const std::string& output) {
+            print(output);
+            checkOutput();
+        });
     }
     return kExitOk;
 }

@@ -1,6 +1,11 @@
 #include "cli/command_line.h"
 
+#include "dragoman.h"
+
+#include <atomic>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <string>
 
 namespace dragoman::cli {
@@ -48,13 +53,27 @@ QStringList actionArgs(const QStringList& args) {
     return rest;
 }
 
-void print(const std::string& text) {
-    std::fwrite(text.data(), 1, text.size(), stdout);
-    std::fflush(stdout);
+namespace {
+std::atomic<int> outputFailure{0};  // the errno of the first failed write to stdout
+}  // namespace
+
+bool print(const std::string& text) {
+    if (outputFailure.load() != 0) return false;
+    errno = 0;
+    const bool written = std::fwrite(text.data(), 1, text.size(), stdout) == text.size() && std::fflush(stdout) == 0;
+    if (written) return true;
+    int expected = 0;
+    outputFailure.compare_exchange_strong(expected, errno != 0 ? errno : EIO);
+    return false;
 }
 
-void print(const QString& text) {
-    print(text.toStdString());
+bool print(const QString& text) {
+    return print(text.toStdString());
+}
+
+void checkOutput() {
+    if (const int failure = outputFailure.load(); failure != 0)
+        throw Error("output", std::string("cannot write to standard output: ") + std::strerror(failure));
 }
 
 }  // namespace dragoman::cli

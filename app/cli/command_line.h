@@ -56,9 +56,12 @@ struct Command {
 // Every subcommand, in the order `--help` lists them.
 const std::vector<Command>& commands();
 
-// Writes to stdout exactly (UTF-8, no translation of newlines).
-void print(const std::string& text);
-void print(const QString& text);
+// Writes to stdout exactly (UTF-8, no translation of newlines). False once a write has failed (a full disk, a closed
+// pipe): nothing more is written, and checkOutput() says why. Safe from any thread.
+bool print(const std::string& text);
+bool print(const QString& text);
+// Throws Error("output") when a write to stdout failed: a command must not end with exit 0 and lost output.
+void checkOutput();
 
 int runCli(int argc, char** argv);
 

@@ -78,7 +78,15 @@ void translateLinesInOrder(std::istream& in, int workers, const std::function<st
                 return;
             }
             lock.unlock();
-            print(result.output);
+            try {
+                print(result.output);
+            } catch (...) {  // the output is gone (a full disk, a closed pipe): the lines in flight end, none start
+                lock.lock();
+                error = std::current_exception();
+                failed = true;
+                lineQueued.notify_all();
+                return;
+            }
             lock.lock();
         }
     };

@@ -12,7 +12,7 @@ namespace dragoman::cli {
 
 // `work(line, number)` (numbers count from 1) runs on `workers` threads; `print(output)` on the caller's.
 // An exception from work() stops reading, lets the lines in flight end, and is rethrown here once every
-// line before it has been printed.
+// line before it has been printed. An exception from print() (the output gone) does the same at once.
 void translateLinesInOrder(std::istream& in, int workers, const std::function<std::string(const std::string&, std::uint64_t)>& work,
                            const std::function<void(const std::string&)>& print);
 

@@ -16,6 +16,8 @@ private Q_SLOTS:
     void exitCodes_data();
     void exitCodes();
     void nonUtf8ArgumentIsRefused();
+    void lostOutputIsAnError_data();
+    void lostOutputIsAnError();
     void outputsNeverReplaceOtherFiles();
     void inspectListsTensors();
     void inspectRejectsMalformed_data();
@@ -170,6 +172,46 @@ void TestCli::nonUtf8ArgumentIsRefused() {
     const auto err = QString::fromUtf8(process.readAllStandardError());
     QVERIFY2(err.startsWith("error: input: argument 9 is not valid UTF-8"), qPrintable(err));
     QVERIFY(process.readAllStandardOutput().isEmpty());
+}
+
+void TestCli::lostOutputIsAnError_data() {
+    QTest::addColumn<QString>("command");  // a shell command line: $0 the CLI, $1 the model, stdin the 48 lines
+    QTest::addColumn<QString>("reason");
+    QTest::newRow("translate to a full disk") << R"("$0" translate --model "$1" --from en --to de >/dev/full)"
+                                              << "No space left on device";
+    QTest::newRow("translate --batch 1 to a full disk") << R"("$0" translate --model "$1" --from en --to de --batch 1 >/dev/full)"
+                                                        << "No space left on device";
+    QTest::newRow("tokenize to a full disk") << R"("$0" tokenize --model "$1" --text hello >/dev/full)"
+                                             << "No space left on device";
+    // The reader leaves after one line: the rest cannot be written (EPIPE), and no SIGPIPE ends the process.
+    QTest::newRow("translate into a closed pipe")
+        << R"("$0" translate --model "$1" --from en --to de | head -c 1 >/dev/null; echo "status=${PIPESTATUS[0]}")"
+        << "Broken pipe";
+    QTest::newRow("stream into a closed pipe")
+        << R"("$0" translate --model "$1" --from en --to de --stream | head -c 1 >/dev/null; echo "status=${PIPESTATUS[0]}")"
+        << "Broken pipe";
+}
+
+// Output that cannot be written (a full disk, a reader that went away) ends the command with exit 1 and one error
+// line saying why, never exit 0 with the output cut short, never a signal.
+void TestCli::lostOutputIsAnError() {
+    QFETCH(QString, command);
+    QFETCH(QString, reason);
+    QByteArray input;
+    for (int i = 1; i <= 48; ++i)
+        input += "Line " + QByteArray::number(i) + " is here, and it is long enough to fill a pipe's buffer soon.\n";
+    QProcess process;
+    process.start("/bin/bash",
+                  {"-c", command, qEnvironmentVariable("DRAGOMAN_CLI"), QStringLiteral(DRAGOMAN_TEST_FIXTURES "/marian-tiny")});
+    process.write(input.repeated(40));
+    process.closeWriteChannel();
+    QVERIFY(process.waitForFinished(120000));
+    const auto err = QString::fromUtf8(process.readAllStandardError());
+    const auto out = QString::fromUtf8(process.readAllStandardOutput()).trimmed();
+    const int status = command.contains("status=") ? out.mid(out.indexOf("status=") + 7).toInt() : process.exitCode();
+    QCOMPARE(status, 1);
+    QVERIFY2(err.startsWith("error: output: cannot write to standard output: " + reason), qPrintable(err));
+    QCOMPARE(err.count('\n'), 1);
 }
 
 void TestCli::exitCodes() {
@@ -604,6 +646,23 @@ void TestCli::translateKeepsLines() {
     QVERIFY(!lines[0].isEmpty());
     QVERIFY(lines[1].isEmpty());
     QCOMPARE(run({"translate", "--model", DRAGOMAN_TEST_FIXTURES "/marian-tiny", "--to", "xx", "--text", "a"}).code, 2);
+
+    // A chat model may write a line break (the tiny HunYuan's random weights do for the second line): it is a space
+    // in the output, which keeps one line for each line read, streamed or not.
+    for (const QStringList extra : {QStringList{}, QStringList{"--stream"}, QStringList{"--batch", "1"}}) {
+        QProcess chat;
+        chat.start(qEnvironmentVariable("DRAGOMAN_CLI"),
+                   QStringList{"translate", "--model", DRAGOMAN_TEST_FIXTURES "/hunyuan-tiny", "--from", "en", "--to", "de"} + extra);
+        chat.write("The cat number 16 sleeps.\nThe cat number 17 sleeps in the house.\nThe cat number 18 x\n");
+        chat.closeWriteChannel();
+        QVERIFY(chat.waitForFinished(60000));
+        QCOMPARE(chat.exitCode(), 0);
+        QCOMPARE(chat.readAllStandardOutput().count('\n'), 3);
+    }
+    const auto one = run({"translate", "--model", DRAGOMAN_TEST_FIXTURES "/hunyuan-tiny", "--from", "en", "--to", "de", "--text",
+                          "The cat number 17 sleeps in the house."});
+    QCOMPARE(one.code, 0);
+    QCOMPARE(one.out.count('\n'), 1);
 }
 
 // --from auto: each line translated from its own language (the output of naming it by hand); a text plainly in a
@@ -708,7 +767,9 @@ void TestCli::translateBatchStopsAtABadLine() {
     process.closeWriteChannel();
     QVERIFY(process.waitForFinished(120000));
     QCOMPARE(process.exitCode(), 1);
-    QVERIFY2(process.readAllStandardError().contains("not valid UTF-8"), "the error names the cause");
+    const auto err = process.readAllStandardError();
+    QVERIFY2(err.startsWith("error: input: line " + QByteArray::number(badLine) + ": ") && err.contains("not valid UTF-8"),
+             err.constData());  // which line, and why
     QProcess alone;
     alone.start(qEnvironmentVariable("DRAGOMAN_CLI"), QStringList{"translate", "--model", model, "--from", "en", "--to", "de"});
     alone.write(input.left(input.indexOf("Good \xff")));
