@@ -6,11 +6,15 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QRegularExpression>
-#include <QSaveFile>
+#include <QScopeGuard>
 
+#include <fcntl.h>
 #include <signal.h>
+#include <stdio.h>
 #include <unistd.h>
+
 #include <cerrno>
+#include <cstring>
 
 namespace dragoman::documents {
 namespace {
@@ -72,12 +76,28 @@ std::pair<std::string, std::string> readUtf8FileWithoutBom(const QString& path) 
 }
 
 void writeAtomically(const QString& path, const std::string& bytes) {
-    QSaveFile file(path);
-    // flush() before commit(): Qt 6.4's commit() does not look at the result of its own final flush, so a disk
-    // that fills up then would leave an empty file under the output's name. Uncommitted, nothing is left.
-    if (!file.open(QIODevice::WriteOnly) ||
-        file.write(bytes.data(), static_cast<qint64>(bytes.size())) != static_cast<qint64>(bytes.size()) || !file.flush() || !file.commit())
-        throw Error("io", "cannot write " + path.toStdString() + ": " + file.errorString().toStdString());
+    writeBesideThenRename(path, [&](const QString& temporary) { writeWhole(temporary, bytes, path); });
+}
+
+void writeWhole(const QString& path, const std::string& bytes, const QString& shownAs) {
+    // Every write is checked, then the bytes are synced to disk (a full disk may refuse only then): a file that says
+    // it was written holds all of it.
+    const auto fail = [&] {
+        throw Error("io", "cannot write " + (shownAs.isEmpty() ? path : shownAs).toStdString() + ": " + std::strerror(errno));
+    };
+    const int fd = ::open(QFile::encodeName(path).constData(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (fd < 0) fail();
+    const auto closing = qScopeGuard([fd] { ::close(fd); });
+    for (std::size_t at = 0; at < bytes.size();) {
+        const auto wrote = ::write(fd, bytes.data() + at, bytes.size() - at);
+        if (wrote < 0 && errno == EINTR) continue;
+        if (wrote <= 0) {
+            if (wrote == 0) errno = EIO;
+            fail();
+        }
+        at += static_cast<std::size_t>(wrote);
+    }
+    if (::fsync(fd) != 0) fail();
 }
 
 namespace {
@@ -101,6 +121,21 @@ void removeStalePartials(const QString& folder) {
     }
 }
 
+// Gives `partial` the name `output` only where no file has it: false (nothing changed) where one has. The check and
+// the rename are one step, so a file that appears meanwhile is never replaced.
+bool takeNameIfFree(const QString& partial, const QString& output) {
+    const auto from = QFile::encodeName(partial), to = QFile::encodeName(output);
+    if (::renameat2(AT_FDCWD, from.constData(), AT_FDCWD, to.constData(), RENAME_NOREPLACE) == 0) return true;
+    if (errno == EINVAL || errno == ENOSYS || errno == EOPNOTSUPP) {  // a file system without it: a link is made only to a free name
+        if (::link(from.constData(), to.constData()) == 0) {
+            ::unlink(from.constData());
+            return true;
+        }
+    }
+    if (errno == EEXIST) return false;
+    throw Error("io", "cannot write " + output.toStdString() + ": " + std::strerror(errno));
+}
+
 }  // namespace
 
 void writeBesideThenRename(const QString& output, const std::function<void(const QString& temporary)>& write) {
@@ -121,9 +156,23 @@ void writeBesideThenRename(const QString& output, const std::function<void(const
     }
     // On disk before it takes the name: after a crash of the machine the output is whole or absent.
     if (QFile written(partial); written.open(QIODevice::ReadOnly)) ::fsync(written.handle());
-    if (!QFile::rename(partial, output)) {
-        QFile::remove(partial);
-        throw Error("io", "cannot write " + output.toStdString());
+    try {
+        if (takeNameIfFree(partial, output)) return;
+        // A file took the name while the document was translated (the name was free when the job started): it stays
+        // as it is, and the translation goes under the next free numbered name rather than being lost.
+        const QFileInfo wanted(output);
+        const auto suffix = wanted.suffix().isEmpty() ? QString() : "." + wanted.suffix();
+        for (int n = 2; n < 1000; ++n) {
+            const auto other = QStringLiteral("%1/%2 (%3)%4").arg(wanted.absolutePath(), wanted.completeBaseName()).arg(n).arg(suffix);
+            if (takeNameIfFree(partial, other))
+                throw Error("io", output.toStdString() +
+                                      " appeared while the document was translated and was left as it was; the translation is in " +
+                                      other.toStdString());
+        }
+        throw Error("io", "cannot write " + output.toStdString() + ": it exists, and so do its numbered alternatives");
+    } catch (...) {
+        QFile::remove(partial);  // still ours where no name was taken
+        throw;
     }
 }
 

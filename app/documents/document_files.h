@@ -16,10 +16,14 @@ namespace dragoman::documents {
 std::string readUtf8File(const QString& path);
 // readUtf8File() split into its byte-order mark (or "") and the text after it, for formats that write it back.
 std::pair<std::string, std::string> readUtf8FileWithoutBom(const QString& path);
-// Through QSaveFile: the file appears whole or not at all. Error("io") on failure.
+// Through writeBesideThenRename(): the file appears whole or not at all. Error("io") on failure.
 void writeAtomically(const QString& path, const std::string& bytes);
-// `write` fills a temporary file beside `output` (a name no file has), which is then renamed to `output`; on
-// failure nothing is left behind. For writers that cannot stream into QSaveFile (libzip).
+// Writes `bytes` into a new file at `path` (one that exists is refused), every write checked and the result synced;
+// Error("io") names `shownAs` (the file the user asked for, where `path` is its temporary) or else `path`.
+void writeWhole(const QString& path, const std::string& bytes, const QString& shownAs = {});
+// `write` fills a temporary file beside `output` (a name no file has), which then takes the name `output`; on
+// failure nothing is left behind. A file that took the name meanwhile is never replaced: the translation goes
+// under "<name> (2).<suffix>" (the next free one) and Error("io") says where.
 void writeBesideThenRename(const QString& output, const std::function<void(const QString& temporary)>& write);
 // A document whose translated copy is its SegmentedDocument rebuilt as text, after `prefix` (a byte-order mark).
 std::unique_ptr<ReadDocument> rebuiltAsText(SegmentedDocument document, std::string prefix = {});

@@ -4,11 +4,16 @@
 #include "dragoman.h"
 
 #include <QFile>
+#include <QScopeGuard>
 
 #include <gettext-po.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
+#include <cerrno>
 #include <csetjmp>
 #include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <regex>
 
@@ -129,6 +134,38 @@ void forEachMessage(po_file_t file, Visit visit) {
     }
 }
 
+// The catalog as po_file_write() writes it. It writes into memory here: it does not report a write that a full
+// disk refused (the file was left cut short, or empty, with no error), and writeAtomically() checks every one.
+std::string written(po_file_t file, const QString& output) {
+    const int fd = ::memfd_create("dragoman-po", MFD_CLOEXEC);
+    if (fd < 0) throw Error("io", "cannot write " + output.toStdString() + ": " + std::strerror(errno));
+    const auto closing = qScopeGuard([fd] { ::close(fd); });
+    const auto name = "/proc/self/fd/" + std::to_string(fd);
+    const auto found = guarded([&] { po_file_write(file, name.c_str(), &kHandler); });
+    if (found.count > 0)
+        throw Error("io", "cannot write " + output.toStdString() + ": " + (found.first.empty() ? "write failed" : found.first));
+    std::string bytes;
+    char buffer[1 << 16];
+    for (off_t at = 0;;) {
+        const auto got = ::pread(fd, buffer, sizeof buffer, at);
+        if (got < 0) throw Error("io", "cannot write " + output.toStdString() + ": " + std::strerror(errno));
+        if (got == 0) break;
+        bytes.append(buffer, static_cast<std::size_t>(got));
+        at += got;
+    }
+    // Read back whole: po_file_write() reports no write refused to it either (a file size limit), and the catalog
+    // it wrote must hold every message the translated one does.
+    std::size_t messages = 0, copied = 0;
+    forEachMessage(file, [&](po_message_t) { ++messages; });
+    try {
+        forEachMessage(readPo(QString::fromStdString(name)).get(), [&](po_message_t) { ++copied; });
+    } catch (const Error&) {
+        copied = 0;
+    }
+    if (copied != messages) throw Error("io", "cannot write " + output.toStdString() + ": the catalog came out cut short");
+    return bytes;
+}
+
 bool hasTranslation(po_message_t m) {
     if (!po_message_msgid_plural(m)) return *po_message_msgstr(m) != '\0';
     for (int i = 0; const char* s = po_message_msgstr_plural(m, i); ++i)
@@ -216,12 +253,7 @@ public:
             }
             po_message_iterator_free(it);
         }
-        writeBesideThenRename(output, [&](const QString& temporary) {
-            const auto name = QFile::encodeName(temporary);
-            const auto found = guarded([&] { po_file_write(file.get(), name.constData(), &kHandler); });
-            if (found.count > 0 || !QFile::exists(temporary))
-                throw Error("io", "cannot write " + output.toStdString() + ": " + (found.first.empty() ? "write failed" : found.first));
-        });
+        writeAtomically(output, written(file.get(), output));
     }
 
 private:

@@ -18,6 +18,8 @@ private Q_SLOTS:
     void nonUtf8ArgumentIsRefused();
     void lostOutputIsAnError_data();
     void lostOutputIsAnError();
+    void documentThatCannotBeWrittenLeavesNothing_data();
+    void documentThatCannotBeWrittenLeavesNothing();
     void outputsNeverReplaceOtherFiles();
     void inspectListsTensors();
     void inspectRejectsMalformed_data();
@@ -212,6 +214,49 @@ void TestCli::lostOutputIsAnError() {
     QCOMPARE(status, 1);
     QVERIFY2(err.startsWith("error: output: cannot write to standard output: " + reason), qPrintable(err));
     QCOMPARE(err.count('\n'), 1);
+}
+
+void TestCli::documentThatCannotBeWrittenLeavesNothing_data() {
+    QTest::addColumn<QString>("suffix");
+    for (const char* suffix : {"po", "txt", "md", "srt"})
+        QTest::newRow(suffix) << suffix;
+}
+
+// A translated document the disk cannot take whole (here a file size limit of 8 KiB, as a full disk refuses) ends
+// with exit 1 and the reason, and leaves no file behind: libgettextpo does not report such a write at all.
+void TestCli::documentThatCannotBeWrittenLeavesNothing() {
+    QFETCH(QString, suffix);
+    QTemporaryDir dir;
+    QByteArray text = suffix == "po" ? "msgid \"\"\nmsgstr \"\"\n\"Content-Type: text/plain; charset=UTF-8\\n\"\n\n" : "";
+    for (int i = 1; i <= 200; ++i) {
+        const auto sentence = "The man sees a small house today, number " + QByteArray::number(i) + ".";
+        if (suffix == "po")
+            text += "msgid \"" + sentence + "\"\nmsgstr \"\"\n\n";
+        else if (suffix == "srt")
+            text += QByteArray::number(i) + "\n00:00:0" + QByteArray::number(i % 9) + ",000 --> 00:00:0" + QByteArray::number(i % 9 + 1) +
+                    ",000\n" + sentence + "\n\n";
+        else
+            text += sentence + "\n\n";
+    }
+    const auto input = dir.filePath("big." + suffix), output = dir.filePath("out." + suffix);
+    QFile file(input);
+    QVERIFY(file.open(QIODevice::WriteOnly) && file.write(text) == text.size());
+    file.close();
+    QProcess process;
+    auto env = QProcessEnvironment::systemEnvironment();
+    env.insert("HOME", dir.filePath("home"));
+    env.insert("DRAGOMAN_LOG", "error");  // the log stays under the limit
+    env.insert("DRAGOMAN_MODELS", dir.filePath("models"));
+    process.setProcessEnvironment(env);
+    process.start("/bin/bash",
+                  {"-c", R"(ulimit -f 8; trap "" XFSZ; exec "$0" translate-file "$1" --model "$2" --to de --out "$3")",
+                   qEnvironmentVariable("DRAGOMAN_CLI"), input, QStringLiteral(DRAGOMAN_TEST_FIXTURES "/marian-tiny"), output});
+    QVERIFY(process.waitForFinished(120000));
+    QCOMPARE(process.exitStatus(), QProcess::NormalExit);
+    QCOMPARE(process.exitCode(), 1);
+    const auto err = QString::fromUtf8(process.readAllStandardError());
+    QVERIFY2(err.startsWith("error: io: cannot write " + output + ": "), qPrintable(err));
+    QCOMPARE(QDir(dir.path()).entryList(QDir::Files | QDir::Hidden), QStringList{"big." + suffix});
 }
 
 void TestCli::exitCodes() {

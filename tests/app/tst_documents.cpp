@@ -55,6 +55,8 @@ private Q_SLOTS:
     void badDocumentsAreRefused();
     void cancelledJobLeavesNothing_data();
     void cancelledJobLeavesNothing();
+    void fileThatAppearsMeanwhileIsKept_data();
+    void fileThatAppearsMeanwhileIsKept();
     void repeatedTextIsTranslatedOnce();
     void malformedCuesAreKeptAndNamed();
     void progressCountsFinishedSegments();
@@ -425,6 +427,50 @@ void TestDocuments::cancelledJobLeavesNothing() {
     QVERIFY(!QFile::exists(output));
     QVERIFY(!QFile::exists(output + ".partial"));
     QCOMPARE(QDir(dir.path()).entryList(QDir::Files | QDir::Hidden), QStringList{});
+}
+
+void TestDocuments::fileThatAppearsMeanwhileIsKept_data() {
+    QTest::addColumn<QString>("file");
+    QTest::addColumn<bool>("named");  // --out given, or the default name
+    for (const char* file : {"sample.md", "sample.docx", "sample.srt"}) {
+        QTest::addRow("%s, --out", file) << file << true;
+        QTest::addRow("%s, default name", file) << file << false;
+    }
+    QTest::newRow("po, --out") << "gdk-pixbuf.de.po" << true;
+}
+
+// The output's name was free when the job started, but a file took it while the document was translated (another
+// program, the person): that file stays as it is, and the translation goes under the next numbered name, which the
+// error names.
+void TestDocuments::fileThatAppearsMeanwhileIsKept() {
+    QFETCH(QString, file);
+    QFETCH(bool, named);
+    QTemporaryDir dir;
+    const auto input = dir.filePath(file);
+    QVERIFY(QFile::copy(documentFixture(file.toUtf8().constData()), input));
+    const auto output = named ? dir.filePath("report." + QFileInfo(file).suffix()) : documents::defaultOutputPath(input, "de");
+    auto r = request(input, named ? output : QString());
+    r.retranslate = true;  // the catalog's entries are translated already
+    bool written = false;
+    r.translate = [&](const std::string& text) {
+        if (!written) written = writeBytes(output, "MY REPORT - DO NOT LOSE\n");
+        return "[" + text + "]";
+    };
+    try {
+        documents::translateDocument(r);
+        QFAIL("replaced a file that appeared meanwhile");
+    } catch (const Error& e) {
+        QCOMPARE(QString::fromStdString(e.category()), QStringLiteral("io"));
+        QVERIFY2(QString::fromUtf8(e.what()).contains("appeared while the document was translated"), e.what());
+        const QFileInfo taken(output);
+        const auto numbered = taken.absolutePath() + "/" + taken.completeBaseName() + " (2)." + taken.suffix();
+        QVERIFY2(QString::fromUtf8(e.what()).endsWith("the translation is in " + numbered), e.what());
+        QVERIFY(QFileInfo(numbered).size() > 0);
+    }
+    QVERIFY(written);
+    QCOMPARE(fileBytes(output), QByteArray("MY REPORT - DO NOT LOSE\n"));
+    for (const auto& name : QDir(dir.path()).entryList(QDir::Files | QDir::Hidden))
+        QVERIFY2(!name.contains("dragoman-partial"), qPrintable(name));
 }
 
 // A subtitle block without a timing line cannot be placed on the screen: it is kept as it is, and named by its line
