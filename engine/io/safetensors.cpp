@@ -186,6 +186,18 @@ std::shared_ptr<const SafetensorsFile> SafetensorsFile::open(const std::filesyst
     return std::shared_ptr<const SafetensorsFile>(new SafetensorsFile(std::move(mapping), std::move(header)));
 }
 
+std::string dragomanWriterOf(const std::filesystem::path& path) {
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(path, ec)) return {};
+    try {
+        const auto file = SafetensorsFile::open(path);
+        const auto it = file->header().metadata.find("dragoman");
+        return it == file->header().metadata.end() ? std::string() : it->second;
+    } catch (const Error&) {
+        return {};
+    }
+}
+
 const TensorInfo* SafetensorsFile::find(std::string_view name) const noexcept {
     auto it = byName_.find(name);
     return it == byName_.end() ? nullptr : &header_.tensors[it->second];

@@ -44,6 +44,11 @@ inline constexpr std::uint64_t kMaxHeaderLength = 100'000'000;
 // 8 + headerLength bytes. `label` names the file in error messages.
 SafetensorsHeader parseSafetensorsHeader(std::span<const std::byte> file, std::string_view label);
 
+// What wrote a safetensors file, as its metadata's "dragoman" entry says ("logits", "synthetic"): "" for any file
+// that is not one of ours (no such entry, another kind of file, nothing readable). A command that writes over its
+// own earlier output checks this first, so a user's checkpoint is never written over.
+std::string dragomanWriterOf(const std::filesystem::path& path);
+
 class SafetensorsFile {
 public:
     static std::shared_ptr<const SafetensorsFile> open(const std::filesystem::path& path);

@@ -1,6 +1,7 @@
 #include "synthetic/synthetic_checkpoint.h"
 #include "synthetic/synthetic_tokenizer.h"
 
+#include "io/safetensors.h"
 #include "io/safetensors_writer.h"
 #include "kernels/bf16.h"
 #include "util/error.h"
@@ -116,6 +117,7 @@ void writeHunyuan(const HunyuanShape& s, DType dtype, std::uint64_t seed, const 
     b.ones("model.norm.weight", s.hidden);
     if (!s.tied) b.matrix("lm_head.weight", s.vocab, s.hidden);
     b.writer.setMetadata("format", "pt");
+    b.writer.setMetadata("dragoman", "synthetic");  // what a later make-synthetic may write over
     b.writer.write(dir / "model.safetensors");
 
     nlohmann::ordered_json config{{"architectures", {"HunYuanDenseV1ForCausalLM"}},
@@ -191,6 +193,7 @@ void writeMarian(const MarianShape& s, DType dtype, std::uint64_t seed, const st
         writeMarianLayer(b, "model.encoder.layers." + std::to_string(i) + ".", s, false);
     b.embedding("model.shared.weight", s.vocab, s.dModel);
     b.writer.setMetadata("format", "pt");
+    b.writer.setMetadata("dragoman", "synthetic");  // what a later make-synthetic may write over
     b.writer.write(dir / "model.safetensors");
 
     const int pad = s.vocab - 1;
@@ -260,14 +263,20 @@ void writeSyntheticCheckpoint(const SyntheticSpec& spec, const std::filesystem::
         hunyuanPreset(spec.preset);  // an unknown preset is a usage error before anything else
     else
         marianPreset(spec.preset);
-    // Into an empty folder, or over an earlier synthetic checkpoint: never over a user's other files.
+    // Into an empty folder, or over an earlier synthetic checkpoint (its weights say so): never over a user's files,
+    // a real checkpoint's included, whose file names are the same.
     std::error_code error;
+    const bool ours = dragomanWriterOf(dir / "model.safetensors") == "synthetic";
     for (const auto& entry : std::filesystem::directory_iterator(dir, error)) {
         const auto name = entry.path().filename().string();
-        if (name != "config.json" && name != "generation_config.json" && name != "model.safetensors" && name != "tokenizer.json" &&
-            name != "tokenizer_config.json")
+        const bool checkpointFile = name == "config.json" || name == "generation_config.json" || name == "model.safetensors" ||
+                                    name == "tokenizer.json" || name == "tokenizer_config.json";
+        if (!checkpointFile)
             throw Error("io", dir.string() + " holds other files (" + name +
                                   "): make-synthetic writes into an empty folder or over its own checkpoint");
+        if (!ours)
+            throw Error("io", dir.string() + " holds a checkpoint that make-synthetic did not write (" + name +
+                                  "): it writes into an empty folder or over its own checkpoint");
     }
     std::filesystem::create_directories(dir);
     if (spec.arch == "hunyuan")

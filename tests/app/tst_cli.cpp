@@ -161,6 +161,26 @@ void TestCli::outputsNeverReplaceOtherFiles() {
     const auto fresh = dir.filePath("synthetic");
     QCOMPARE(run({"make-synthetic", "--arch", "hunyuan", "--preset", "tiny", "--dtype", "f32", "--out", fresh}).code, 0);
     QCOMPARE(run({"make-synthetic", "--arch", "hunyuan", "--preset", "tiny", "--dtype", "f32", "--out", fresh, "--seed", "2"}).code, 0);
+
+    // A real checkpoint has the same file names as a synthetic one: its weights say who wrote them, and neither
+    // make-synthetic nor logits --out writes over a model's weights.
+    const auto real = dir.filePath("real");
+    QVERIFY(QDir().mkpath(real));
+    for (const char* name : {"config.json", "generation_config.json", "model.safetensors"})
+        QVERIFY(QFile::copy(marian + "/" + name, real + "/" + name));
+    const auto weights = QDir(real).filePath("model.safetensors");
+    QFile original(weights);
+    QVERIFY(original.open(QIODevice::ReadOnly));
+    const auto before = original.readAll();
+    original.close();
+    const auto overSynthetic = run({"make-synthetic", "--arch", "marian", "--preset", "tiny", "--dtype", "f32", "--out", real});
+    QCOMPARE(overSynthetic.code, 1);
+    QVERIFY2(overSynthetic.err.contains("holds a checkpoint that make-synthetic did not write"), qPrintable(overSynthetic.err));
+    const auto overWeights = run({"logits", "--model", real, "--ids", "5,66,0", "--out", weights});
+    QCOMPARE(overWeights.code, 1);
+    QVERIFY2(overWeights.err.contains("not overwritten"), qPrintable(overWeights.err));
+    QVERIFY(original.open(QIODevice::ReadOnly));
+    QCOMPARE(original.readAll(), before);
 }
 
 // An argument that is not UTF-8 (a --text in another encoding) is refused as the same bytes on stdin are, instead of

@@ -1,6 +1,7 @@
 #include "cli/command_line.h"
 #include "devcli/dev_commands.h"
 #include "devcli/dev_model_option.h"
+#include "io/safetensors.h"
 #include "io/safetensors_writer.h"
 #include "runtime/reference_calls.h"
 
@@ -40,19 +41,22 @@ int runLogits(const QStringList& args) {
         decoderIds = parseIds(cmd.value("decoder-ids"), "decoder-ids");
         if (decoderIds->empty()) throw UsageError("--decoder-ids is empty");
     }
-    // --out may replace an earlier logits file (a script writing each case to one path), never another file.
+    // --out may replace an earlier logits file (a script writing each case to one path; its metadata says it is one)
+    // or an empty file a script made, never another file: not a checkpoint's weights, not the model's own.
     const auto out = cmd.value("out").toStdString();
-    if (std::filesystem::is_directory(out)) throw Error("io", out + " is a folder; --out names the .safetensors file to write");
-    if (std::ifstream existing(out, std::ios::binary); existing) {
-        char head[9] = {};
-        const bool empty = !existing.read(head, 9) && existing.gcount() == 0;
-        if (!empty && (existing.gcount() < 9 || head[8] != '{'))
-            throw Error("io", out + " exists and is not a safetensors file: not overwritten");
+    std::error_code ec;
+    if (std::filesystem::is_directory(out, ec)) throw Error("io", out + " is a folder; --out names the .safetensors file to write");
+    if (std::filesystem::exists(out, ec)) {
+        const bool empty = std::filesystem::is_regular_file(out, ec) && std::filesystem::file_size(out, ec) == 0;
+        if (!empty && dragomanWriterOf(out) != "logits")
+            throw Error("io", out + " exists and is not a logits file this command wrote: not overwritten");
     }
     const auto model = openModelOption(cmd);
     if (decoderIds && model->causal()) throw UsageError("--decoder-ids is for encoder-decoder models; " + model->id() + " is decoder-only");
     const auto forced = teacherForcedLogits(*model, ids, decoderIds, devAdapterFor(cmd, *model));
     SafetensorsWriter writer;
+    writer.setMetadata("format", "pt");
+    writer.setMetadata("dragoman", "logits");  // what a later --out may write over
     writer.addBytes("logits", DType::F32, forced.logits.sizes().vec(), floatBytes(forced.logits));
     if (forced.encoder.defined())
         writer.addBytes("encoder_last_hidden_state", DType::F32, forced.encoder.sizes().vec(), floatBytes(forced.encoder));
