@@ -16,6 +16,7 @@
 #include "util/error.h"
 #include "util/paths.h"
 #include "util/progress.h"
+#include "util/regular_file.h"
 
 #include <cstdint>
 #include <filesystem>
@@ -51,6 +52,7 @@ void logMessage(LogLevel level, std::string_view text);
 void flushLog();
 // Our libraries that are opened when first needed (PDF support, the developer commands) are looked for where
 // paths::ownLibraryCandidates() says, and opened by paths::openOwnLibrary() (util/paths.h).
+// requireRegularFile(path) (util/regular_file.h): a path named for reading must be a plain file, never a pipe.
 
 // ---- Languages ----
 

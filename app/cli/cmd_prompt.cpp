@@ -30,6 +30,7 @@ int runPrompt(const QStringList& args) {
     if (cmd.isSet("text")) {
         text = cmd.value("text").toStdString();
     } else {
+        requireTextOnStdin();
         text.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
         if (!text.empty() && text.back() == '\n') text.pop_back();  // the file's last line break ends a line, not another one
     }

@@ -1,6 +1,7 @@
 #include "cli/command_line.h"
 #include "cli/commands.h"
 #include "cli/model_option.h"
+#include "dragoman.h"
 #include "server/api_server.h"
 
 #include <QFile>
@@ -18,6 +19,7 @@ namespace {
 int stopPipe[2] = {-1, -1};  // written by the signal handler: the one thing it may safely do
 
 std::string readApiKey(const QString& path) {
+    requireRegularFile(path.toStdString());
     QFile file(path);
     if (!file.open(QIODevice::ReadOnly))
         throw Error("io", "cannot read the API key file " + path.toStdString() + ": " + file.errorString().toStdString());

@@ -91,6 +91,7 @@ int runTranslate(const QStringList& args) {
         checkOutput();
         return kExitOk;
     }
+    requireTextOnStdin();
     const auto batch = stream ? 1 : batchAsked;
     if (batch == 1) {
         for (std::string line; std::getline(std::cin, line);) {

@@ -2,6 +2,9 @@
 
 #include "dragoman.h"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <atomic>
 #include <cerrno>
 #include <cstdio>
@@ -69,6 +72,11 @@ bool print(const std::string& text) {
 
 bool print(const QString& text) {
     return print(text.toStdString());
+}
+
+void requireTextOnStdin() {
+    struct stat st {};
+    if (::fstat(STDIN_FILENO, &st) == 0 && S_ISDIR(st.st_mode)) throw Error("input", "standard input is a folder, not text to read");
 }
 
 void checkOutput() {

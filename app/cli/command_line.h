@@ -60,6 +60,8 @@ const std::vector<Command>& commands();
 // pipe): nothing more is written, and checkOutput() says why. Safe from any thread.
 bool print(const std::string& text);
 bool print(const QString& text);
+// Throws Error("input") when stdin is a folder (`< /tmp`), which reads as no lines at all rather than failing.
+void requireTextOnStdin();
 // Throws Error("output") when a write to stdout failed: a command must not end with exit 0 and lost output.
 void checkOutput();
 

@@ -1,12 +1,15 @@
 #include "cli/prompt_options.h"
+#include "dragoman.h"
 
 #include <QFile>
+#include <QStringDecoder>
 
 namespace dragoman::cli {
 namespace {
 
 // source<TAB>target per line; blank lines and lines starting with '#' are skipped.
 std::vector<std::pair<std::string, std::string>> readGlossary(const QString& path) {
+    requireRegularFile(path.toStdString());
     QFile file(path);
     if (!file.open(QIODevice::ReadOnly))
         throw Error("io", "cannot read glossary " + path.toStdString() + ": " + file.errorString().toStdString());
@@ -14,8 +17,11 @@ std::vector<std::pair<std::string, std::string>> readGlossary(const QString& pat
     std::vector<std::pair<std::string, std::string>> entries;
     int lineNumber = 0;
     while (!file.atEnd()) {
-        const auto line = QString::fromUtf8(file.readLine()).trimmed();
+        QStringDecoder utf8(QStringConverter::Utf8);
+        const QString line = QString(utf8(file.readLine())).trimmed();
         ++lineNumber;
+        if (utf8.hasError())
+            throw Error("input", "glossary " + path.toStdString() + " line " + std::to_string(lineNumber) + " is not valid UTF-8");
         if (line.isEmpty() || line.startsWith('#')) continue;
         const auto columns = line.split('\t');
         if (columns.size() != 2 || columns[0].trimmed().isEmpty() || columns[1].trimmed().isEmpty())

@@ -1,5 +1,6 @@
 #include "remote/remote_engine.h"
 
+#include "dragoman.h"
 #include "remote/chat_stream.h"
 
 #include <QEventLoop>
@@ -129,6 +130,7 @@ RemoteSettings remoteSettings(const QString& url, const QString& apiKeyFile, con
     if (!settings.base.isValid() || (settings.base.scheme() != "http" && settings.base.scheme() != "https"))
         throw Error("input", "--server needs an http:// or https:// URL, not '" + url.toStdString() + "'");
     if (!apiKeyFile.isEmpty()) {
+        requireRegularFile(apiKeyFile.toStdString());
         QFile file(apiKeyFile);
         if (!file.open(QIODevice::ReadOnly)) throw Error("io", "cannot read the API key file " + apiKeyFile.toStdString());
         settings.apiKey = QString::fromUtf8(file.readLine(4096)).trimmed();

@@ -1,6 +1,7 @@
 #include "io/checkpoint.h"
 
 #include "util/error.h"
+#include "util/regular_file.h"
 
 #include <nlohmann/json.hpp>
 
@@ -14,6 +15,7 @@ constexpr const char* kIndexName = "model.safetensors.index.json";
 constexpr const char* kSingleName = "model.safetensors";
 
 std::map<std::string, std::string> readIndex(const std::filesystem::path& indexPath) {
+    requireRegularFile(indexPath);
     std::ifstream in(indexPath);
     if (!in) throw Error("io", indexPath.string() + ": cannot open");
     nlohmann::json json;

@@ -1,6 +1,7 @@
 #include "io/mapped_file.h"
 
 #include "util/error.h"
+#include "util/regular_file.h"
 
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -29,7 +30,8 @@ struct FdCloser {
 }  // namespace
 
 std::shared_ptr<const MappedFile> MappedFile::open(const std::filesystem::path& path) {
-    FdCloser fd{::open(path.c_str(), O_RDONLY | O_CLOEXEC)};
+    requireRegularFile(path);  // before open(): a named pipe would block it
+    FdCloser fd{::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK)};
     if (fd.fd < 0) throwErrno(path, "cannot open");
     struct stat st {};
     if (::fstat(fd.fd, &st) != 0) throwErrno(path, "cannot stat");

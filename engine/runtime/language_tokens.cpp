@@ -2,6 +2,7 @@
 
 #include "text/languages.h"
 #include "text/marian_tokenizer.h"
+#include "util/regular_file.h"
 
 #include <nlohmann/json.hpp>
 
@@ -77,6 +78,7 @@ std::vector<std::string> languagesCovered(const std::vector<std::string>& modelT
 }
 
 std::pair<std::string, std::string> readLanguagePair(const std::filesystem::path& dir) {
+    requireRegularFile(dir / "tokenizer_config.json");
     std::ifstream in(dir / "tokenizer_config.json");
     if (!in) return {};
     try {

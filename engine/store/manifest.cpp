@@ -2,6 +2,7 @@
 
 #include "util/atomic_file.h"
 #include "util/error.h"
+#include "util/regular_file.h"
 #include "util/sha256.h"
 #include "util/text.h"
 
@@ -102,6 +103,7 @@ Manifest buildManifest(const std::string& id, const std::filesystem::path& dir, 
 }
 
 Manifest readManifest(const std::filesystem::path& path) {
+    requireRegularFile(path);
     std::ifstream in(path);
     if (!in) throw Error("io", path.string() + ": cannot open manifest");
     try {
@@ -195,6 +197,7 @@ void recordCurrentTimes(Manifest& manifest) {
 
 void checkShippedChecksums(const Manifest& manifest) {
     const auto listPath = manifest.dir / "SHA256SUMS";
+    requireRegularFile(listPath);
     std::ifstream in(listPath);
     if (!in) return;
     std::vector<std::string> problems;

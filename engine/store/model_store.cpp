@@ -6,6 +6,7 @@
 #include "util/log.h"
 #include "util/overrides.h"
 #include "util/paths.h"
+#include "util/regular_file.h"
 #include "util/sha256.h"
 #include "util/text.h"
 
@@ -19,6 +20,7 @@ namespace dragoman {
 namespace {
 
 std::string readText(const std::filesystem::path& path) {
+    requireRegularFile(path);
     std::ifstream in(path);
     return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
 }

@@ -1,6 +1,7 @@
 #include "text/marian_tokenizer.h"
 
 #include "util/error.h"
+#include "util/regular_file.h"
 
 #include <simdjson.h>
 
@@ -20,6 +21,8 @@ bool sameBytes(const std::filesystem::path& a, const std::filesystem::path& b) {
     std::error_code ec;
     const auto size = std::filesystem::file_size(a, ec);
     if (ec || std::filesystem::file_size(b, ec) != size || ec) return false;
+    requireRegularFile(a);
+    requireRegularFile(b);
     std::ifstream x(a, std::ios::binary), y(b, std::ios::binary);
     return x && y && std::equal(std::istreambuf_iterator<char>(x), std::istreambuf_iterator<char>(), std::istreambuf_iterator<char>(y));
 }

@@ -1,6 +1,7 @@
 #include "util/json_file.h"
 
 #include "util/error.h"
+#include "util/regular_file.h"
 
 #include <cmath>
 #include <fstream>
@@ -9,6 +10,7 @@
 namespace dragoman {
 
 nlohmann::json readJsonObject(const std::filesystem::path& path, const std::string& category, bool missingIsEmpty) {
+    requireRegularFile(path);
     std::ifstream in(path);
     if (!in) {
         if (missingIsEmpty) return nlohmann::json::object();

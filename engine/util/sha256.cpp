@@ -1,6 +1,7 @@
 #include "util/sha256.h"
 
 #include "util/error.h"
+#include "util/regular_file.h"
 
 #include <openssl/evp.h>
 
@@ -37,7 +38,8 @@ std::string finish(EVP_MD_CTX* ctx) {
 
 // Streams the file through the digest with plain reads (no mapping: hashing must not pin the page cache).
 void digestFile(EVP_MD_CTX* ctx, const std::filesystem::path& path, const std::function<bool(std::uint64_t)>& progress) {
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    requireRegularFile(path);
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0) throw Error("io", path.string() + ": cannot open: " + std::strerror(errno));
     std::unique_ptr<int, void (*)(int*)> closer(new int(fd), [](int* p) {
         ::close(*p);

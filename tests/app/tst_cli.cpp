@@ -16,6 +16,8 @@ private Q_SLOTS:
     void exitCodes_data();
     void exitCodes();
     void nonUtf8ArgumentIsRefused();
+    void inputsThatAreNotTextFilesAreRefused_data();
+    void inputsThatAreNotTextFilesAreRefused();
     void lostOutputIsAnError_data();
     void lostOutputIsAnError();
     void documentThatCannotBeWrittenLeavesNothing_data();
@@ -194,6 +196,50 @@ void TestCli::nonUtf8ArgumentIsRefused() {
     const auto err = QString::fromUtf8(process.readAllStandardError());
     QVERIFY2(err.startsWith("error: input: argument 9 is not valid UTF-8"), qPrintable(err));
     QVERIFY(process.readAllStandardOutput().isEmpty());
+}
+
+void TestCli::inputsThatAreNotTextFilesAreRefused_data() {
+    QTest::addColumn<QString>("command");  // $0 the CLI, $1 marian-tiny, $2 hunyuan-tiny-f32; run in a folder with a named pipe "fifo"
+    QTest::addColumn<QString>("error");
+    QTest::newRow("inspect a named pipe") << R"("$0" inspect fifo)"
+                                          << "error: io: fifo is a named pipe, not a file to read";
+    QTest::newRow("a glossary that is a named pipe") << R"("$0" translate --model "$2" --from en --to de --text Hello --glossary fifo)"
+                                                     << "error: io: fifo is a named pipe, not a file to read";
+    QTest::newRow("an adapter's weights that are a named pipe")
+        << R"(mkdir a && cp "$3"/adapter_config.json a/ && mkfifo a/adapter_model.safetensors && "$0" translate --model "$2" --adapter a --from en --to de --text Hello)"
+        << "error: adapter: ";
+    QTest::newRow("a glossary that is not UTF-8")
+        << R"(printf 'a\377\tb\n' > g.tsv; "$0" translate --model "$2" --from en --to de --text Hello --glossary g.tsv)"
+        << "error: input: glossary g.tsv line 1 is not valid UTF-8";
+    QTest::newRow("translate from a folder") << R"("$0" translate --model "$1" --from en --to de < .)"
+                                             << "error: input: standard input is a folder, not text to read";
+    QTest::newRow("tokenize bytes that are not UTF-8") << R"(printf 'good\na\377b\n' | "$0" tokenize --model "$1")"
+                                                       << "error: input: line 2 is not valid UTF-8";
+}
+
+// A named pipe where a file is read would block its open() until something wrote to it (a hang to whoever named
+// the wrong path); a folder on stdin reads as nothing; bytes that are not UTF-8 would be read as something else.
+// Each is refused at once with exit 1 and one line that names it.
+void TestCli::inputsThatAreNotTextFilesAreRefused() {
+    QFETCH(QString, command);
+    QFETCH(QString, error);
+    QTemporaryDir dir;
+    QProcess process;
+    process.setWorkingDirectory(dir.path());
+    process.start(
+        "/bin/bash",
+        {"-c", "mkfifo fifo && " + command, qEnvironmentVariable("DRAGOMAN_CLI"), QStringLiteral(DRAGOMAN_TEST_FIXTURES "/marian-tiny"),
+         QStringLiteral(DRAGOMAN_TEST_FIXTURES "/hunyuan-tiny-f32"), QStringLiteral(DRAGOMAN_TEST_FIXTURES "/lora/hunyuan-tiny-f32.all7")});
+    process.closeWriteChannel();
+    if (!process.waitForFinished(20000)) {
+        process.kill();
+        QFAIL("still waiting after 20 s");
+    }
+    QCOMPARE(process.exitCode(), 1);
+    const auto err = QString::fromUtf8(process.readAllStandardError());
+    QVERIFY2(err.startsWith(error), qPrintable(err));
+    QVERIFY2(!error.startsWith("error: adapter") || err.contains("adapter_model.safetensors is a named pipe"), qPrintable(err));
+    QCOMPARE(err.count('\n'), 1);
 }
 
 void TestCli::lostOutputIsAnError_data() {

@@ -1,6 +1,7 @@
 #include "cli/command_line.h"
 #include "devcli/dev_commands.h"
 #include "devcli/dev_model_option.h"
+#include "dragoman.h"
 #include "runtime/architectures.h"
 
 #include <iostream>
@@ -20,8 +21,13 @@ int runTokenize(const QStringList& args) {
         print(joinIds(tokenizer->encode(cmd.value("text").toStdString())) + "\n");
         return kExitOk;
     }
-    for (std::string line; std::getline(std::cin, line);)
-        print(joinIds(tokenizer->encode(line)) + "\n");
+    requireTextOnStdin();
+    std::uint64_t number = 0;
+    for (std::string line; std::getline(std::cin, line);) {
+        // As --text is: bytes that are not UTF-8 are refused, never tokenized as something else.
+        if (++number; !isValidUtf8(line)) throw Error("input", "line " + std::to_string(number) + " is not valid UTF-8");
+        if (!print(joinIds(tokenizer->encode(line)) + "\n")) break;
+    }
     return kExitOk;
 }
 
