@@ -266,9 +266,9 @@ void ApiServer::Impl::chat(const httplib::Request& req, const std::string& body,
                                secondsSince(start), outcome));
     };
     // By value: the streaming callback that keeps this runs after chat() has returned.
-    auto finishReason = [maxTokens = call.maxTokens](const TranslationStats& stats, bool stopped) {
-        return !stopped && maxTokens && stats.generatedTokens >= *maxTokens ? "length" : "stop";
-    };
+    // "length" where a cap cut the answer short (max_tokens, or the model's own maximum); an answer that ended by
+    // itself on exactly the last token allowed is "stop", as OpenAI and vLLM say.
+    auto finishReason = [](const TranslationStats& stats, bool stopped) { return !stopped && stats.truncated ? "length" : "stop"; };
     if (!call.stream) {
         // The answer is what the stop strings let through of the streamed pieces (it ends before the first one).
         StopStrings stops(call.stop);

@@ -190,7 +190,10 @@ std::string ChatPromptStrategy::generate(const std::string& prompt, TranslationJ
         return {};
     }
     auto generated = sample ? sampleSearch(*session, ids, options, sampling) : greedySearch(*session, ids, options);
-    if (!generated.empty() && std::find(stopIds_.begin(), stopIds_.end(), generated.back()) != stopIds_.end()) generated.pop_back();
+    if (!generated.empty() && std::find(stopIds_.begin(), stopIds_.end(), generated.back()) != stopIds_.end())
+        generated.pop_back();
+    else if (!job.stopped)
+        job.stats.truncated = true;
     if (job.streams()) job.emit(stream.finish());
     return tokenizer.decode(generated);
 }

@@ -193,6 +193,9 @@ std::string LanguageTokenStrategy::decodeSentence(const std::vector<std::vector<
             job.stats.generatedTokens += static_cast<std::int64_t>(generated.size());
             job.emit(tokenizer.decode(generated));
         }
+        if (!job.stopped &&
+            (generated.empty() || std::find(options.eosIds.begin(), options.eosIds.end(), generated.back()) == options.eosIds.end()))
+            job.stats.truncated = true;
         output += tokenizer.decode(generated);
     }
     return output;

@@ -61,6 +61,9 @@ struct TranslationStats {
     std::int64_t sourceTokens = 0, generatedTokens = 0;
     double firstTokenSeconds = -1, totalSeconds = 0;
     bool stopped = false;
+    // A sequence ran into a length cap (the request's maxNewTokens, the model's own maximum) before its end-of-sequence
+    // token: the translation is cut short (OpenAI's finish_reason "length").
+    bool truncated = false;
 };
 
 }  // namespace dragoman

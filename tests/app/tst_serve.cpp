@@ -622,6 +622,15 @@ void TestServe::maxTokensCapsTranslations() {
     capped["max_tokens"] = all - 1;
     const auto almost = send(net_, "POST", marian_->url() + "/v1/chat/completions", chatBody("tuned", text, false, capped));
     QCOMPARE(almost.json()["usage"].toObject()["completion_tokens"].toInt(), all - 1);
+    QCOMPARE(almost.json()["choices"].toArray().at(0).toObject()["finish_reason"].toString(), QStringLiteral("length"));
+    // Exactly the tokens the answer takes: it ended by itself on the last one allowed, "stop" (as OpenAI and vLLM say).
+    capped["max_tokens"] = all;
+    const auto exact = send(net_, "POST", marian_->url() + "/v1/chat/completions", chatBody("tuned", text, false, capped));
+    QCOMPARE(contentOf(exact), contentOf(whole));
+    QCOMPARE(exact.json()["choices"].toArray().at(0).toObject()["finish_reason"].toString(), QStringLiteral("stop"));
+    const auto exactStream =
+        parseEvents(send(net_, "POST", marian_->url() + "/v1/chat/completions", chatBody("tuned", text, true, capped)).body);
+    QCOMPARE(exactStream.finishReason, QStringLiteral("stop"));
 }
 
 // LibreTranslate's format "html": inline markup (bold words, a link) comes back as markup around the translated
