@@ -67,6 +67,11 @@ int runCli(int argc, char** argv) {
     // A reader that goes away (`| head -1`) makes the next write fail with EPIPE, reported like any failed write,
     // instead of killing the process with SIGPIPE.
     std::signal(SIGPIPE, SIG_IGN);
+    // Qt's own warnings (a network reply read after it closed, say) go to the log file: the contract's stderr is one
+    // "error: " line when a command fails, and nothing else.
+    qInstallMessageHandler([](QtMsgType type, const QMessageLogContext&, const QString& message) {
+        logMessage(type == QtCriticalMsg || type == QtFatalMsg ? LogLevel::Warning : LogLevel::Debug, "Qt: " + message.toStdString());
+    });
     try {
         // Arguments are read as UTF-8: other bytes (a --text in another encoding) would reach the model as U+FFFD,
         // where the same bytes on stdin are refused.

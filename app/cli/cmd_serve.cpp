@@ -9,8 +9,11 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <chrono>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <thread>
 
 namespace dragoman::cli {
@@ -72,7 +75,9 @@ int runServe(const QStringList& args) {
 
     server::ApiServer server(config, model, std::move(adapters));
     const int port = server.bind();
-    std::printf("listening on http://%s:%d\n", config.host.c_str(), port);
+    // An IPv6 address goes in brackets, or the URL would not parse ("http://::1:8080").
+    const bool ipv6 = config.host.find(':') != std::string::npos;
+    std::printf("listening on http://%s%s%s:%d\n", ipv6 ? "[" : "", config.host.c_str(), ipv6 ? "]" : "", port);
     std::fflush(stdout);
     // SIGTERM and SIGINT (whichever thread takes them) write their number to a pipe; one thread reads it and
     // stops the server, which first lets the requests in flight finish.
@@ -85,12 +90,26 @@ int runServe(const QStringList& args) {
     sigemptyset(&action.sa_mask);
     ::sigaction(SIGTERM, &action, nullptr);
     ::sigaction(SIGINT, &action, nullptr);
+    std::atomic<bool> ran{false};
     std::thread stopper([&] {
         char signal = 0;
         if (::read(stopPipe[0], &signal, 1) != 1 || signal == 0) return;  // 0: run() ended by itself
         std::fprintf(stderr, "%s: finishing the requests in flight (for %d s at most), then stopping\n",
                      signal == SIGTERM ? "SIGTERM" : "SIGINT", static_cast<int>(config.stopGraceSeconds));
-        std::thread graceful([&] { server.stop(); });
+        std::thread graceful([&] {
+            server.stop();
+            // Every request has ended (or was cancelled) and the server listens no more; what can still hold run() is a
+            // connection whose client is sending its request's headers a byte at a time, which the HTTP library reads
+            // to the end. Such a request never started: the process does not wait for it.
+            for (int waited = 0; waited < 40 && !ran.load(); ++waited)
+                std::this_thread::sleep_for(std::chrono::milliseconds(50));
+            if (!ran.load()) {
+                logMessage(LogLevel::Warning, "stopped with connections still sending their requests: closed unanswered");
+                flushLog();
+                std::fflush(nullptr);
+                std::_Exit(kExitOk);
+            }
+        });
         // A second signal cancels what is still running.
         if (::read(stopPipe[0], &signal, 1) == 1 && signal != 0) {
             std::fprintf(stderr, "%s again: cancelling the requests in flight\n", signal == SIGTERM ? "SIGTERM" : "SIGINT");
@@ -99,6 +118,7 @@ int runServe(const QStringList& args) {
         graceful.join();
     });
     server.run();
+    ran = true;
     const char done = 0;
     [[maybe_unused]] const auto written = ::write(stopPipe[1], &done, 1);
     stopper.join();

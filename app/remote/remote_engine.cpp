@@ -212,7 +212,8 @@ std::string RemoteEngine::translate(const TranslationRequest& request) const {
     // takes it (an older `serve` would drop the fields it does not know: it gets the prompt instead).
     const bool options = !request.glossary.empty() || !request.context.empty() || !request.style.empty() || !request.preferences.empty() ||
                          request.keepDelimiters || !request.structuredFormat.empty() || !request.promptProfile.empty();
-    const bool prompted = request.formatted || request.sample || (options && !translationOptions_);
+    // A Dragoman server samples a translation itself (its extension's "sample"), as the local engine does.
+    const bool prompted = request.formatted || (request.sample && !dragoman_) || ((options || request.sample) && !translationOptions_);
     // A Dragoman server translates a line itself when the request names its languages, exactly as the local
     // engine; other servers (and requests only a prompt can carry) get the HY-MT prompt line by line.
     if (request.text.find_first_not_of(" \t\r\n") == std::string::npos)  // blank lines stay blank, as locally
@@ -254,6 +255,9 @@ std::string RemoteEngine::complete(const TranslationRequest& request, const std:
     }
     if (request.sample) {
         body["seed"] = request.seed;
+        // Sampled as the model's generation config says, as locally: a Dragoman server takes its extension's flag;
+        // another server samples with its own defaults where no temperature is named.
+        if (dragoman_) body["sample"] = true;
     } else {
         body["temperature"] = 0;
     }

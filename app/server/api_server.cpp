@@ -22,6 +22,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <mutex>
+#include <random>
 
 #include <sys/socket.h>
 
@@ -234,11 +235,17 @@ void ApiServer::Impl::chat(const httplib::Request& req, const std::string& body,
         r.maxNewTokens = call.maxTokens;
         r.temperature = call.temperature;
         r.topP = call.topP;
-        r.seed = call.seed.value_or(0);
+        r.sample = call.sample;
+        // Without a seed each sampled answer is drawn afresh, as OpenAI's are; a seed makes it repeatable.
+        r.seed = call.seed ? *call.seed : std::random_device{}();
     } else {
         // A translation: the last user message, between the languages the request names.
-        for (auto it = call.messages.rbegin(); it != call.messages.rend() && r.text.empty(); ++it)
-            if (it->role == "user") r.text = it->content;
+        for (const auto& m : call.messages)
+            if (m.role != "system" && m.role != "developer" && m.role != "user" && m.role != "assistant")
+                throw ApiError(400, "invalid_request_error", "unknown message role '" + m.role + "' (system, user or assistant)");
+        const auto last = std::find_if(call.messages.rbegin(), call.messages.rend(), [](const auto& m) { return m.role == "user"; });
+        if (last == call.messages.rend()) throw ApiError(400, "invalid_request_error", "no user message to translate");
+        r.text = last->content;
         r.from = call.sourceLang;
         r.to = call.targetLang;
         r.glossary = call.glossary;
@@ -249,10 +256,14 @@ void ApiServer::Impl::chat(const httplib::Request& req, const std::string& body,
         r.structuredFormat = call.structuredFormat;
         r.promptProfile = call.promptProfile;
         r.maxNewTokens = call.maxTokens;  // over the whole translation, all its sentences
+        if (call.sample) {                // sampled as the model's generation config says, as `translate --sample` locally
+            r.sample = true;
+            r.seed = call.seed ? *call.seed : std::random_device{}();
+        }
         // What the prompt cannot say (an unknown profile, two instructions at once, a model without prompts) is a
         // 400 now, not an error event after a streamed 200.
         if (!r.glossary.empty() || !r.context.empty() || !r.style.empty() || !r.preferences.empty() || r.keepDelimiters ||
-            !r.structuredFormat.empty() || !r.promptProfile.empty())
+            !r.structuredFormat.empty() || !r.promptProfile.empty() || r.sample)
             model->prompts(r);
         checkLanguages(r);
     }

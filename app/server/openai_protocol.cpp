@@ -104,6 +104,23 @@ ChatCall parseChatCall(const std::string& body) {
     call.topP = optionalNumber<double>(j, "top_p");
     if (call.topP && (*call.topP <= 0 || *call.topP > 1)) throw badField("top_p", "must lie in (0, 1]");
     if (auto seed = optionalNumber<std::int64_t>(j, "seed")) call.seed = static_cast<std::uint64_t>(*seed);
+    if (j.contains("sample") && !j["sample"].is_null()) {
+        if (!j["sample"].is_boolean()) throw badField("sample", "must be true or false");
+        call.sample = j["sample"].get<bool>();
+    }
+    // One answer per request, as text: asking for several, for token log-probabilities, for tools or for a response
+    // format is refused by name rather than answered as if it had not been asked.
+    if (auto n = optionalNumber<std::int64_t>(j, "n"); n && *n != 1) throw badField("n", "must be 1 (one answer per request)");
+    if (j.contains("logprobs") && !j["logprobs"].is_null() && !(j["logprobs"].is_boolean() && !j["logprobs"].get<bool>()))
+        throw badField("logprobs", "is not supported");
+    if (j.contains("top_logprobs") && !j["top_logprobs"].is_null()) throw badField("top_logprobs", "is not supported");
+    if (j.contains("tools") && !j["tools"].is_null() && !(j["tools"].is_array() && j["tools"].empty()))
+        throw badField("tools", "is not supported");
+    if (j.contains("response_format") && !j["response_format"].is_null()) {
+        const auto& format = j["response_format"];
+        if (!format.is_object() || format.value("type", std::string()) != "text")
+            throw badField("response_format", "only {\"type\": \"text\"} is supported");
+    }
     if (j.contains("stop") && !j["stop"].is_null()) {
         if (j["stop"].is_string()) {
             call.stop.push_back(j["stop"].get<std::string>());

@@ -18,6 +18,9 @@ struct ChatCall {
     std::optional<std::int64_t> maxTokens;
     std::optional<double> temperature, topP;
     std::optional<std::uint64_t> seed;
+    // Dragoman's extension: sample as the model's generation config says (what `translate --sample` does locally),
+    // where the request names no temperature.
+    bool sample = false;
     std::vector<std::string> stop;
     std::string sourceLang, targetLang;  // for a model without a chat format (Marian)
     // Dragoman's translation extension (with target_lang): what shapes a prompted model's prompt, as

@@ -117,6 +117,16 @@ void TestRemote::linesEqualLocal() {
         QVERIFY2(remote.code == 0, remote.err.constData());
         QCOMPARE(remote.out, local.out);
     }
+    if (model != kHunyuan) return;
+    // Sampled with a seed: the server samples as the model's generation config says, as the local engine does (it
+    // decoded greedily, the request naming no temperature).
+    const QStringList sampled{"--from", "en", "--to", to, "--batch", "1", "--sample", "--seed", "3"};
+    const auto localSample = cli(QStringList{"translate", "--model", model} + sampled, lines());
+    QCOMPARE(localSample.code, 0);
+    QVERIFY(localSample.out != local.out);
+    const auto remoteSample = cli(QStringList{"translate", "--server", server.url()} + sampled, lines());
+    QVERIFY2(remoteSample.code == 0, remoteSample.err.constData());
+    QCOMPARE(remoteSample.out, localSample.out);
 }
 
 void TestRemote::documentsEqualLocal_data() {

@@ -127,6 +127,7 @@ private Q_SLOTS:
     void clientLeavingWithoutStreamFreesItsPlace();
     void sigtermFinishesRequestsInFlight();
     void sigtermCancelsWhatOutlastsTheGrace();
+    void sigtermDoesNotWaitForASlowClientsHeaders();
     void portInUseIsRefused();
     void chunkedBodyOverTheLimit();
     void maxTokensCapsTranslations();
@@ -400,6 +401,25 @@ void TestServe::errors_data() {
     QTest::newRow("a glossary of the wrong shape")
         << "POST"
         << "/v1/chat/completions" << chatBody("tuned", "Hi.", false, {{"target_lang", "de"}, {"glossary", "house=Haus"}}) << 400;
+    // One answer as text per request: what asks for more is refused by name, not answered as if unasked.
+    QTest::newRow("n = 3") << "POST"
+                           << "/v1/chat/completions" << chatBody("tuned", "Hi.", false, {{"target_lang", "de"}, {"n", 3}}) << 400;
+    QTest::newRow("logprobs") << "POST"
+                              << "/v1/chat/completions" << chatBody("tuned", "Hi.", false, {{"target_lang", "de"}, {"logprobs", true}})
+                              << 400;
+    QTest::newRow("a JSON response format") << "POST"
+                                            << "/v1/chat/completions"
+                                            << chatBody("tuned", "Hi.", false,
+                                                        {{"target_lang", "de"}, {"response_format", QJsonObject{{"type", "json_object"}}}})
+                                            << 400;
+    QTest::newRow("a translation without a user message")
+        << "POST"
+        << "/v1/chat/completions"
+        << QByteArray(R"({"model": "tuned", "target_lang": "de", "messages": [{"role": "system", "content": "I have a dog."}]})") << 400;
+    QTest::newRow("a translation with an unknown role")
+        << "POST"
+        << "/v1/chat/completions"
+        << QByteArray(R"({"model": "tuned", "target_lang": "de", "messages": [{"role": "bogus", "content": "I have a dog."}]})") << 400;
     QTest::newRow("unknown route") << "GET"
                                    << "/v1/embeddings" << QByteArray() << 404;
     QTest::newRow("libretranslate without target") << "POST"
@@ -554,6 +574,29 @@ void TestServe::sigtermCancelsWhatOutlastsTheGrace() {
     inFlight->deleteLater();
     QVERIFY(server.process().state() == QProcess::NotRunning || server.process().waitForFinished(30000));
     QVERIFY2(timer.elapsed() < 15000, qPrintable(QString::number(timer.elapsed())));
+    QCOMPARE(server.process().exitStatus(), QProcess::NormalExit);
+    QCOMPARE(server.process().exitCode(), 0);
+}
+
+// A client sending its request's headers a byte at a time holds a connection thread of the HTTP library, which
+// reads them to the end: after SIGTERM the server still ends (that request never started), and exits 0.
+void TestServe::sigtermDoesNotWaitForASlowClientsHeaders() {
+    Server server({"--model", kMarian, "--stop-grace", "1"});
+    QVERIFY(!server.url().isEmpty());
+    QTcpSocket slow;
+    slow.connectToHost("127.0.0.1", static_cast<quint16>(QUrl(server.url()).port()));
+    QVERIFY(slow.waitForConnected(10000));
+    slow.write("GET /v1/models HTTP/1.1\r\nHo");
+    QVERIFY(slow.waitForBytesWritten(10000));
+    QTimer drip;  // one more header byte each second, for as long as the test runs
+    QObject::connect(&drip, &QTimer::timeout, &slow, [&slow] { slow.write("x"); });
+    drip.start(1000);
+    QTest::qWait(1500);
+    QElapsedTimer timer;
+    timer.start();
+    ::kill(static_cast<pid_t>(server.process().processId()), SIGTERM);
+    QTRY_VERIFY_WITH_TIMEOUT(server.process().state() == QProcess::NotRunning, 20000);
+    QVERIFY2(timer.elapsed() < 10000, qPrintable(QString::number(timer.elapsed())));
     QCOMPARE(server.process().exitStatus(), QProcess::NormalExit);
     QCOMPARE(server.process().exitCode(), 0);
 }
