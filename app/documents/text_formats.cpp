@@ -235,6 +235,19 @@ std::pair<std::size_t, std::size_t> cueTag(std::string_view text, std::size_t fr
     return {std::string_view::npos, std::string_view::npos};
 }
 
+// The dash that opens a speaker's line in a dialogue cue ("- Where to?", "– To the market."), with the spaces after
+// it; 0 where the line opens with none.
+std::size_t dialogueDash(std::string_view line) {
+    line = trimmed(line);
+    std::size_t dash = 0;
+    for (const std::string_view mark : {"-", "\u2013", "\u2014"})
+        if (line.starts_with(mark) && !line.starts_with("-->")) dash = mark.size();
+    if (dash == 0 || (line.size() > dash && line[dash] == '-')) return 0;  // "--" is not a speaker's dash
+    while (dash < line.size() && line[dash] == ' ')
+        ++dash;
+    return dash;
+}
+
 }  // namespace
 
 SegmentedDocument segmentSubtitles(std::string_view text) {
@@ -271,13 +284,25 @@ SegmentedDocument segmentSubtitles(std::string_view text) {
             out.literal(lines[j].ending);
         }
         if (textBegin < end) {
-            bool tagged = false;
+            bool tagged = false, dialogue = false;
             std::string cue;
             for (auto j = textBegin; j < end; ++j) {
                 tagged = tagged || cueTag(lines[j].text, 0).first != std::string_view::npos;
+                dialogue = dialogue || (j > textBegin && dialogueDash(lines[j].text) > 0);
                 cue += (cue.empty() ? "" : " ") + std::string(trimmed(lines[j].text));
             }
-            if (tagged) {  // line by line around the tags
+            if (dialogue && !tagged) {  // two speakers: each line their own sentence, after its dash
+                for (auto j = textBegin; j < end; ++j) {
+                    const auto line = lines[j].text;  // not blank: a blank line ends the cue
+                    const auto start = line.find_first_not_of(" \t");
+                    const auto dash = start + dialogueDash(line);
+                    out.literal(line.substr(0, dash));
+                    const auto last = line.find_last_not_of(" \t") + 1;
+                    out.segment(line.substr(dash, last > dash ? last - dash : 0));
+                    out.literal(line.substr(std::max(last, dash)));
+                    out.literal(lines[j].ending);
+                }
+            } else if (tagged) {  // line by line around the tags
                 for (auto j = textBegin; j < end; ++j) {
                     writeWithProtectedSpans(out, lines[j].text, cueTag);
                     out.literal(lines[j].ending);

@@ -59,6 +59,7 @@ private Q_SLOTS:
     void fileThatAppearsMeanwhileIsKept();
     void repeatedTextIsTranslatedOnce();
     void malformedCuesAreKeptAndNamed();
+    void dialogueCuesKeepTheirSpeakers();
     void progressCountsFinishedSegments();
     void modelLineBreaksNeverAddLines();
     void emptyTranslationKeepsTheSource_data();
@@ -494,6 +495,22 @@ void TestDocuments::malformedCuesAreKeptAndNamed() {
     const auto text = QString::fromUtf8(fileBytes(output));
     QVERIFY2(text.contains("\n\n2\nThis cue lost its timing line.\n\n3\n\n4\n00:00:05,000 --> 00:00:06,000\n"), qPrintable(text));
     QVERIFY2(!text.contains("The weather is nice today.") && !text.contains("The man sees"), qPrintable(text));
+}
+
+// A cue whose lines open with a speaker's dash is two people talking: each line is translated on its own and keeps
+// its dash (joined into one sentence and wrapped back, the second speaker's words ran into the first's line).
+void TestDocuments::dialogueCuesKeepTheirSpeakers() {
+    QTemporaryDir dir;
+    const auto input = dir.filePath("talk.srt"), output = dir.filePath("talk.de.srt");
+    QVERIFY(writeBytes(input, "1\n00:00:01,000 --> 00:00:03,000\n- Where are you going?\n- To the market.\n\n"
+                              "2\n00:00:04,000 --> 00:00:06,000\nWhere are you going?\n\u2013 To the market.\n\n"
+                              "3\n00:00:07,000 --> 00:00:09,000\nThe weather is nice\ntoday in Berlin.\n"));
+    auto r = request(input, output);
+    r.translate = [](const std::string& text) { return "[" + text + "]"; };
+    documents::translateDocument(r);
+    QCOMPARE(fileBytes(output), QByteArray("1\n00:00:01,000 --> 00:00:03,000\n- [Where are you going?]\n- [To the market.]\n\n"
+                                           "2\n00:00:04,000 --> 00:00:06,000\n[Where are you going?]\n\u2013 [To the market.]\n\n"
+                                           "3\n00:00:07,000 --> 00:00:09,000\n[The weather is nice\ntoday in Berlin.]\n"));
 }
 
 void TestDocuments::repeatedTextIsTranslatedOnce() {
