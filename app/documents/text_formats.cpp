@@ -404,11 +404,14 @@ bool entityAt(const std::string& text, std::size_t at) {
     return i > start && i < text.size() && text[i] == ';' && (numeric || std::isalpha(static_cast<unsigned char>(text[start])));
 }
 
+// The translation as HTML text. Its sources were decoded (decodeEntities), so "&amp;" in it is the text "&amp;" (the
+// source said "&amp;amp;") and is escaped; only a reference decodeEntities leaves as written came through as one.
 std::string escapeHtml(const std::string& text) {
     std::string out;
     for (std::size_t at = 0; at < text.size(); ++at) {
         const char c = text[at];
-        if (c == '&' && entityAt(text, at))
+        const auto reference = c == '&' && entityAt(text, at) ? std::string_view(text).substr(at, text.find(';', at) - at + 1) : "";
+        if (!reference.empty() && decodeEntities(reference) == reference)
             out += c;
         else if (c == '&')
             out += "&amp;";

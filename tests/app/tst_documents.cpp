@@ -934,6 +934,11 @@ void TestDocuments::inlineMarkup_data() {
     QTest::newRow("html entities the decoder does not know stay as written")
         << "d.html" << QByteArray("<p>Go &rarr; now &copy; <b>us</b></p>") << QStringList{"Go &rarr; now © <s1>us</s1>"}
         << QByteArray("<p>«Go &rarr; now © <b>us</b>»</p>") << QByteArray("<p>[Go &rarr; now ©] <b>[us]</b></p>");
+    // The text "&amp;" is written "&amp;amp;": decoded for the model, it must come back as the same text.
+    QTest::newRow("html text that reads as an entity")
+        << "e.html" << QByteArray("<p>Use &amp;amp; for <b>an ampersand</b>.</p>")
+        << QStringList{"Use &amp; for <s1>an ampersand</s1>."} << QByteArray("<p>«Use &amp;amp; for <b>an ampersand</b>.»</p>")
+        << QByteArray("<p>[Use &amp;amp; for] <b>[an ampersand]</b>.</p>");
     QTest::newRow("html link with a title starts a piece")
         << "c.html" << QByteArray("<p>See <a href=\"r.html\" title=\"The report\">the report</a> now.</p>")
         << QStringList{"the report<s1></s1> now."}
