@@ -299,13 +299,14 @@ std::unique_ptr<DocumentFormat> yamlFormat() {
 }
 
 std::vector<std::string> placeholdersIn(std::string_view text) {
-    // printf conversions take no space flag: "50% off" is not one.
+    // printf conversions take no space flag: "50% off" is not one. Python's named ones ("%(count)d") and an escaped
+    // percent sign ("50%%", which a translation must keep as it is) count too.
     static const std::regex pattern(
-        R"(\{\{[^{}]*\}\}|\$\{[^{}]*\}|\{[A-Za-z0-9_.]*\}|%%|%(?:[0-9]+\$)?[-+#0]*(?:[0-9]+|\*)?(?:\.(?:[0-9]+|\*))?(?:hh|h|ll|l|L|z|j|t|q)?[diouxXeEfFgGaAcspn@])");
+        R"(\{\{[^{}]*\}\}|\$\{[^{}]*\}|\{[A-Za-z0-9_.]*\}|%%|%\([A-Za-z0-9_]+\)[-+#0]*(?:[0-9]+|\*)?(?:\.(?:[0-9]+|\*))?[diouxXeEfFgGcrsa]|%(?:[0-9]+\$)?[-+#0]*(?:[0-9]+|\*)?(?:\.(?:[0-9]+|\*))?(?:hh|h|ll|l|L|z|j|t|q)?[diouxXeEfFgGaAcspn@])");
     std::vector<std::string> found;
     const std::string s(text);
     for (auto it = std::sregex_iterator(s.begin(), s.end(), pattern); it != std::sregex_iterator(); ++it)
-        if (it->str() != "%%") found.push_back(it->str());
+        found.push_back(it->str());
     return found;
 }
 

@@ -212,7 +212,12 @@ public:
         const auto file = readPo(path_);
         auto header = headerOf(file.get());
         auto pluralForms = field(header, "Plural-Forms");
-        if (pluralCount(pluralForms) == 0 || pluralForms.find("INTEGER") != std::string::npos) {
+        // A header's rule is kept where it is the target language's own (a catalog being completed); a catalog of
+        // another language (filled in as a new one) gets the target's rule with its new Language.
+        const auto language = field(header, "Language");
+        const auto base = [](const std::string& code) { return code.substr(0, code.find_first_of("-_@.")); };
+        const bool otherLanguage = !language.empty() && base(language) != base(options_.targetLanguage);
+        if (otherLanguage || pluralCount(pluralForms) == 0 || pluralForms.find("INTEGER") != std::string::npos) {
             pluralForms = pluralFormsFor(options_.targetLanguage);
             header = withField(header, "Plural-Forms", pluralForms);
         }

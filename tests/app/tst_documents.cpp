@@ -73,6 +73,7 @@ private Q_SLOTS:
     void poCatalogs_data();
     void poCatalogs();
     void realPoCatalog();
+    void poCatalogOfAnotherLanguageTakesTheTargetsPlurals();
     void poCatalogsMsgfmtAccepts();
     void inlineMarkup_data();
     void inlineMarkup();
@@ -502,9 +503,10 @@ void TestDocuments::malformedCuesAreKeptAndNamed() {
 void TestDocuments::dialogueCuesKeepTheirSpeakers() {
     QTemporaryDir dir;
     const auto input = dir.filePath("talk.srt"), output = dir.filePath("talk.de.srt");
-    QVERIFY(writeBytes(input, "1\n00:00:01,000 --> 00:00:03,000\n- Where are you going?\n- To the market.\n\n"
-                              "2\n00:00:04,000 --> 00:00:06,000\nWhere are you going?\n\u2013 To the market.\n\n"
-                              "3\n00:00:07,000 --> 00:00:09,000\nThe weather is nice\ntoday in Berlin.\n"));
+    QVERIFY(writeBytes(input,
+                       "1\n00:00:01,000 --> 00:00:03,000\n- Where are you going?\n- To the market.\n\n"
+                       "2\n00:00:04,000 --> 00:00:06,000\nWhere are you going?\n\u2013 To the market.\n\n"
+                       "3\n00:00:07,000 --> 00:00:09,000\nThe weather is nice\ntoday in Berlin.\n"));
     auto r = request(input, output);
     r.translate = [](const std::string& text) { return "[" + text + "]"; };
     documents::translateDocument(r);
@@ -745,7 +747,9 @@ void TestDocuments::placeholders_data() {
     QTest::addColumn<QString>("text");
     QTest::addColumn<QStringList>("expected");
     QTest::newRow("braces") << "Hello {name}, {{count}} new, ${user}, {0}" << QStringList{"{name}", "{{count}}", "${user}", "{0}"};
-    QTest::newRow("printf") << "%s has %d files (%1$s, %.2f, %%)" << QStringList{"%s", "%d", "%1$s", "%.2f"};
+    QTest::newRow("printf") << "%s has %d files (%1$s, %.2f, %%)" << QStringList{"%s", "%d", "%1$s", "%.2f", "%%"};
+    QTest::newRow("python, named") << "Hello %(user)s, %(count)d new, %(ratio).1f%%"
+                                   << QStringList{"%(user)s", "%(count)d", "%(ratio).1f", "%%"};
     QTest::newRow("a percent sign is not one") << "50% off, 100 %" << QStringList{};
     QTest::newRow("none") << "Open the file." << QStringList{};
 }
@@ -759,6 +763,8 @@ void TestDocuments::placeholders() {
     QCOMPARE(found, expected);
     QVERIFY(documents::keepsPlaceholders("%s and {name}", "{name} und %s"));
     QVERIFY(!documents::keepsPlaceholders("%s and {name}", "{Name} und %s"));
+    QVERIFY(!documents::keepsPlaceholders("Progress: 50%%", "Fortschritt: 50% %"));
+    QVERIFY(!documents::keepsPlaceholders("Hello %(user)s", "Hallo % (Benutzer)"));
 }
 
 namespace {
@@ -850,6 +856,27 @@ void TestDocuments::poCatalogs() {
     QCOMPARE(documents::pluralFormsFor("ru").substr(0, 11), std::string("nplurals=3;"));
 }
 
+// A Russian catalog filled in again as German: its header's Language and Plural-Forms both become German's (the
+// Russian three-form rule, kept beside "Language: de", chose the singular for 21 files), each plural entry two forms.
+void TestDocuments::poCatalogOfAnotherLanguageTakesTheTargetsPlurals() {
+    QTemporaryDir dir;
+    const auto input = dir.filePath("app.ru.po");
+    QVERIFY(writeBytes(input,
+                       "msgid \"\"\nmsgstr \"\"\n\"Language: ru\\n\"\n\"Content-Type: text/plain; charset=UTF-8\\n\"\n"
+                       "\"Plural-Forms: nplurals=3; plural=(n%10==1 && n%100!=11 ? 0 : n%10>=2 && n%10<=4 && (n%100<10 || "
+                       "n%100>=20) ? 1 : 2);\\n\"\n\n"
+                       "#, c-format\nmsgid \"%d file\"\nmsgid_plural \"%d files\"\nmsgstr[0] \"%d файл\"\nmsgstr[1] \"%d файла\"\n"
+                       "msgstr[2] \"%d файлов\"\n"));
+    auto r = request(input, dir.filePath("app.de.po"));
+    r.retranslate = true;
+    r.translate = [](const std::string& text) { return "[" + text + "]"; };
+    documents::translateDocument(r);
+    const auto text = QString::fromUtf8(fileBytes(r.output));
+    QVERIFY2(text.contains("\"Language: de\\n\"") && text.contains("\"Plural-Forms: nplurals=2; plural=(n != 1);\\n\""), qPrintable(text));
+    QVERIFY2(text.contains("msgstr[0] \"[%d file]\"\nmsgstr[1] \"[%d files]\"") && !text.contains("msgstr[2]"), qPrintable(text));
+    QCOMPARE(msgfmtComplaints(r.output), QString());
+}
+
 // A real catalog (gdk-pixbuf's German, 198 entries, contexts and plurals): left alone where everything is
 // translated, and with --retranslate every entry, context and plural form filled again, the copy a valid catalog.
 void TestDocuments::realPoCatalog() {
@@ -936,9 +963,8 @@ void TestDocuments::inlineMarkup_data() {
         << QByteArray("<p>«Go &rarr; now © <b>us</b>»</p>") << QByteArray("<p>[Go &rarr; now ©] <b>[us]</b></p>");
     // The text "&amp;" is written "&amp;amp;": decoded for the model, it must come back as the same text.
     QTest::newRow("html text that reads as an entity")
-        << "e.html" << QByteArray("<p>Use &amp;amp; for <b>an ampersand</b>.</p>")
-        << QStringList{"Use &amp; for <s1>an ampersand</s1>."} << QByteArray("<p>«Use &amp;amp; for <b>an ampersand</b>.»</p>")
-        << QByteArray("<p>[Use &amp;amp; for] <b>[an ampersand]</b>.</p>");
+        << "e.html" << QByteArray("<p>Use &amp;amp; for <b>an ampersand</b>.</p>") << QStringList{"Use &amp; for <s1>an ampersand</s1>."}
+        << QByteArray("<p>«Use &amp;amp; for <b>an ampersand</b>.»</p>") << QByteArray("<p>[Use &amp;amp; for] <b>[an ampersand]</b>.</p>");
     QTest::newRow("html link with a title starts a piece")
         << "c.html" << QByteArray("<p>See <a href=\"r.html\" title=\"The report\">the report</a> now.</p>")
         << QStringList{"the report<s1></s1> now."}
