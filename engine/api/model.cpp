@@ -101,6 +101,13 @@ std::string Model::translate(const TranslationRequest& request, TranslationStats
 
     TranslationJob job{request, stats};
     std::string output;
+    // Text already in the target language (named so, or detected so) is its own translation: a model asked to
+    // translate German into German rewrites it ("Guten Morgen" -> "Gute Morgen"), or answers in another language.
+    if (!chat && !request.from.empty() && request.from == request.to) {
+        job.emit(request.text);
+        if (statsOut) *statsOut = stats;
+        return request.text;
+    }
     const auto lines = chat ? std::vector<std::string>{} : paragraphsOf(request);
     if (chat) output = strategy.complete(job);
     for (std::size_t l = 0; l < lines.size() && job.keepGoing(); ++l) {

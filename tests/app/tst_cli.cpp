@@ -774,6 +774,15 @@ void TestCli::translateKeepsLines() {
                           "The cat number 17 sleeps in the house."});
     QCOMPARE(one.code, 0);
     QCOMPARE(one.out.count('\n'), 1);
+
+    // Text already in the target language is its own translation (a model asked for German from German rewrote it).
+    for (const QStringList stream : {QStringList{}, QStringList{"--stream"}}) {
+        const auto same = run(QStringList{"translate", "--model", DRAGOMAN_TEST_FIXTURES "/hunyuan-tiny", "--from", "de", "--to", "de",
+                                          "--text", "Guten Morgen. Wie geht es dir?"} +
+                              stream);
+        QCOMPARE(same.code, 0);
+        QCOMPARE(same.out, QStringLiteral("Guten Morgen. Wie geht es dir?\n"));
+    }
 }
 
 // --from auto: each line translated from its own language (the output of naming it by hand); a text plainly in a
