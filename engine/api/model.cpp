@@ -121,6 +121,8 @@ std::string Model::translate(const TranslationRequest& request, TranslationStats
     stats.totalSeconds = std::chrono::duration<double>(Clock::now() - job.start).count();
     log::info({description_.id, request.requestId}, "translated {} source tokens into {} tokens in {:.3f} s (first token {:.3f} s){}",
               stats.sourceTokens, stats.generatedTokens, stats.totalSeconds, stats.firstTokenSeconds, stats.stopped ? ", stopped" : "");
+    if (stats.truncated && !request.maxNewTokens)
+        log::warn({description_.id, request.requestId}, "the translation reached {}'s length limit and may be cut short", description_.id);
     if (statsOut) *statsOut = stats;
     return output;
 }

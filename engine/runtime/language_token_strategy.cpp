@@ -80,13 +80,25 @@ std::string LanguageTokenStrategy::translateParagraph(const std::string& paragra
         bool continuesSentence = false;  // joined to the part before by a space, not the gap between sentences
     };
     std::vector<Part> parts;
+    // Half the output cap: a translation is rarely more than 1.5 times its source's tokens.
+    const auto& generation = model_.generation;
+    const auto outputCap = std::min<std::int64_t>(generation.maxLength.value_or(network_.maxPositions()), network_.maxPositions());
+    const auto budget = static_cast<std::size_t>(std::max<std::int64_t>(16, outputCap / 2));
+    std::vector<std::pair<std::string, bool>> clauses;  // and whether it continues the sentence before
     for (const auto& sentence : sentences) {
+        bool first = true;
+        for (auto& clause : clausesOf(sentence, budget)) {
+            clauses.emplace_back(std::move(clause), !first);
+            first = false;
+        }
+    }
+    for (const auto& [sentence, continues] : clauses) {
         auto pieces = sourcePieces(sentence, token);
         for (std::size_t at = 0; at < pieces.size(); at += kPiecesEncodedTogether) {
             const auto end = std::min(pieces.size(), at + kPiecesEncodedTogether);
             parts.push_back({{std::make_move_iterator(pieces.begin() + static_cast<std::ptrdiff_t>(at)),
                               std::make_move_iterator(pieces.begin() + static_cast<std::ptrdiff_t>(end))},
-                             at > 0});
+                             at > 0 || continues});
         }
     }
     // The sources of a few parts at a time go through the encoder in one pass, with whatever other requests have
@@ -122,6 +134,30 @@ std::vector<std::string> LanguageTokenStrategy::prompts(const std::string& parag
     for (const auto& sentence : splitSentences(paragraph, request.from.empty() ? "en" : request.from))
         texts.push_back(token.empty() ? sentence : token + " " + sentence);
     return texts;
+}
+
+std::vector<std::string> LanguageTokenStrategy::clausesOf(const std::string& sentence, std::size_t budget) const {
+    // A token holds at least one byte: a sentence of fewer bytes than the budget is never tokenized here.
+    if (sentence.size() <= budget || model_.requireTokenizer().encodeText(sentence).size() <= budget) return {sentence};
+    const auto middle = sentence.size() / 2;
+    std::size_t cut = std::string::npos;  // where the second clause starts
+    const auto nearer = [&](std::size_t at) {
+        return cut == std::string::npos || (at > middle ? at - middle : middle - at) < (cut > middle ? cut - middle : middle - cut);
+    };
+    for (const std::string_view mark : {", ", "; ", ": ", "\uFF0C", "\uFF1B", "\uFF1A", "\u3001"})
+        for (auto at = sentence.find(mark); at != std::string::npos; at = sentence.find(mark, at + 1))
+            if (const auto after = at + mark.size(); after < sentence.size() && nearer(after)) cut = after;
+    if (cut == std::string::npos)
+        for (auto at = sentence.find(' '); at != std::string::npos; at = sentence.find(' ', at + 1))
+            if (at > 0 && at + 1 < sentence.size() && nearer(at + 1)) cut = at + 1;
+    if (cut == std::string::npos) return {sentence};  // one endless word: sourcePieces() slices it
+    auto head = sentence.substr(0, cut), tail = sentence.substr(cut);
+    while (!head.empty() && head.back() == ' ')
+        head.pop_back();
+    auto clauses = clausesOf(head, budget);
+    for (auto& clause : clausesOf(tail, budget))
+        clauses.push_back(std::move(clause));
+    return clauses;
 }
 
 std::vector<std::vector<TokenId>> LanguageTokenStrategy::sourcePieces(const std::string& sentence, const std::string& languageToken) const {

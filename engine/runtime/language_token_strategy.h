@@ -30,6 +30,11 @@ private:
     // A sentence's source ids (the language token first where the model has them), in consecutive pieces where it
     // is longer than the model's positions.
     std::vector<std::vector<TokenId>> sourcePieces(const std::string& sentence, const std::string& languageToken) const;
+    // A sentence whose translation could run past the model's output cap (generation_config's max_length: 256 tokens
+    // for the bundled model, where a 180-token sentence came back cut off mid-list) in clauses of at most `budget`
+    // source tokens, split at the clause mark (or else the space) nearest the middle; a sentence with neither stays
+    // whole. Each clause is translated on its own and joined by a space.
+    std::vector<std::string> clausesOf(const std::string& sentence, std::size_t budget) const;
     // Decodes each piece from its remembered encoding (sources[i] for pieces[i]), streaming the output.
     std::string decodeSentence(const std::vector<std::vector<TokenId>>& pieces,
                                const std::vector<std::shared_ptr<const SourceMemory>>& sources, TranslationJob& job) const;

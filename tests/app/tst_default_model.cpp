@@ -93,6 +93,7 @@ private Q_SLOTS:
     void loopCheckFindsLoops();
     void longSentencesDoNotLoop_data();
     void longSentencesDoNotLoop();
+    void longListIsTranslatedWhole();
     void streamEqualsText();
     void workerTranslatesEveryDirection();
     void workerIsDeterministic();
@@ -201,6 +202,26 @@ void TestDefaultModel::longSentencesDoNotLoop() {
     const auto text = r.out.trimmed();
     QVERIFY2(inLanguage(text, to), qPrintable("not " + to + ": " + text));
     QVERIFY2(!loops(text), qPrintable("loops: " + text));
+}
+
+// One sentence of 198 words (245 tokens), its clauses joined by commas: whole, its translation would pass the
+// model's 256-token output cap and come back cut off; clause by clause it is translated to its end, and no warning
+// says it was cut.
+void TestDefaultModel::longListIsTranslatedWhole() {
+    const QString source = QStringLiteral(
+        "When we arrived at the station in the morning, the train had already left, so we walked to the old market, where we "
+        "bought bread, cheese, apples and fresh milk, and then we sat in the park near the river, talking about our plans for "
+        "the summer, our friends in Berlin, the new house that my brother wants to buy, the weather, which had been cold for "
+        "weeks, the long trip that we will make to the mountains in August, when the children are on holiday and the roads are "
+        "quiet, the small hotel by the lake where we stayed last year, the good food in the restaurant next to the church, the "
+        "old man who told us stories about the war, the dog that followed us every day to the beach, the teacher who lives in "
+        "the red house at the end of our street, the doctor who helped my mother when she was ill, the book that my sister is "
+        "writing about our family, the garden behind the school where the children play football after lunch, and the music "
+        "that we heard in the small bar near the harbour on the last night of our holiday.");
+    const auto r = cli({"translate", "--from", "en", "--to", "de", "--text", source});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    QVERIFY2(!r.err.contains("cut short"), qPrintable(r.err));
+    QVERIFY2(r.out.trimmed().endsWith('.'), qPrintable(r.out));
 }
 
 void TestDefaultModel::streamEqualsText() {
