@@ -122,7 +122,7 @@ std::string Model::translate(const TranslationRequest& request, TranslationStats
     log::info({description_.id, request.requestId}, "translated {} source tokens into {} tokens in {:.3f} s (first token {:.3f} s){}",
               stats.sourceTokens, stats.generatedTokens, stats.totalSeconds, stats.firstTokenSeconds, stats.stopped ? ", stopped" : "");
     if (stats.truncated && !request.maxNewTokens)
-        log::warn({description_.id, request.requestId}, "the translation reached {}'s length limit and may be cut short", description_.id);
+        log::info({description_.id, request.requestId}, "the translation reached {}'s length limit and may be cut short", description_.id);
     if (statsOut) *statsOut = stats;
     return output;
 }

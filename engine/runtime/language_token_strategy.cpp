@@ -229,9 +229,11 @@ std::string LanguageTokenStrategy::decodeSentence(const std::vector<std::vector<
             job.stats.generatedTokens += static_cast<std::int64_t>(generated.size());
             job.emit(tokenizer.decode(generated));
         }
-        if (!job.stopped &&
-            (generated.empty() || std::find(options.eosIds.begin(), options.eosIds.end(), generated.back()) == options.eosIds.end()))
-            job.stats.truncated = true;
+        // Cut short: by the request's cap before an end-of-sequence token, or at the model's own cap, where
+        // forced_eos_token_id puts one there whatever came before.
+        const bool ended =
+            !generated.empty() && std::find(options.eosIds.begin(), options.eosIds.end(), generated.back()) != options.eosIds.end();
+        if (!job.stopped && (!ended || static_cast<std::int64_t>(generated.size()) >= maxNew)) job.stats.truncated = true;
         output += tokenizer.decode(generated);
     }
     return output;

@@ -202,7 +202,8 @@ void TestServe::streamedDeltasAddUp() {
     const auto events = parseEvents(streamed.body);
     QVERIFY(events.done);
     QCOMPARE(events.text, contentOf(whole));
-    QCOMPARE(events.finishReason, QStringLiteral("stop"));
+    // The tiny model runs its sentences to its cap: both say "length".
+    QCOMPARE(events.finishReason, whole.json()["choices"].toArray().at(0).toObject()["finish_reason"].toString());
     QCOMPARE(events.usage["completion_tokens"].toInt(), whole.json()["usage"].toObject()["completion_tokens"].toInt());
     // include_usage null is unset, as OpenAI reads it: the stream ends without a usage chunk.
     auto unset = extra;
@@ -666,14 +667,26 @@ void TestServe::maxTokensCapsTranslations() {
     const auto almost = send(net_, "POST", marian_->url() + "/v1/chat/completions", chatBody("tuned", text, false, capped));
     QCOMPARE(almost.json()["usage"].toObject()["completion_tokens"].toInt(), all - 1);
     QCOMPARE(almost.json()["choices"].toArray().at(0).toObject()["finish_reason"].toString(), QStringLiteral("length"));
-    // Exactly the tokens the answer takes: it ended by itself on the last one allowed, "stop" (as OpenAI and vLLM say).
-    capped["max_tokens"] = all;
-    const auto exact = send(net_, "POST", marian_->url() + "/v1/chat/completions", chatBody("tuned", text, false, capped));
-    QCOMPARE(contentOf(exact), contentOf(whole));
+    // The tiny model runs every sentence to its own cap (64 positions; forced_eos_token_id ends it there): "length".
+    QCOMPARE(whole.json()["choices"].toArray().at(0).toObject()["finish_reason"].toString(), QStringLiteral("length"));
+    // Exactly the tokens an answer takes, on a model that ends its sentences itself (the bundled one): it ended on the
+    // last token allowed, "stop" (as OpenAI and vLLM say), whole and streamed.
+    Server bundled({"--model", QStringLiteral(DRAGOMAN_SOURCE_DIR "/resources/models/dragoman-en-de-zh")});
+    QVERIFY(!bundled.url().isEmpty());
+    const auto id = send(net_, "GET", bundled.url() + "/v1/models").json()["data"].toArray().at(0).toObject()["id"].toString();
+    const auto natural = send(net_, "POST", bundled.url() + "/v1/chat/completions", chatBody(id, text, false, extra));
+    QCOMPARE(natural.json()["choices"].toArray().at(0).toObject()["finish_reason"].toString(), QStringLiteral("stop"));
+    auto exactCap = extra;
+    exactCap["max_tokens"] = natural.json()["usage"].toObject()["completion_tokens"].toInt();
+    const auto exact = send(net_, "POST", bundled.url() + "/v1/chat/completions", chatBody(id, text, false, exactCap));
+    QCOMPARE(contentOf(exact), contentOf(natural));
     QCOMPARE(exact.json()["choices"].toArray().at(0).toObject()["finish_reason"].toString(), QStringLiteral("stop"));
     const auto exactStream =
-        parseEvents(send(net_, "POST", marian_->url() + "/v1/chat/completions", chatBody("tuned", text, true, capped)).body);
+        parseEvents(send(net_, "POST", bundled.url() + "/v1/chat/completions", chatBody(id, text, true, exactCap)).body);
     QCOMPARE(exactStream.finishReason, QStringLiteral("stop"));
+    exactCap["max_tokens"] = exactCap["max_tokens"].toInt() - 1;
+    const auto short_ = send(net_, "POST", bundled.url() + "/v1/chat/completions", chatBody(id, text, false, exactCap));
+    QCOMPARE(short_.json()["choices"].toArray().at(0).toObject()["finish_reason"].toString(), QStringLiteral("length"));
 }
 
 // LibreTranslate's format "html": inline markup (bold words, a link) comes back as markup around the translated
