@@ -14,6 +14,7 @@
 #include "text/languages.h"
 #include "util/cancel.h"
 #include "util/error.h"
+#include "util/partial_files.h"
 #include "util/paths.h"
 #include "util/progress.h"
 #include "util/regular_file.h"

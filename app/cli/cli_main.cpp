@@ -67,6 +67,7 @@ int runCli(int argc, char** argv) {
     // A reader that goes away (`| head -1`) makes the next write fail with EPIPE, reported like any failed write,
     // instead of killing the process with SIGPIPE.
     std::signal(SIGPIPE, SIG_IGN);
+    removePartialFilesWhenInterrupted();  // Ctrl-C leaves no half-written checkpoint or document behind
     // Qt's own warnings (a network reply read after it closed, say) go to the log file: the contract's stderr is one
     // "error: " line when a command fails, and nothing else.
     qInstallMessageHandler([](QtMsgType type, const QMessageLogContext&, const QString& message) {

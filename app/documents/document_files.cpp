@@ -148,6 +148,7 @@ void writeBesideThenRename(const QString& output, const std::function<void(const
     auto partial = stem;
     for (int n = 2; QFileInfo::exists(partial); ++n)
         partial = stem + "." + QString::number(n);
+    const PartialFile registered(partial.toStdString());  // removed if the process is interrupted meanwhile
     try {
         write(partial);
     } catch (...) {

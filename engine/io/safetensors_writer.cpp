@@ -1,6 +1,7 @@
 #include "io/safetensors_writer.h"
 
 #include "util/error.h"
+#include "util/partial_files.h"
 
 #include <nlohmann/json.hpp>
 
@@ -46,6 +47,7 @@ void SafetensorsWriter::write(const std::filesystem::path& path) const {
     text.append((64 - (8 + text.size()) % 64) % 64, ' ');
 
     const auto temporary = path.string() + ".part" + std::to_string(::getpid());
+    const PartialFile registered(temporary);  // removed if the process is interrupted meanwhile
     const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0) throw Error("io", temporary + ": cannot create: " + std::strerror(errno));
     // Whatever stops the write (a failed write(), a fill() that throws) closes the file and removes it.

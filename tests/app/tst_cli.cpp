@@ -10,6 +10,8 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <csignal>
+
 class TestCli : public QObject {
     Q_OBJECT
 private Q_SLOTS:
@@ -18,6 +20,7 @@ private Q_SLOTS:
     void nonUtf8ArgumentIsRefused();
     void inputsThatAreNotTextFilesAreRefused_data();
     void inputsThatAreNotTextFilesAreRefused();
+    void interruptedWriteLeavesNoPartialFile();
     void lostOutputIsAnError_data();
     void lostOutputIsAnError();
     void documentThatCannotBeWrittenLeavesNothing_data();
@@ -240,6 +243,26 @@ void TestCli::inputsThatAreNotTextFilesAreRefused() {
     QVERIFY2(err.startsWith(error), qPrintable(err));
     QVERIFY2(!error.startsWith("error: adapter") || err.contains("adapter_model.safetensors is a named pipe"), qPrintable(err));
     QCOMPARE(err.count('\n'), 1);
+}
+
+// Ctrl-C (SIGINT) or SIGTERM while a checkpoint is written removes its temporary file (hundreds of megabytes were left
+// under a name nothing cleans up), and the command ends as an interrupted one does. SIGTERM here: a test run in the
+// background ignores SIGINT, and so do the commands it starts.
+void TestCli::interruptedWriteLeavesNoPartialFile() {
+    QTemporaryDir dir;
+    const auto out = dir.filePath("big");
+    QProcess process;
+    process.start(qEnvironmentVariable("DRAGOMAN_CLI"),
+                  {"make-synthetic", "--arch", "marian", "--preset", "opus-mt-base", "--dtype", "f32", "--out", out});
+    QVERIFY(process.waitForStarted());
+    const auto partials = [&] { return QDir(out).entryList({"*.part*"}, QDir::Files | QDir::Hidden); };
+    QTRY_VERIFY_WITH_TIMEOUT(!partials().isEmpty() || process.state() == QProcess::NotRunning, 60000);
+    if (process.state() == QProcess::NotRunning) QSKIP("the checkpoint was written before it could be interrupted");
+    ::kill(static_cast<pid_t>(process.processId()), SIGTERM);
+    QVERIFY(process.waitForFinished(30000));
+    QCOMPARE(process.exitStatus(), QProcess::CrashExit);  // ended by the signal, as a shell expects
+    QCOMPARE(partials(), QStringList{});
+    QVERIFY(!QFile::exists(QDir(out).filePath("model.safetensors")));
 }
 
 void TestCli::lostOutputIsAnError_data() {
