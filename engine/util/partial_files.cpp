@@ -19,7 +19,8 @@ std::array<std::atomic<bool>, kSlots> taken{};
 
 void onInterrupt(int signal) {
     for (int i = 0; i < kSlots; ++i)
-        if (taken[static_cast<std::size_t>(i)].load(std::memory_order_acquire)) ::unlink(registeredPaths[static_cast<std::size_t>(i)].data());
+        if (taken[static_cast<std::size_t>(i)].load(std::memory_order_acquire))
+            ::unlink(registeredPaths[static_cast<std::size_t>(i)].data());
     ::signal(signal, SIG_DFL);  // then as the signal ends a process: the shell sees an interrupted command
     ::raise(signal);
 }
