@@ -39,7 +39,7 @@ int runServe(const QStringList& args) {
                     QStringLiteral("Serve the model over HTTP: OpenAI's /v1/chat/completions and /v1/models, LibreTranslate's "
                                    "/translate and /languages."));
     cmd.addOption(modelOption());
-    cmd.addOption(
+    cmd.addRepeatableOption(
         {QStringLiteral("adapter"), QStringLiteral("A LoRA adapter requests name as their model (repeatable)"), QStringLiteral("NAME=A")});
     cmd.addOption({QStringLiteral("host"), QStringLiteral("Address to listen on (default 127.0.0.1)"), QStringLiteral("H"),
                    QStringLiteral("127.0.0.1")});

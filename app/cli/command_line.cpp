@@ -25,6 +25,10 @@ void CommandLine::addPositional(const QString& name, const QString& description,
 
 bool CommandLine::parse(const QStringList& args, int minPositional, int maxPositional) {
     if (!parser_.parse(args)) throw UsageError(parser_.errorText().toStdString());
+    const auto given = parser_.optionNames();  // as typed, once per use
+    for (const auto& name : given)
+        if (given.count(name) > 1 && !repeatable_.contains(name))
+            throw UsageError("--" + name.toStdString() + " is given " + std::to_string(given.count(name)) + " times; give it once");
     if (parser_.isSet("help")) {
         QString help = parser_.helpText();
         // QCommandLineParser prints the binary name; show the subcommand the user typed.

@@ -27,6 +27,12 @@ class CommandLine {
 public:
     CommandLine(const QString& usageName, const QString& description);
     void addOption(const QCommandLineOption& option) { parser_.addOption(option); }
+    // An option that may be given several times (--adapter of serve, --preference): any other given twice is a
+    // usage error, not a silent "the last one wins" (--to de --to zh).
+    void addRepeatableOption(const QCommandLineOption& option) {
+        parser_.addOption(option);
+        repeatable_ += option.names();
+    }
     void addPositional(const QString& name, const QString& description, const QString& syntax = {});
     // Throws UsageError. Returns false when --help was printed and the command should exit 0.
     bool parse(const QStringList& args, int minPositional = 0, int maxPositional = 0);
@@ -41,6 +47,7 @@ public:
 private:
     QCommandLineParser parser_;
     QString usageName_;
+    QStringList repeatable_;
 };
 
 // For commands with actions ("models list", "bench load"): the action's own argument list, whose first

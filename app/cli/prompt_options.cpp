@@ -38,7 +38,7 @@ void addPromptOptions(CommandLine& cmd) {
     cmd.addOption(
         {QStringLiteral("context"), QStringLiteral("Background or preceding text, for contextual translation"), QStringLiteral("T")});
     cmd.addOption({QStringLiteral("style"), QStringLiteral("Translation style, e.g. formal, casual, legal (Hy-MT2)"), QStringLiteral("S")});
-    cmd.addOption(
+    cmd.addRepeatableOption(
         {QStringLiteral("preference"), QStringLiteral("A translation preference; repeat for several (Hy-MT2)"), QStringLiteral("P")});
     cmd.addOption({QStringLiteral("keep-delimiters"), QStringLiteral("Keep the source's delimiters, as many and where they are (Hy-MT2)")});
     cmd.addOption({QStringLiteral("prompt-profile"),

@@ -77,6 +77,10 @@ std::shared_ptr<const LoraSet> loadLoraAdapter(const std::filesystem::path& dir,
             throw Error("adapter", file.string() + ": " + info.name + " is " + std::string(c10::toString(t.scalar_type())) +
                                        " (F32, BF16 and F16 adapters are supported)");
         }
+        // A damaged file (NaN or infinity) would turn every logit it touches into NaN: refused while it is named.
+        if (!torch::isfinite(t).all().item<bool>())
+            throw Error("adapter",
+                        file.string() + ": " + info.name + " holds values that are not finite (NaN or infinity): the adapter is damaged");
         (which == 'A' ? tensors[module].first : tensors[module].second) = t;
     }
     if (!stray.empty()) throw Error("adapter", file.string() + ": tensors that are not LoRA A/B weights: " + stray.front());

@@ -123,6 +123,11 @@ void TestCli::exitCodes_data() {
                                         << "error: --ids";
     QTest::newRow("tokenize no model") << QStringList{"tokenize", "--model", "/nonexistent", "--text", "x"} << 1 << ""
                                        << "error: model_not_found: ";
+    // One value asked for, two given: a usage error, not "the last one wins".
+    QTest::newRow("an option given twice") << QStringList{"translate", "--model", marian, "--from", "en", "--to",
+                                                          "de",        "--to",    "zh",   "--text", "a"}
+                                           << 2 << ""
+                                           << "error: --to is given 2 times; give it once";
     QTest::newRow("inspect missing file") << QStringList{"inspect", "/nonexistent.safetensors"} << 1 << ""
                                           << "error: io: ";
     // --batch is checked with --text too (one line, but a bad value is a usage error either way).
@@ -1019,6 +1024,22 @@ void TestCli::adaptersOnTheCommandLine() {
     QCOMPARE(foreign.code, 1);
     QVERIFY(foreign.err.startsWith("error: adapter: "));
     QCOMPARE(foreign.err.count('\n'), 1);
+    // A damaged adapter (one weight NaN) is refused by name, not applied to give NaN logits.
+    QTemporaryDir damagedDir;
+    for (const auto& file : QDir(lora).entryInfoList(QDir::Files))
+        QVERIFY(QFile::copy(file.filePath(), damagedDir.filePath(file.fileName())));
+    QFile weights(damagedDir.filePath("adapter_model.safetensors"));
+    QVERIFY(weights.open(QIODevice::ReadWrite));
+    const auto head = weights.read(8);
+    quint64 headerLength = 0;
+    for (int i = 7; i >= 0; --i)
+        headerLength = headerLength << 8 | static_cast<quint8>(head[i]);
+    QVERIFY(weights.seek(static_cast<qint64>(8 + headerLength)));
+    weights.write(QByteArray("\x00\x00\xc0\x7f", 4));  // a NaN as F32 (and as the second BF16 value)
+    weights.close();
+    const auto damaged = run(QStringList{"generate", "--model", base, "--adapter", damagedDir.path()} + generate.mid(1));
+    QCOMPARE(damaged.code, 1);
+    QVERIFY2(damaged.err.startsWith("error: adapter: ") && damaged.err.contains("not finite"), qPrintable(damaged.err));
     const auto notAModel = run({"translate", "--model", lora, "--to", "de", "--text", "x"});
     QCOMPARE(notAModel.code, 1);
     QVERIFY(notAModel.err.contains("is a LoRA adapter, not a model"));

@@ -165,7 +165,7 @@ int benchWeights(const QStringList& args) {
                     QStringLiteral("Decoding speed of copies of one model in different weight types (bf16, int8, FP8), side by side "
                                    "in one process: blocks of steps taking turns, ratios to the first model per round, and the "
                                    "memory bandwidth probed after every round."));
-    cmd.addOption(
+    cmd.addRepeatableOption(
         {QStringLiteral("model"), QStringLiteral("Model id or folder (two or more; ratios are to the first)"), QStringLiteral("M")});
     cmd.addOption({QStringLiteral("prompt-tokens"), QStringLiteral("Prompt length (default 40)"), QStringLiteral("N")});
     cmd.addOption({QStringLiteral("block-tokens"), QStringLiteral("Decoding steps per model per turn (default 8)"), QStringLiteral("N")});
@@ -279,7 +279,7 @@ int benchAdapters(const QStringList& args) {
                     QStringLiteral("One base model, several LoRA adapters: load times, the cost of switching between requests, and "
                                    "time to first token and decode speed with and without an adapter."));
     cmd.addOption(modelOption());
-    cmd.addOption({QStringLiteral("adapter"), QStringLiteral("A LoRA adapter folder (repeat for several)"), QStringLiteral("A")});
+    cmd.addRepeatableOption({QStringLiteral("adapter"), QStringLiteral("A LoRA adapter folder (repeat for several)"), QStringLiteral("A")});
     cmd.addOption({QStringLiteral("prompt-tokens"), QStringLiteral("Prompt length (default 40)"), QStringLiteral("N")});
     cmd.addOption({QStringLiteral("new-tokens"), QStringLiteral("New tokens per request (default 32)"), QStringLiteral("N")});
     cmd.addOption({QStringLiteral("json"), QStringLiteral("Print one JSON object")});
@@ -355,7 +355,7 @@ int benchKernels(const QStringList& args) {
 int benchLimits(const QStringList& args) {
     CommandLine cmd(QStringLiteral("dragoman-cli bench limits"),
                     QStringLiteral("The vpdpbusd peak on every kernel thread and the read bandwidth over buffers of the given sizes."));
-    cmd.addOption(
+    cmd.addRepeatableOption(
         {QStringLiteral("read"), QStringLiteral("Bytes of a buffer to read (repeatable; default 1 GiB)"), QStringLiteral("BYTES")});
     cmd.addOption({QStringLiteral("json"), QStringLiteral("Print one JSON object")});
     if (!cmd.parse(args)) return kExitOk;
