@@ -127,10 +127,11 @@ SegmentedDocument segmentMarkdown(std::string_view text) {
     SegmentWriter out;
     const auto lines = splitLines(text);
     std::size_t i = 0;
-    // YAML front matter at the very top stays as it is.
-    if (!lines.empty() && trimmed(lines[0].text) == "---") {
+    // Front matter at the very top stays as it is: YAML between "---" lines, TOML between "+++" lines (Hugo).
+    if (!lines.empty() && (trimmed(lines[0].text) == "---" || trimmed(lines[0].text) == "+++")) {
+        const bool toml = trimmed(lines[0].text) == "+++";
         std::size_t end = 1;
-        while (end < lines.size() && trimmed(lines[end].text) != "---" && trimmed(lines[end].text) != "...")
+        while (end < lines.size() && trimmed(lines[end].text) != (toml ? "+++" : "---") && (toml || trimmed(lines[end].text) != "..."))
             ++end;
         if (end < lines.size())
             for (; i <= end; ++i) {
@@ -140,6 +141,7 @@ SegmentedDocument segmentMarkdown(std::string_view text) {
     }
     std::string_view fence;  // the opening fence of a code block we are in
     bool htmlBlock = false, previousBlank = true;
+    bool inTable = false;  // a pipe table's rows, which need not start with "|" (GFM): from its header to a blank line
     for (; i < lines.size(); ++i) {
         const auto line = lines[i].text;
         const auto t = trimmed(line);
@@ -164,13 +166,18 @@ SegmentedDocument segmentMarkdown(std::string_view text) {
             continue;
         }
         const bool indentedCode = previousBlank && (line.starts_with("    ") || line.starts_with("\t")) && !t.empty();
+        if (t.find('|') == std::string_view::npos)
+            inTable = false;
+        else if (i + 1 < lines.size() && isTableSeparator(trimmed(lines[i + 1].text)) &&
+                 lines[i + 1].text.find('|') != std::string_view::npos)
+            inTable = true;  // a header row: the next line is the table's separator (a "---" alone underlines a heading)
         if (t.empty() || indentedCode || isLinkDefinition(t) || isTableSeparator(t) || t == "***" || t == "---" || t == "___") {
             keep();
             previousBlank = t.empty() || (indentedCode && previousBlank);
             continue;
         }
         previousBlank = false;
-        if (t.starts_with("|")) {  // a table row: each cell's text
+        if (t.starts_with("|") || inTable) {  // a table row: each cell's text
             std::size_t at = 0;
             while (at < line.size()) {
                 const auto bar = line.find('|', at);

@@ -60,6 +60,7 @@ private Q_SLOTS:
     void repeatedTextIsTranslatedOnce();
     void malformedCuesAreKeptAndNamed();
     void dialogueCuesKeepTheirSpeakers();
+    void markdownTomlFrontMatterAndTablesWithoutOuterPipes();
     void progressCountsFinishedSegments();
     void modelLineBreaksNeverAddLines();
     void emptyTranslationKeepsTheSource_data();
@@ -513,6 +514,21 @@ void TestDocuments::dialogueCuesKeepTheirSpeakers() {
     QCOMPARE(fileBytes(output), QByteArray("1\n00:00:01,000 --> 00:00:03,000\n- [Where are you going?]\n- [To the market.]\n\n"
                                            "2\n00:00:04,000 --> 00:00:06,000\n[Where are you going?]\n\u2013 [To the market.]\n\n"
                                            "3\n00:00:07,000 --> 00:00:09,000\n[The weather is nice\ntoday in Berlin.]\n"));
+}
+
+// Hugo's TOML front matter ("+++") stays as it is, as YAML's does; a pipe table's rows need not start with "|"
+// (GFM): each row stays a row, its cells translated (the body rows were joined into one paragraph).
+void TestDocuments::markdownTomlFrontMatterAndTablesWithoutOuterPipes() {
+    QTemporaryDir dir;
+    const auto input = dir.filePath("page.md"), output = dir.filePath("page.de.md");
+    QVERIFY(writeBytes(input,
+                       "+++\ntitle = \"Prices\"\ndraft = false\n+++\n\nName | Value\n---- | -----\nGreen apple | 3\nThe red car | 42\n\n"
+                       "A paragraph\nthat wraps.\n"));
+    auto r = request(input, output);
+    r.translate = [](const std::string& text) { return "[" + text + "]"; };
+    documents::translateDocument(r);
+    QCOMPARE(fileBytes(output), QByteArray("+++\ntitle = \"Prices\"\ndraft = false\n+++\n\n[Name] | [Value]\n---- | -----\n"
+                                           "[Green apple] | 3\n[The red car] | 42\n\n[A paragraph that wraps.]\n"));
 }
 
 void TestDocuments::repeatedTextIsTranslatedOnce() {
