@@ -180,6 +180,18 @@ void ApiServer::Impl::routes() {
                 answerError(res, res.status, "http_error", "the request could not be served (HTTP " + std::to_string(res.status) + ")");
             return httplib::Server::HandlerResponse::Handled;
         }));
+    // One line for every request: the translating routes write theirs when they answer (tokens, times), the rest here,
+    // and so does any request answered with an error (a 400 before any work, a 401, a 404, a 413, a 503).
+    http.set_logger([](const httplib::Request& req, const httplib::Response& res) {
+        const bool translating = req.path == "/v1/chat/completions" || req.path == "/translate";
+        if (translating && res.status < 400) return;
+        std::string code;
+        try {
+            if (res.status >= 400) code = nlohmann::json::parse(res.body).at("error").at("code").get<std::string>();
+        } catch (const std::exception&) {
+        }
+        logRequest(fmt::format("request - {} {} status={}{}{}", req.method, req.path, res.status, code.empty() ? "" : " ", code));
+    });
     http.set_exception_handler([](const httplib::Request&, httplib::Response& res, std::exception_ptr error) {
         try {
             std::rethrow_exception(error);
