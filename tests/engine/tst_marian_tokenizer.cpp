@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include <dlfcn.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <cstring>
@@ -191,7 +192,10 @@ void TestMarianTokenizer::ownLibraryOpensWithItsEntryPointsOrSaysWhy() {
 void TestMarianTokenizer::firstLibraryGoesOnPastOneWithoutTheEntryPoints() {
     Dl_info libm{}, libc{};
     QVERIFY(::dladdr(reinterpret_cast<const void*>(&::cbrt), &libm) && libm.dli_fname);
-    QVERIFY(::dladdr(reinterpret_cast<const void*>(&::strlen), &libc) && libc.dli_fname);
+    QVERIFY(::dladdr(reinterpret_cast<const void*>(&::getpid), &libc) && libc.dli_fname);  // no sanitizer stands in for it
+    // The candidate without the entry point must be a library of its own: the program's handle would find cbrt in the
+    // libraries it loaded.
+    if (std::filesystem::equivalent(libc.dli_fname, "/proc/self/exe")) QSKIP("getpid() resolves into the program here");
     static int opened = 0;
     opened = 0;
     const auto counting = [](const std::filesystem::path& path) -> void* {
