@@ -443,7 +443,8 @@ void TestServe::errors() {
     // One log line for the request, errors included: method, path and status.
     QByteArray log;
     const auto line = QStringLiteral("%1 %2 status=%3").arg(method, path).arg(status).toUtf8();
-    QTRY_VERIFY2_WITH_TIMEOUT((log += marian_->process().readAllStandardError()).contains(line), (line + " not in: " + log.right(400)).constData(), 10000);
+    QTRY_VERIFY2_WITH_TIMEOUT((log += marian_->process().readAllStandardError()).contains(line),
+                              (line + " not in: " + log.right(400)).constData(), 10000);
     QCOMPARE(send(net_, "GET", marian_->url() + "/v1/models").status, 200);  // and the server lives on
 }
 
