@@ -76,28 +76,23 @@ std::pair<std::string, std::string> readUtf8FileWithoutBom(const QString& path) 
 }
 
 void writeAtomically(const QString& path, const std::string& bytes) {
-    writeBesideThenRename(path, [&](const QString& temporary) { writeWhole(temporary, bytes, path); });
-}
-
-void writeWhole(const QString& path, const std::string& bytes, const QString& shownAs) {
-    // Every write is checked, then the bytes are synced to disk (a full disk may refuse only then): a file that says
-    // it was written holds all of it.
-    const auto fail = [&] {
-        throw Error("io", "cannot write " + (shownAs.isEmpty() ? path : shownAs).toStdString() + ": " + std::strerror(errno));
-    };
-    const int fd = ::open(QFile::encodeName(path).constData(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-    if (fd < 0) fail();
-    const auto closing = qScopeGuard([fd] { ::close(fd); });
-    for (std::size_t at = 0; at < bytes.size();) {
-        const auto wrote = ::write(fd, bytes.data() + at, bytes.size() - at);
-        if (wrote < 0 && errno == EINTR) continue;
-        if (wrote <= 0) {
-            if (wrote == 0) errno = EIO;
-            fail();
+    writeBesideThenRename(path, [&](const QString& temporary) {
+        // Every write is checked (writeBesideThenRename() syncs and checks the rest): a file that says it was written
+        // holds all of it.
+        const auto fail = [&] { throw Error("io", "cannot write " + path.toStdString() + ": " + std::strerror(errno)); };
+        const int fd = ::open(QFile::encodeName(temporary).constData(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        if (fd < 0) fail();
+        const auto closing = qScopeGuard([fd] { ::close(fd); });
+        for (std::size_t at = 0; at < bytes.size();) {
+            const auto wrote = ::write(fd, bytes.data() + at, bytes.size() - at);
+            if (wrote < 0 && errno == EINTR) continue;
+            if (wrote <= 0) {
+                if (wrote == 0) errno = EIO;
+                fail();
+            }
+            at += static_cast<std::size_t>(wrote);
         }
-        at += static_cast<std::size_t>(wrote);
-    }
-    if (::fsync(fd) != 0) fail();
+    });
 }
 
 namespace {
@@ -155,9 +150,11 @@ void writeBesideThenRename(const QString& output, const std::function<void(const
         QFile::remove(partial);  // ours: the name was free
         throw;
     }
-    // On disk before it takes the name: after a crash of the machine the output is whole or absent.
-    if (QFile written(partial); written.open(QIODevice::ReadOnly)) ::fsync(written.handle());
     try {
+        // On disk before it takes the name: after a crash of the machine the output is whole or absent. A full disk
+        // may refuse only now, with blocks it had promised.
+        if (QFile written(partial); !written.open(QIODevice::ReadOnly) || ::fsync(written.handle()) != 0)
+            throw Error("io", "cannot write " + output.toStdString() + ": " + std::strerror(errno));
         if (takeNameIfFree(partial, output)) return;
         // A file took the name while the document was translated (the name was free when the job started): it stays
         // as it is, and the translation goes under the next free numbered name rather than being lost.

@@ -18,9 +18,6 @@ std::string readUtf8File(const QString& path);
 std::pair<std::string, std::string> readUtf8FileWithoutBom(const QString& path);
 // Through writeBesideThenRename(): the file appears whole or not at all. Error("io") on failure.
 void writeAtomically(const QString& path, const std::string& bytes);
-// Writes `bytes` into a new file at `path` (one that exists is refused), every write checked and the result synced;
-// Error("io") names `shownAs` (the file the user asked for, where `path` is its temporary) or else `path`.
-void writeWhole(const QString& path, const std::string& bytes, const QString& shownAs = {});
 // `write` fills a temporary file beside `output` (a name no file has), which then takes the name `output`; on
 // failure nothing is left behind. A file that took the name meanwhile is never replaced: the translation goes
 // under "<name> (2).<suffix>" (the next free one) and Error("io") says where.

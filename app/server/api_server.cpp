@@ -238,23 +238,21 @@ void ApiServer::Impl::chat(const httplib::Request& req, const std::string& body,
     r.adapter = adapterFor(call.model);
     // A request naming target_lang asks for a translation of its last user message (what Dragoman's remote
     // backend sends, so the answer is the local engine's); a chat model otherwise answers the conversation.
+    for (const auto& m : call.messages)
+        if (m.role != "system" && m.role != "developer" && m.role != "user" && m.role != "assistant")
+            throw ApiError(400, "invalid_request_error", "unknown message role '" + m.role + "' (system, user or assistant)");
+    r.maxNewTokens = call.maxTokens;  // a translation's over all its sentences
+    // Sampled as the request says (temperature, top_p), or with `sample` as the model's generation config says (what
+    // `translate --sample` does locally). Without a seed each sampled answer is drawn afresh, as OpenAI's are.
+    r.sample = call.sample;
+    r.seed = call.seed ? *call.seed : std::random_device{}();
     if (model->description().chat && call.targetLang.empty()) {
-        for (const auto& m : call.messages)
-            if (m.role != "system" && m.role != "developer" && m.role != "user" && m.role != "assistant")
-                throw ApiError(400, "invalid_request_error", "unknown message role '" + m.role + "' (system, user or assistant)");
         if (call.messages.back().role != "user") throw ApiError(400, "invalid_request_error", "the last message must be the user's");
         r.messages = call.messages;
-        r.maxNewTokens = call.maxTokens;
         r.temperature = call.temperature;
         r.topP = call.topP;
-        r.sample = call.sample;
-        // Without a seed each sampled answer is drawn afresh, as OpenAI's are; a seed makes it repeatable.
-        r.seed = call.seed ? *call.seed : std::random_device{}();
     } else {
         // A translation: the last user message, between the languages the request names.
-        for (const auto& m : call.messages)
-            if (m.role != "system" && m.role != "developer" && m.role != "user" && m.role != "assistant")
-                throw ApiError(400, "invalid_request_error", "unknown message role '" + m.role + "' (system, user or assistant)");
         const auto last = std::find_if(call.messages.rbegin(), call.messages.rend(), [](const auto& m) { return m.role == "user"; });
         if (last == call.messages.rend()) throw ApiError(400, "invalid_request_error", "no user message to translate");
         r.text = last->content;
@@ -267,11 +265,6 @@ void ApiServer::Impl::chat(const httplib::Request& req, const std::string& body,
         r.keepDelimiters = call.keepDelimiters;
         r.structuredFormat = call.structuredFormat;
         r.promptProfile = call.promptProfile;
-        r.maxNewTokens = call.maxTokens;  // over the whole translation, all its sentences
-        if (call.sample) {                // sampled as the model's generation config says, as `translate --sample` locally
-            r.sample = true;
-            r.seed = call.seed ? *call.seed : std::random_device{}();
-        }
         // What the prompt cannot say (an unknown profile, two instructions at once, a model without prompts) is a
         // 400 now, not an error event after a streamed 200.
         if (!r.glossary.empty() || !r.context.empty() || !r.style.empty() || !r.preferences.empty() || r.keepDelimiters ||
